@@ -1,0 +1,11 @@
+// Public surface of the API transport. Import from here, not from the individual modules.
+
+export { CloudClient } from './client.js';
+export type { ApiResponse, ClientOptions, HttpMethod, RequestOptions } from './client.js';
+export { ApiConnectionError, ApiError, ApiTimeoutError, errorFromResponse } from './errors.js';
+export type { ApiErrorInit, ResponseErrorInput } from './errors.js';
+export { BrowsersResource } from './browsers.js';
+export type { BrowserRetrieveOptions } from './browsers.js';
+export type { OffsetPage } from './pagination.js';
+export { stringifyQuery } from './query.js';
+export type * from './types.js';

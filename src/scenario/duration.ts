@@ -1,0 +1,21 @@
+// Durations as scenarios write them: a number of milliseconds, or "500ms", "1.5s", "1m".
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)$/;
+
+/** Milliseconds for a duration; throws on anything else (the schema normally catches it first). */
+export function parseDuration(value: number | string): number {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0) throw new Error(`invalid duration ${value}; expected a number of milliseconds >= 0`);
+    return value;
+  }
+  const m = DURATION.exec(typeof value === 'string' ? value.trim() : '');
+  if (!m) throw new Error(`invalid duration ${JSON.stringify(value)}; expected a duration such as 500, "500ms", "2s" or "1m"`);
+  // Rounded so "1.0005s" does not produce fractional milliseconds that timers would truncate anyway.
+  return Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
+}
+
+/** How a duration reads in a step name: strings as written, numbers as milliseconds. */
+export function formatDuration(value: number | string): string {
+  return typeof value === 'number' ? `${value}ms` : value;
+}

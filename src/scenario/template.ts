@@ -1,0 +1,54 @@
+// `{{ name }}` templates. Names are variables (`visitor`), `env.NAME`, `serve.url` and `session.<field>`.
+// The compiler substitutes what it knows (variables, env); the runner resolves the rest with resolveRuntime.
+
+const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
+
+/** Replaces each `{{ name }}` with resolve(name); when resolve returns undefined the placeholder stays as written. */
+export function renderTemplate(text: string, resolve: (name: string) => string | undefined): string {
+  // A replacer function, not a replacement string, so `$&` and friends in values are taken literally.
+  return text.replace(TEMPLATE, (whole, name: string) => resolve(name) ?? whole);
+}
+
+/** The names used in `text`, each once, in order of first use. */
+export function templateNames(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(TEMPLATE), (m) => m[1] ?? ''))];
+}
+
+export function hasTemplate(text: string): boolean {
+  return templateNames(text).length > 0;
+}
+
+/**
+ * Replaces `{{ a.b.c }}` in every string of plain data (objects and arrays are copied, not mutated) with
+ * the value at that path in `scope`, e.g. `{ serve: { url }, session: { cdp_ws_url } }`.
+ * Throws naming the template when a name has no value, so a run fails loudly rather than with a literal `{{`.
+ */
+export function resolveRuntime<T>(value: T, scope: Record<string, unknown>): T {
+  const resolve = (name: string): string => {
+    const found = lookup(scope, name);
+    if (found === undefined || found === null) throw new Error(`cannot resolve {{ ${name} }}: '${name}' has no value`);
+    return typeof found === 'object' ? JSON.stringify(found) : String(found);
+  };
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return renderTemplate(v, resolve);
+    if (Array.isArray(v)) return v.map(walk);
+    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
+function lookup(scope: Record<string, unknown>, name: string): unknown {
+  let current: unknown = scope;
+  for (const part of name.split('.')) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object') return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}

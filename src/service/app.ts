@@ -1,0 +1,87 @@
+// Builds the HTTP app (routes, auth, validation, the error mapper) without listening,
+// so tests and the embedded runner can start it on any port.
+import { Ajv } from 'ajv';
+import Fastify, { type FastifyInstance } from 'fastify';
+import qs from 'qs';
+import { installAuth } from './auth.js';
+import { toErrorResponse } from './errors.js';
+import { newId } from './ids.js';
+import type { CdpTokens } from './host/cdp-proxy.js';
+import type { SessionManager } from './host/sessions.js';
+import { registerBrowserRoutes } from './routes/browsers.js';
+import type { ApiKeysRepo } from './store/api-keys-repo.js';
+import type { BrowsersRepo } from './store/browsers-repo.js';
+
+export interface AppDeps {
+  keys: ApiKeysRepo;
+  browsers: BrowsersRepo;
+  sessions: SessionManager;
+  tokens: CdpTokens;
+  now: () => Date;
+  headfulAvailable: boolean;
+  logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
+}
+
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const app = Fastify({
+    logger:
+      deps.logLevel === 'silent'
+        ? false
+        : {
+            level: deps.logLevel,
+            stream: process.stderr,
+            // Headers are never logged; query strings are dropped because CDP URLs carry tokens.
+            serializers: {
+              req: (req: { method: string; url: string; id: string }) => ({
+                method: req.method,
+                url: req.url.split('?')[0],
+                id: req.id,
+              }),
+            },
+          },
+    genReqId: () => `req_${newId(16)}`,
+    requestIdHeader: false,
+    routerOptions: {
+      // deepObject queries (`tags[team]=a`) as the hosted SDK sends them.
+      querystringParser: (str) => qs.parse(str, { depth: 1, arrayLimit: 100, parameterLimit: 200 }),
+    },
+  });
+
+  // An empty body is "no body" whatever the content type says (clients often send the header on DELETE).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
+
+  // Bodies are validated strictly (no type coercion); query strings and paths are text, so they coerce.
+  const bodyAjv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
+  const textAjv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
+  );
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  installAuth(app, deps.keys, deps.now);
+
+  app.setErrorHandler((err, req, reply) => {
+    const { status, body, headers } = toErrorResponse(err);
+    if (status >= 500) req.log.error({ err }, 'request failed');
+    if (headers) reply.headers(headers);
+    return reply.code(status).send(body);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    return reply.code(404).send({ code: 'not_found', message: `no route ${req.method} ${path}` });
+  });
+
+  registerBrowserRoutes(app, {
+    repo: deps.browsers,
+    sessions: deps.sessions,
+    tokens: deps.tokens,
+    headfulAvailable: deps.headfulAvailable,
+  });
+  return app;
+}

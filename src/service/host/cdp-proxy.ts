@@ -1,0 +1,92 @@
+// The only way to a session's DevTools: an authenticated WebSocket endpoint on the service's own port,
+// `/browsers/{id}/cdp?jwt=<token>`. After the handshake is checked, bytes are piped both ways untouched
+// (no frame parsing), so the proxy adds next to nothing to CDP latency. Chromium's own port stays on
+// loopback and never appears in any response.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { SessionManager } from './sessions.js';
+
+const CDP_PATH = /^\/browsers\/([^/?]+)\/cdp\/?$/;
+
+/** Session tokens are an HMAC of the session id under a secret that lives only in this process. */
+export class CdpTokens {
+  private readonly secret = randomBytes(32);
+
+  tokenFor(sessionId: string): string {
+    return createHmac('sha256', this.secret).update(sessionId).digest('base64url');
+  }
+
+  verify(sessionId: string, token: string): boolean {
+    const expected = Buffer.from(this.tokenFor(sessionId));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+}
+
+export interface CdpProxyDeps {
+  sessions: SessionManager;
+  tokens: CdpTokens;
+  /** Lets clients that can set headers use their API key instead of the token. */
+  isValidApiKey(key: string): boolean;
+}
+
+/** Handles an HTTP upgrade; answers plain HTTP errors for anything that is not an authorised CDP request. */
+export function handleCdpUpgrade(deps: CdpProxyDeps, req: IncomingMessage, client: Duplex, head: Buffer): void {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const match = CDP_PATH.exec(url.pathname);
+  if (!match) return reject(client, 404, 'not_found', `no WebSocket route ${url.pathname}`);
+  const sessionId = decodeURIComponent(match[1]!);
+  const token = url.searchParams.get('jwt') ?? url.searchParams.get('token');
+  const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  const authorised = token ? deps.tokens.verify(sessionId, token) : bearer ? deps.isValidApiKey(bearer) : false;
+  if (!authorised) return reject(client, 401, 'unauthorized', 'missing or invalid session token');
+  const session = deps.sessions.get(sessionId);
+  if (!session || session.ending) return reject(client, 404, 'not_found', `browser '${sessionId}' is not active`);
+
+  const upstreamUrl = new URL(session.chromium.wsEndpoint);
+  const upstream = connect(Number(upstreamUrl.port), upstreamUrl.hostname);
+  const socket = client as Socket;
+  const release = deps.sessions.attach(sessionId, socket);
+  const closeBoth = () => {
+    release();
+    upstream.destroy();
+    socket.destroy();
+  };
+  upstream.setNoDelay(true);
+  socket.setNoDelay?.(true);
+  upstream.once('connect', () => {
+    upstream.write(handshake(req, upstreamUrl));
+    if (head.length) upstream.write(head);
+    upstream.pipe(socket);
+    socket.pipe(upstream);
+  });
+  const touch = () => deps.sessions.touch(sessionId);
+  socket.on('data', touch);
+  upstream.on('data', touch);
+  upstream.once('error', closeBoth);
+  upstream.once('close', closeBoth);
+  socket.once('error', closeBoth);
+  socket.once('close', closeBoth);
+}
+
+/** Rewrites the client's handshake for Chromium: its real path, a loopback Host, no Origin, no credentials. */
+function handshake(req: IncomingMessage, upstream: URL): string {
+  const lines = [`GET ${upstream.pathname} HTTP/1.1`, `Host: ${upstream.host}`];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const lower = name.toLowerCase();
+    if (lower === 'host' || lower === 'origin' || lower === 'authorization' || lower === 'cookie') continue;
+    lines.push(`${name}: ${req.rawHeaders[i + 1]}`);
+  }
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+function reject(client: Duplex, status: number, code: string, message: string): void {
+  const body = JSON.stringify({ code, message });
+  const reason = status === 401 ? 'Unauthorized' : 'Not Found';
+  client.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

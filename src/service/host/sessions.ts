@@ -1,0 +1,220 @@
+// Live browser sessions: launches Chromium for each, and ends each exactly once with a recorded reason
+// (DELETE, inactivity, Chromium exiting, service shutdown). The database holds the record; this holds
+// the processes and connections that die with the service.
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import type { BrowserEndReason, BrowserCreateParams } from '../../api/types.js';
+import { conflict, unavailable } from '../errors.js';
+import { newId } from '../ids.js';
+import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
+import { killProcessGroup, launchChromium, type ExitInfo, type LaunchedChromium } from './chromium.js';
+import type { ChromiumExecutable } from './chromium-path.js';
+
+export interface LiveSession {
+  readonly id: string;
+  readonly timeoutMs: number;
+  readonly chromium: LaunchedChromium;
+  lastActivity: number;
+  /** Client sockets of the CDP proxy; destroyed when the session ends. */
+  readonly connections: Set<Socket>;
+  ending?: Promise<void>;
+}
+
+export interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface SessionManagerDeps {
+  repo: BrowsersRepo;
+  chromium: ChromiumExecutable;
+  /** Each session gets `<sessionsDir>/<id>/` holding its host view (user data now, downloads later). */
+  sessionsDir: string;
+  now: () => Date;
+  log: Logger;
+}
+
+export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+
+export class SessionManager {
+  private readonly live = new Map<string, LiveSession>();
+  private readonly cleanups = new Set<Promise<void>>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  constructor(private readonly deps: SessionManagerDeps) {}
+
+  get(id: string): LiveSession | undefined {
+    return this.live.get(id);
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Marks API or CDP traffic for a session, postponing its inactivity timeout. */
+  touch(id: string): void {
+    const session = this.live.get(id);
+    if (session) session.lastActivity = Date.now();
+  }
+
+  async create(params: BrowserCreateParams, projectId: string | null): Promise<BrowserRow> {
+    if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
+    const { repo, now } = this.deps;
+    const id = newId();
+    const dir = join(this.deps.sessionsDir, id);
+    const userDataDir = join(dir, 'home', 'kernel', 'user-data');
+    const row: BrowserRow = {
+      id,
+      project_id: projectId,
+      name: params.name ?? null,
+      tags: params.tags ?? {},
+      headless: params.headless ?? true,
+      stealth: params.stealth ?? false,
+      kiosk_mode: params.kiosk_mode ?? false,
+      timeout_seconds: params.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
+      viewport: params.viewport ?? null,
+      start_url: params.start_url ?? null,
+      created_at: now().toISOString(),
+      deleted_at: null,
+      end_reason: null,
+      end_detail: null,
+      pid: null,
+      user_data_dir: userDataDir,
+    };
+    // The record goes in first: the unique index settles name races before any browser is launched.
+    try {
+      repo.insert(row);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw conflict(`a browser named '${params.name}' is already active in this project`);
+      }
+      throw err;
+    }
+    let chromium: LaunchedChromium;
+    try {
+      await mkdir(userDataDir, { recursive: true, mode: 0o700 });
+      chromium = await launchChromium(this.deps.chromium, {
+        userDataDir,
+        headless: row.headless,
+        viewport: row.viewport ?? DEFAULT_VIEWPORT,
+        startUrl: row.start_url ?? undefined,
+        kioskMode: row.kiosk_mode,
+        stealth: row.stealth,
+      });
+    } catch (err) {
+      repo.remove(id);
+      this.track(rm(dir, { recursive: true, force: true }));
+      throw unavailable('browser_launch_failed', `could not launch Chromium: ${(err as Error).message}`);
+    }
+    if (this.closing) {
+      await chromium.kill();
+      repo.remove(id);
+      this.track(rm(dir, { recursive: true, force: true }));
+      throw unavailable('shutting_down', 'the service is shutting down');
+    }
+    repo.setProcess(id, chromium.pid, userDataDir);
+    const session: LiveSession = {
+      id,
+      timeoutMs: row.timeout_seconds * 1000,
+      chromium,
+      lastActivity: Date.now(),
+      connections: new Set(),
+    };
+    this.live.set(id, session);
+    void chromium.exited.then((info) => {
+      if (!session.ending) void this.end(id, 'browser_exited', describeExit(info, chromium));
+    });
+    return { ...row, pid: chromium.pid };
+  }
+
+  /** Ends a live session once: records why, drops its CDP clients, kills its processes, removes its files. */
+  end(id: string, reason: BrowserEndReason, detail: string | null = null): Promise<void> {
+    const session = this.live.get(id);
+    if (!session) return Promise.resolve();
+    session.ending ??= (async () => {
+      this.deps.repo.end(id, reason, detail, this.deps.now());
+      for (const socket of session.connections) socket.destroy();
+      await session.chromium.kill();
+      this.live.delete(id);
+      this.deps.log.info({ session_id: id, reason, detail }, 'browser session ended');
+      this.track(rm(join(this.deps.sessionsDir, id), { recursive: true, force: true }));
+    })();
+    return session.ending;
+  }
+
+  /** Counts a CDP client connection; an open connection keeps the session alive. Returns the release. */
+  attach(id: string, socket: Socket): () => void {
+    const session = this.live.get(id);
+    if (!session) return () => {};
+    session.connections.add(socket);
+    session.lastActivity = Date.now();
+    return () => {
+      session.connections.delete(socket);
+      session.lastActivity = Date.now();
+    };
+  }
+
+  startSweeper(intervalMs: number): void {
+    this.sweeper = setInterval(() => this.sweepInactive(), intervalMs);
+    this.sweeper.unref();
+  }
+
+  sweepInactive(nowMs = Date.now()): void {
+    for (const session of this.live.values()) {
+      if (session.ending || session.connections.size > 0) continue;
+      if (nowMs - session.lastActivity >= session.timeoutMs) {
+        void this.end(session.id, 'timeout', `no API or CDP activity for ${session.timeoutMs / 1000} s`);
+      }
+    }
+  }
+
+  /** Ends every session (service shutdown) and waits until their processes and files are gone. */
+  async closeAll(reason: BrowserEndReason, detail: string): Promise<void> {
+    this.closing = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.all([...this.live.keys()].map((id) => this.end(id, reason, detail)));
+    await Promise.all(this.cleanups);
+  }
+
+  /**
+   * Sessions still marked active at startup belong to a service that died without closing them:
+   * kill their browsers if they still run, and record the end.
+   */
+  async recoverStale(): Promise<number> {
+    const stale = this.deps.repo.listActive();
+    for (const row of stale) {
+      if (row.pid && row.user_data_dir && (await isOurChromium(row.pid, row.user_data_dir))) killProcessGroup(row.pid);
+      this.deps.repo.end(row.id, 'service_restart', 'the service restarted while this session was active', this.deps.now());
+      this.track(rm(join(this.deps.sessionsDir, row.id), { recursive: true, force: true }));
+    }
+    return stale.length;
+  }
+
+  private track(work: Promise<unknown>): void {
+    const p = work.then(
+      () => undefined,
+      (err: Error) => this.deps.log.warn({ err: err.message }, 'session cleanup failed'),
+    );
+    this.cleanups.add(p);
+    void p.finally(() => this.cleanups.delete(p));
+  }
+}
+
+function describeExit(info: ExitInfo, chromium: LaunchedChromium): string {
+  const how = info.signal ? `was killed by ${info.signal}` : `exited with code ${info.code}`;
+  const said = chromium.stderrTail().trim().split('\n').slice(-1)[0];
+  return `chromium ${how}${said ? ` (last output: ${said.slice(0, 300)})` : ''}`;
+}
+
+/** A recorded pid may have been reused by now; only kill it if its command line names our user-data dir. */
+async function isOurChromium(pid: number, userDataDir: string): Promise<boolean> {
+  try {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes(userDataDir);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,1 @@
+export { startService, type RunningService, type ServiceOptions } from './service.js';

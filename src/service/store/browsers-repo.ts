@@ -1,0 +1,158 @@
+// Browser session records. Live process state lives in the session manager; this is what survives.
+import type { Db } from './db.js';
+import type { BrowserEndReason, BrowserStatusFilter, Viewport } from '../../api/types.js';
+
+export interface BrowserRow {
+  id: string;
+  project_id: string | null;
+  name: string | null;
+  tags: Record<string, string>;
+  headless: boolean;
+  stealth: boolean;
+  kiosk_mode: boolean;
+  timeout_seconds: number;
+  viewport: Viewport | null;
+  start_url: string | null;
+  created_at: string;
+  deleted_at: string | null;
+  end_reason: BrowserEndReason | null;
+  end_detail: string | null;
+  pid: number | null;
+  user_data_dir: string | null;
+}
+
+type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode'> & {
+  tags: string;
+  viewport: string | null;
+  headless: number;
+  stealth: number;
+  kiosk_mode: number;
+};
+
+export interface ListQuery {
+  projectId: string | null;
+  status: BrowserStatusFilter;
+  query?: string;
+  tags?: Record<string, string>;
+  offset: number;
+  limit: number;
+}
+
+const COLUMNS = `id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
+  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir`;
+
+export class BrowsersRepo {
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      insert: db.prepare(
+        `INSERT INTO browsers (${COLUMNS}) VALUES (@id, @project_id, @name, @tags, @headless, @stealth, @kiosk_mode,
+          @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir)`,
+      ),
+      byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE id = ?`),
+      activeByName: db.prepare<[string, string], StoredRow>(
+        `SELECT ${COLUMNS} FROM browsers WHERE ifnull(project_id, '') = ? AND name = ? AND deleted_at IS NULL`,
+      ),
+      active: db.prepare<[], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE deleted_at IS NULL`),
+      end: db.prepare(
+        `UPDATE browsers SET deleted_at = @at, end_reason = @reason, end_detail = @detail WHERE id = @id AND deleted_at IS NULL`,
+      ),
+      remove: db.prepare(`DELETE FROM browsers WHERE id = ?`),
+      setProcess: db.prepare(`UPDATE browsers SET pid = @pid, user_data_dir = @user_data_dir WHERE id = @id`),
+    };
+  }
+
+  /** Inserts a new active session; throws SQLITE_CONSTRAINT_UNIQUE when its name is taken. */
+  insert(row: BrowserRow): void {
+    this.stmts.insert.run(toStored(row));
+  }
+
+  get(id: string): BrowserRow | undefined {
+    const row = this.stmts.byId.get(id);
+    return row && fromStored(row);
+  }
+
+  getActiveByName(projectId: string | null, name: string): BrowserRow | undefined {
+    const row = this.stmts.activeByName.get(projectId ?? '', name);
+    return row && fromStored(row);
+  }
+
+  listActive(): BrowserRow[] {
+    return this.stmts.active.all().map(fromStored);
+  }
+
+  setProcess(id: string, pid: number, userDataDir: string): void {
+    this.stmts.setProcess.run({ id, pid, user_data_dir: userDataDir });
+  }
+
+  /** Records the end of a session once; returns false if it had already ended. */
+  end(id: string, reason: BrowserEndReason, detail: string | null, at: Date): boolean {
+    return this.stmts.end.run({ id, reason, detail, at: at.toISOString() }).changes > 0;
+  }
+
+  /** Removes a record that never became a session (its browser failed to launch). */
+  remove(id: string): void {
+    this.stmts.remove.run(id);
+  }
+
+  update(id: string, fields: { name?: string | null; tags?: Record<string, string> }): void {
+    const sets: string[] = [];
+    const params: Record<string, unknown> = { id };
+    if (fields.name !== undefined) {
+      sets.push('name = @name');
+      params.name = fields.name;
+    }
+    if (fields.tags !== undefined) {
+      sets.push('tags = @tags');
+      params.tags = JSON.stringify(fields.tags);
+    }
+    if (sets.length) this.db.prepare(`UPDATE browsers SET ${sets.join(', ')} WHERE id = @id`).run(params);
+  }
+
+  /** One page of sessions, oldest first, and whether more follow. */
+  list(q: ListQuery): { rows: BrowserRow[]; hasMore: boolean } {
+    const where = [`ifnull(project_id, '') = @project`];
+    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
+    if (q.status === 'active') where.push('deleted_at IS NULL');
+    if (q.status === 'deleted') where.push('deleted_at IS NOT NULL');
+    if (q.query) {
+      where.push(`(lower(id) LIKE @query ESCAPE '\\' OR lower(ifnull(name, '')) LIKE @query ESCAPE '\\')`);
+      params.query = `%${q.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    }
+    Object.entries(q.tags ?? {}).forEach(([key, value], i) => {
+      where.push(`json_extract(tags, @tagPath${i}) = @tagValue${i}`);
+      params[`tagPath${i}`] = `$."${key.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+      params[`tagValue${i}`] = value;
+    });
+    const rows = this.db
+      .prepare<Record<string, unknown>, StoredRow>(
+        `SELECT ${COLUMNS} FROM browsers WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit OFFSET @offset`,
+      )
+      .all(params);
+    const hasMore = rows.length > q.limit;
+    return { rows: rows.slice(0, q.limit).map(fromStored), hasMore };
+  }
+}
+
+function toStored(row: BrowserRow): StoredRow {
+  return {
+    ...row,
+    tags: JSON.stringify(row.tags),
+    viewport: row.viewport ? JSON.stringify(row.viewport) : null,
+    headless: row.headless ? 1 : 0,
+    stealth: row.stealth ? 1 : 0,
+    kiosk_mode: row.kiosk_mode ? 1 : 0,
+  };
+}
+
+function fromStored(row: StoredRow): BrowserRow {
+  return {
+    ...row,
+    tags: JSON.parse(row.tags) as Record<string, string>,
+    viewport: row.viewport ? (JSON.parse(row.viewport) as Viewport) : null,
+    headless: row.headless === 1,
+    stealth: row.stealth === 1,
+    kiosk_mode: row.kiosk_mode === 1,
+  };
+}

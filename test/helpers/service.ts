@@ -1,0 +1,68 @@
+// Starts the real embedded service on port 0 with its own data dir, and a tiny raw-HTTP helper
+// for asserting exact statuses, headers and bodies.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
+
+export interface TestService extends RunningService {
+  dataDir: string;
+  call(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<Reply>;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export async function startTestService(opts: Partial<ServiceOptions> = {}): Promise<TestService> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'bcs-test-')));
+  const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, ...opts, dataDir });
+  const call: TestService['call'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${service.apiKey}`, ...o.headers };
+    let body: string | undefined = o.raw;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(service.baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+  return {
+    ...service,
+    dataDir,
+    call,
+    close: async () => {
+      await service.close();
+      if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
