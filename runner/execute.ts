@@ -1,0 +1,230 @@
+// Executes one Plan: setup and main steps in order until the first failure, then every teardown step,
+// whatever happened before (failure, timeout, Ctrl-C), so acquired browsers are always released.
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { CloudClient } from '../src/api/client.js';
+import type { Operation, Plan, PlanStep } from '../src/scenario/plan.js';
+import { resolveRuntime } from '../src/scenario/template.js';
+import { StepFailure, classify } from './failures.js';
+import { performPageAction } from './page-actions.js';
+import type { RunReporter } from './reporter.js';
+import { locationOf, type Artifact, type ScenarioResult, type StepResult } from './results.js';
+import { serveFolder, type StaticServer } from './static-server.js';
+
+export interface ExecuteDeps {
+  client: CloudClient;
+  outputDir: string;
+  reporter: RunReporter;
+  /** Aborted on Ctrl-C: the running step stops, later steps are skipped, teardown still runs. */
+  signal: AbortSignal;
+}
+
+/** What steps acquire and later steps use. `scope` is what `{{ ... }}` templates resolve against. */
+interface RunState {
+  scope: { serve?: { url: string }; session?: { session_id: string; cdp_ws_url: string }; [name: string]: unknown };
+  server?: StaticServer;
+  browser?: Browser;
+  page?: Page;
+}
+
+interface StepWork {
+  requestIds: string[];
+  artifacts: Artifact[];
+}
+
+export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<ScenarioResult> {
+  const startedAt = new Date();
+  const state: RunState = { scope: {} };
+  const results: StepResult[] = [];
+  let failure: StepResult | undefined;
+
+  for (const step of plan.steps.filter((s) => s.phase !== 'teardown')) {
+    if (failure || deps.signal.aborted) {
+      results.push(skipped(step, failure ? `skipped: step '${failure.name}' failed` : 'skipped: interrupted'));
+      deps.reporter.stepFinished?.(plan, results.at(-1)!);
+      continue;
+    }
+    const result = await runStep(plan, step, state, deps, deps.signal);
+    results.push(result);
+    if (result.status === 'failed') failure = result;
+  }
+  // Teardown ignores the abort signal: releasing what was acquired is exactly what Ctrl-C must still do.
+  const neverAborted = new AbortController().signal;
+  let teardownFailed = false;
+  for (const step of plan.steps.filter((s) => s.phase === 'teardown')) {
+    const result = await runStep(plan, step, state, deps, neverAborted);
+    results.push(result);
+    if (result.status === 'failed') teardownFailed = true;
+  }
+
+  const setupFailed = failure?.phase === 'setup' || failure?.error?.kind === 'infrastructure';
+  return {
+    name: plan.scenario.name,
+    file: plan.scenario.file,
+    tags: plan.scenario.tags,
+    status: setupFailed || (!failure && teardownFailed) ? 'error' : failure ? 'failed' : 'passed',
+    interrupted: deps.signal.aborted,
+    started_at: startedAt.toISOString(),
+    duration_ms: Date.now() - startedAt.getTime(),
+    session_id: state.scope.session?.session_id,
+    steps: results,
+  };
+}
+
+async function runStep(plan: Plan, step: PlanStep, state: RunState, deps: ExecuteDeps, signal: AbortSignal): Promise<StepResult> {
+  // Teardown of something never acquired (no session, no server) has nothing to do.
+  if (step.phase === 'teardown' && !canResolve(step.operations, state)) {
+    const result = skipped(step, 'skipped: nothing to release');
+    deps.reporter.stepFinished?.(plan, result);
+    return result;
+  }
+  const started = new Date();
+  deps.reporter.stepStarted?.(plan, step);
+  const work: StepWork = { requestIds: [], artifacts: [] };
+  const result: StepResult = {
+    index: step.index,
+    phase: step.phase,
+    kind: step.kind,
+    name: displayName(step, state),
+    source: step.source,
+    status: 'passed',
+    started_at: started.toISOString(),
+    duration_ms: 0,
+    request_ids: work.requestIds,
+    artifacts: work.artifacts,
+  };
+  try {
+    await withDeadline(step.timeout_ms, signal, (stepSignal) => runOperations(plan, step, state, deps, work, stepSignal));
+  } catch (err) {
+    const fallback = step.phase === 'main' ? 'step' : 'infrastructure';
+    const failure = signal.aborted ? new StepFailure('interrupted', 'interrupted') : classify(err, fallback);
+    result.status = 'failed';
+    result.error = { kind: failure.kind, message: failure.message, location: locationOf(step.source) };
+  }
+  result.duration_ms = Date.now() - started.getTime();
+  deps.reporter.stepFinished?.(plan, result);
+  return result;
+}
+
+async function runOperations(plan: Plan, step: PlanStep, state: RunState, deps: ExecuteDeps, work: StepWork, signal: AbortSignal): Promise<void> {
+  for (const raw of step.operations) {
+    const op: Operation = resolveRuntime(raw, state.scope);
+    await runOperation(op, plan, step, state, deps, work, signal);
+  }
+}
+
+async function runOperation(
+  op: Operation,
+  plan: Plan,
+  step: PlanStep,
+  state: RunState,
+  deps: ExecuteDeps,
+  work: StepWork,
+  signal: AbortSignal,
+): Promise<void> {
+  switch (op.op) {
+    case 'serve':
+      state.server = await serveFolder(op.dir);
+      state.scope[op.save] = { url: state.server.url };
+      return;
+    case 'serve_stop':
+      await state.server?.close();
+      state.server = undefined;
+      return;
+    case 'api': {
+      const res = await deps.client.request(op.method, op.path, { body: op.body, timeoutMs: step.timeout_ms, signal });
+      if (res.requestId) work.requestIds.push(res.requestId);
+      if (op.save) state.scope[op.save] = res.data;
+      return;
+    }
+    case 'connect': {
+      state.browser = await chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms });
+      const context = state.browser.contexts()[0] ?? (await state.browser.newContext());
+      state.page = context.pages()[0] ?? (await context.newPage());
+      return;
+    }
+    case 'disconnect':
+      // Over CDP, close() only disconnects: the session lives on until the DELETE that follows.
+      await state.browser?.close().catch(() => {});
+      state.browser = undefined;
+      state.page = undefined;
+      return;
+    case 'page': {
+      if (!state.page) throw new StepFailure('infrastructure', 'no page: the browser was not connected');
+      const artifactDir = join(deps.outputDir, slug(plan.scenario.name));
+      const artifacts = await performPageAction(op, {
+        page: state.page,
+        timeoutMs: step.timeout_ms,
+        artifactDir,
+        outputRoot: deps.outputDir,
+        signal,
+      });
+      work.artifacts.push(...artifacts);
+      return;
+    }
+  }
+}
+
+/**
+ * Runs `work` with the step's deadline. Playwright gets the same timeout and usually reports first with a
+ * better message; this timer is the backstop for everything else (API calls, hung connections).
+ */
+async function withDeadline(timeoutMs: number, outer: AbortSignal, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outer.reason);
+  outer.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new StepFailure('timeout', `step timed out after ${timeoutMs} ms`);
+      controller.abort(err);
+      reject(err);
+    }, timeoutMs + 1000);
+  });
+  const aborted = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+  try {
+    await Promise.race([work(controller.signal), deadline, aborted]);
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onAbort);
+  }
+}
+
+function canResolve(ops: Operation[], state: RunState): boolean {
+  if (ops.some((op) => op.op === 'serve_stop') && !state.server) return false;
+  try {
+    resolveRuntime(ops, state.scope);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function displayName(step: PlanStep, state: RunState): string {
+  try {
+    return resolveRuntime(step.name, state.scope);
+  } catch {
+    return step.name;
+  }
+}
+
+function skipped(step: PlanStep, note: string): StepResult {
+  return {
+    index: step.index,
+    phase: step.phase,
+    kind: step.kind,
+    name: step.name,
+    source: step.source,
+    status: 'skipped',
+    duration_ms: 0,
+    request_ids: [],
+    artifacts: [],
+    note,
+  };
+}
+
+export function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'scenario';
+}

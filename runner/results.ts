@@ -1,0 +1,66 @@
+// What a run reports: one result per plan step, grouped by scenario. This is the JSON reporter's schema.
+import type { SourceLocation, StepPhase } from '../src/scenario/plan.js';
+
+export type StepStatus = 'passed' | 'failed' | 'skipped';
+
+/** `assertion`: an expectation did not hold; `step`: a page action failed; `infrastructure`: the service,
+ *  browser or network failed; `timeout`: the step ran out of time; `interrupted`: Ctrl-C. */
+export type FailureKind = 'assertion' | 'step' | 'infrastructure' | 'timeout' | 'interrupted';
+
+export interface StepError {
+  kind: FailureKind;
+  message: string;
+  /** `file:line:col` of the step in the scenario file. */
+  location: string;
+}
+
+export interface Artifact {
+  type: 'screenshot';
+  /** Path relative to the output directory. */
+  path: string;
+}
+
+export interface StepResult {
+  index: number;
+  phase: StepPhase;
+  kind: string;
+  name: string;
+  source: SourceLocation;
+  status: StepStatus;
+  started_at?: string;
+  duration_ms: number;
+  error?: StepError;
+  /** `x-request-id`s of the API calls this step made, to find them in the service's log. */
+  request_ids: string[];
+  artifacts: Artifact[];
+  /** Why a step was skipped (an earlier failure, nothing to release). */
+  note?: string;
+}
+
+export type ScenarioStatus = 'passed' | 'failed' | 'error';
+
+export interface ScenarioResult {
+  name: string;
+  file: string;
+  tags: string[];
+  /** `failed`: a step failed; `error`: the run could not get or keep its browser (infrastructure). */
+  status: ScenarioStatus;
+  interrupted: boolean;
+  started_at: string;
+  duration_ms: number;
+  session_id?: string;
+  steps: StepResult[];
+}
+
+export interface RunResult {
+  version: 1;
+  started_at: string;
+  duration_ms: number;
+  target: { kind: 'embedded' | 'remote'; base_url: string };
+  scenarios: ScenarioResult[];
+  summary: { total: number; passed: number; failed: number; errored: number };
+}
+
+export function locationOf(source: SourceLocation): string {
+  return `${source.file}:${source.line}:${source.col}`;
+}

@@ -1,0 +1,20 @@
+// Serves a scenario's `serve:` folder on loopback for the length of a run.
+import fastifyStatic from '@fastify/static';
+import Fastify from 'fastify';
+import { stat } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+
+export interface StaticServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function serveFolder(dir: string): Promise<StaticServer> {
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new Error(`serve: '${dir}' is not a folder`);
+  const app = Fastify({ logger: false });
+  await app.register(fastifyStatic, { root: dir, index: ['index.html'], cacheControl: false, etag: true });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}

@@ -1,0 +1,52 @@
+// Where a run's API calls go: a remote service (base URL + key), or by default the embedded service
+// started in-process on an ephemeral loopback port with a throwaway data dir.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CloudClient } from '../src/api/client.js';
+import { startService } from '../src/service/index.js';
+import type { RunTargetInfo } from './reporter.js';
+
+export interface TargetOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  chromium?: string;
+}
+
+export interface Target {
+  info: RunTargetInfo;
+  client: CloudClient;
+  close(): Promise<void>;
+}
+
+export async function openTarget(opts: TargetOptions): Promise<Target> {
+  if (opts.baseUrl) {
+    if (!opts.apiKey) throw new TargetError('--base-url needs an API key: pass --api-key or set BCS_API_KEY');
+    return {
+      info: { kind: 'remote', base_url: opts.baseUrl },
+      client: new CloudClient({ baseUrl: opts.baseUrl, apiKey: opts.apiKey }),
+      close: async () => {},
+    };
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'bcs-embedded-'));
+  try {
+    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent' });
+    const chromiumLabel = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
+    return {
+      info: { kind: 'embedded', base_url: service.baseUrl, chromium: chromiumLabel },
+      client: new CloudClient({ baseUrl: service.baseUrl, apiKey: service.apiKey }),
+      close: async () => {
+        await service.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw new TargetError(`could not start the embedded service: ${(err as Error).message}`);
+  }
+}
+
+/** The target could not be reached or started: an infrastructure error (exit code 3). */
+export class TargetError extends Error {
+  override name = 'TargetError';
+}
