@@ -78,9 +78,10 @@ program
       vars: o.var,
       outputDir,
       reporters,
-      baseUrl: o.baseUrl,
-      apiKey: o.apiKey,
-      chromium: o.chromium,
+      // An empty environment variable means "not set", not "an empty key".
+      baseUrl: o.baseUrl || undefined,
+      apiKey: o.apiKey || undefined,
+      chromium: o.chromium || undefined,
       signal: interruptSignal(),
     });
     if (outcome.kind === 'invalid') printDiagnostics(outcome.diagnostics, outcome.message);
@@ -142,9 +143,9 @@ program
     const service = await startService({
       host: o.host,
       port,
-      apiKey: o.apiKey,
+      apiKey: o.apiKey || undefined,
       dataDir: resolve(o.dataDir),
-      chromium: o.chromium,
+      chromium: o.chromium || undefined,
       logLevel: o.logLevel,
     });
     process.stdout.write(`BCS_BASE_URL=${service.baseUrl}\n`);

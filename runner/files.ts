@@ -1,6 +1,6 @@
 // Turns the paths given on the command line into scenario files: files as given, folders searched.
 import { readdir, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const SCENARIO_FILE = /\.ya?ml$/;
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'dist']);
@@ -13,7 +13,14 @@ export async function findScenarioFiles(paths: string[], cwd = process.cwd()): P
     if (info.isDirectory()) found.push(...(await walk(path)).sort());
     else found.push(path);
   }
-  return [...new Set(found.map((f) => relative(cwd, join(cwd, f)) || f))];
+  // Paths stay as the user wrote them (they appear in every message); duplicates are found by real path.
+  const seen = new Set<string>();
+  return found.filter((f) => {
+    const key = resolve(cwd, f);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 async function walk(dir: string): Promise<string[]> {

@@ -39,6 +39,9 @@ export interface RunningService {
 }
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  if (opts.apiKey !== undefined && opts.apiKey.length < 16) {
+    throw new Error('the API key must be at least 16 characters long');
+  }
   const now = opts.now ?? (() => new Date());
   const logLevel = opts.logLevel ?? 'warn';
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });

@@ -1,0 +1,29 @@
+// Runs the real `bcs` executable (built into dist/ by the global setup) as a child process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function startCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, ['runner/bcs.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', BCS_BASE_URL: '', BCS_API_KEY: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const done = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return { child, done };
+}
+
+export function runCli(args: string[], env?: Record<string, string>): Promise<CliResult> {
+  return startCli(args, env).done;
+}
