@@ -56,12 +56,18 @@ export function loadScenarioSource(file: string, source: string): LoadedScenario
     // e.g. an alias bomb: the YAML parses but cannot be expanded.
     throw new ScenarioError([{ file, line: 1, col: 1, message: `invalid YAML: ${(err as Error).message}` }]);
   }
-  return { file, data, locate: (path, which = 'value') => locateIn(doc, path, which, at) };
+  return { file, data, locate: (path, which = 'value') => locateIn(doc, source, path, which, at) };
 }
 
 type Offset = number | undefined;
 
-function locateIn(doc: Document, path: DataPath, which: 'key' | 'value', at: (offset: number) => Position): Position {
+function locateIn(
+  doc: Document,
+  source: string,
+  path: DataPath,
+  which: 'key' | 'value',
+  at: (offset: number) => Position,
+): Position {
   let node: unknown = doc.contents;
   let keyOffset: Offset;
   let valueOffset: Offset = startOf(node);
@@ -79,7 +85,7 @@ function locateIn(doc: Document, path: DataPath, which: 'key' | 'value', at: (of
     } else if (isSeq(node) && typeof seg === 'number' && seg < node.items.length) {
       keyOffset = undefined;
       node = node.items[seg];
-      valueOffset = startOf(node) ?? valueOffset;
+      valueOffset = isEmptyScalar(node) ? dashBefore(source, startOf(node)) : (startOf(node) ?? valueOffset);
     } else {
       found = false;
       break;
@@ -96,4 +102,12 @@ function startOf(node: unknown): Offset {
 
 function isEmptyScalar(node: unknown): boolean {
   return isScalar(node) && node.value === null && node.source === '';
+}
+
+/** An empty list item (`-` alone) is placed after the dash; the dash itself is what a reader looks for. */
+function dashBefore(source: string, offset: Offset): Offset {
+  if (offset === undefined) return offset;
+  let i = offset;
+  while (i > 0 && (source[i - 1] === ' ' || source[i - 1] === '\t')) i--;
+  return source[i - 1] === '-' ? i - 1 : offset;
 }

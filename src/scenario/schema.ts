@@ -1,0 +1,259 @@
+// The JSON Schema, compiled with ajv, and the translation of ajv's errors into messages people can act on.
+//
+// ajv reports every branch of a failed `anyOf` (e.g. "must be string", "must be object", "must match a schema
+// in anyOf"), which reads as noise. So a failed union is re-checked against the one branch whose type fits
+// the value, and only that branch's errors are explained; when no branch fits, the union says what it expects.
+
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import schemaJson from './scenario.schema.json' with { type: 'json' };
+import { formatPath, pointerToPath } from './path.js';
+import type { DataPath } from './path.js';
+
+type SchemaNode = Record<string, unknown>;
+
+export const scenarioSchema = schemaJson as unknown as SchemaNode;
+
+/** A problem before it has a file position: the path to the node, and whether to point at its key or value. */
+export interface Problem {
+  path: DataPath;
+  which: 'key' | 'value';
+  message: string;
+}
+
+const TARGET_KEYS = 'selector, text, role, label, placeholder, test_id';
+
+/** What a union expects, for values that fit none of its branches. Keyed by the union's JSON pointer. */
+const EXPECTED: Record<string, string> = {
+  '/$defs/duration': 'expected a duration such as 500, "500ms", "2s" or "1m"',
+  '/$defs/click': `expected a selector string or an object with one of ${TARGET_KEYS}`,
+  '/$defs/target': `expected a selector string or an object with one of ${TARGET_KEYS}`,
+  '/$defs/goto': 'expected a URL string or an object with url and optional wait_until',
+  '/$defs/press': 'expected a key name such as "Enter" or an object with key and optional target fields',
+  '/$defs/screenshot': 'expected nothing, a name, or an object with name and full_page',
+  '/$defs/match': 'expected a string or an object with one of equals, contains, matches',
+  '/$defs/var_value': 'expected a string, number or boolean',
+  '/$defs/fill_value': 'expected a string or number',
+};
+
+/** Messages for "one of these keys" rules, where the generic wording would be vague. */
+const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> = {
+  '/$defs/one_locator': {
+    none: `missing a target; expected one of ${TARGET_KEYS}`,
+    many: `a target has exactly one of ${TARGET_KEYS}`,
+  },
+  '/$defs/at_most_one_locator': { many: `a target has exactly one of ${TARGET_KEYS}` },
+  '/$defs/exact_applies': { none: "'exact' only applies to text, role, label or placeholder", at: 'exact' },
+};
+
+const ajv = new Ajv({ allErrors: true, verbose: true });
+const SCHEMA_KEY = 'scenario';
+ajv.addSchema(scenarioSchema, SCHEMA_KEY);
+
+// ajv hands back the schema objects themselves (verbose mode), so knowing each node's pointer lets us
+// compile any branch on its own and look up the messages above.
+const pointers = new WeakMap<object, string>();
+(function index(node: unknown, pointer: string): void {
+  if (node === null || typeof node !== 'object') return;
+  pointers.set(node, pointer);
+  for (const [key, child] of Object.entries(node)) index(child, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+})(scenarioSchema, '');
+
+const validators = new Map<string, ValidateFunction>();
+
+function validatorAt(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (!validate) {
+    validate = ajv.getSchema(`${SCHEMA_KEY}#${pointer}`);
+    if (!validate) throw new Error(`scenario schema has no node at ${pointer}`);
+    validators.set(pointer, validate);
+  }
+  return validate;
+}
+
+/** Validates `data` against the schema node at `pointer` (e.g. `/$defs/click`); `base` is where `data` sits. */
+export function checkAgainst(pointer: string, data: unknown, base: DataPath): Problem[] {
+  const validate = validatorAt(pointer);
+  if (validate(data)) return [];
+  return explain(validate.errors ?? [], data, base);
+}
+
+function explain(errors: ErrorObject[], data: unknown, base: DataPath): Problem[] {
+  const problems: Problem[] = [];
+  let rest = errors;
+  // Outermost unions first: re-checking one replaces every error inside it.
+  for (let union = outermostUnion(rest); union; union = outermostUnion(rest)) {
+    const at = union.instancePath;
+    rest = rest.filter((e) => !isAtOrUnder(e.instancePath, at));
+    const path = [...base, ...pointerToPath(at, data)];
+    const fitting = branchesOf(union).filter((b) => fitsType(b, union.data));
+    const branch = fitting.length === 1 ? fitting[0] : undefined;
+    if (branch && pointerOf(branch)) problems.push(...checkAgainst(pointerOf(branch), union.data, path));
+    else problems.push({ path, which: 'value', message: prefixed(path, expectedBy(union)) });
+  }
+  // A key-choice rule reports once for the whole object; its branches' "missing x" errors are the same fact.
+  const summarised = new Set<unknown>(rest.filter(isKeyChoice).flatMap(branchesOf));
+  for (const e of rest) {
+    if (summarised.has(e.parentSchema)) continue;
+    const problem = describe(e, [...base, ...pointerToPath(e.instancePath, data)]);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
+function describe(e: ErrorObject, path: DataPath): Problem | undefined {
+  const where = formatPath(path);
+  const value = (message: string): Problem => ({ path, which: 'value', message });
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'type':
+      if (path.length === 0) return value('a scenario must be a YAML mapping with at least name and steps');
+      return value(`${where} must be ${typeNames(params.type)}`);
+    case 'required':
+      return value(prefixed(path, `missing required field '${String(params.missingProperty)}'`));
+    case 'additionalProperties': {
+      const field = String(params.additionalProperty);
+      const allowed = Object.keys((e.parentSchema?.properties as SchemaNode | undefined) ?? {}).join(', ');
+      const inside = where ? ` in ${where}` : '';
+      return { path: [...path, field], which: 'key', message: `unknown field '${field}'${inside}; expected one of ${allowed}` };
+    }
+    case 'enum':
+      return value(`${where} must be one of ${(params.allowedValues as unknown[]).join(', ')}`);
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return value(`${where} must be ${String(params.comparison)} ${String(params.limit)}`);
+    case 'minLength':
+    case 'minItems':
+      return value(params.limit === 1 ? `${where} must not be empty` : `${where} ${e.message ?? 'is too short'}`);
+    case 'pattern':
+      if (e.propertyName !== undefined) {
+        const key: DataPath = [...path, e.propertyName];
+        const message = where === 'vars'
+          ? `invalid variable name '${e.propertyName}'; use letters, digits and _, not starting with a digit`
+          : `invalid key '${e.propertyName}' in ${where}; it must match ${String(params.pattern)}`;
+        return { path: key, which: 'key', message };
+      }
+      {
+        // A regex means little to readers; a union branch's pattern is better told by what the union expects.
+        const union = EXPECTED[pointerOf(e.parentSchema).replace(/\/(anyOf|oneOf)\/\d+$/, '')];
+        return value(union ? prefixed(path, union) : `${where} must match ${String(params.pattern)}`);
+      }
+    case 'propertyNames':
+      return undefined; // summarises the `pattern` error above
+    case 'dependencies':
+      return {
+        path: [...path, String(params.property)],
+        which: 'key',
+        message: prefixed(path, `'${String(params.property)}' is only allowed together with '${String(params.missingProperty)}'`),
+      };
+    case 'oneOf':
+    case 'anyOf':
+      if (isKeyChoice(e)) return describeKeyChoice(e, path);
+      return value(prefixed(path, expectedBy(e)));
+    default:
+      return value(`${where || 'the scenario'} ${e.message ?? 'is invalid'}`);
+  }
+}
+
+/** "exactly one of these keys" (oneOf of `required`) and "at least one" (anyOf of `required`). */
+function describeKeyChoice(e: ErrorObject, path: DataPath): Problem {
+  const custom = KEY_CHOICE[pointerOf(e.parentSchema)] ?? {};
+  const branches = branchesOf(e);
+  const keys = branches.flatMap(requiredKeys);
+  const passing = (e.params as { passingSchemas?: number[] | null }).passingSchemas;
+  if (e.keyword === 'oneOf' && Array.isArray(passing)) {
+    const found = passing.flatMap((i) => requiredKeys(branches[i]));
+    const message = `${custom.many ?? `expected only one of ${keys.join(', ')}`}; found ${quoteList(found)}`;
+    const second = found[1];
+    return second === undefined
+      ? { path, which: 'value', message: prefixed(path, message) }
+      : { path: [...path, second], which: 'key', message: prefixed(path, message) };
+  }
+  const message = custom.none ?? `expected ${e.keyword === 'anyOf' ? 'at least one' : 'one'} of ${keys.join(', ')}`;
+  return custom.at
+    ? { path: [...path, custom.at], which: 'key', message: prefixed(path, message) }
+    : { path, which: 'value', message: prefixed(path, message) };
+}
+
+function expectedBy(e: ErrorObject): string {
+  const known = EXPECTED[pointerOf(e.parentSchema)];
+  if (known) return known;
+  return `expected ${branchesOf(e).map((b) => typeNames(b.type)).join(' or ')}`;
+}
+
+/** A failed anyOf/oneOf over different value shapes (as opposed to a choice of keys), nearest the root. */
+function outermostUnion(errors: ErrorObject[]): ErrorObject | undefined {
+  let best: ErrorObject | undefined;
+  for (const e of errors) {
+    const failedUnion = e.keyword === 'anyOf' || (e.keyword === 'oneOf' && (e.params as { passingSchemas?: unknown }).passingSchemas == null);
+    if (!failedUnion || isKeyChoice(e)) continue;
+    if (!best || e.instancePath.length < best.instancePath.length) best = e;
+  }
+  return best;
+}
+
+function isKeyChoice(e: ErrorObject): boolean {
+  if (e.keyword !== 'oneOf' && e.keyword !== 'anyOf') return false;
+  return branchesOf(e).every((b) => b.type === undefined && Object.keys(b).every((k) => k === 'required' || k === 'not'));
+}
+
+function branchesOf(e: ErrorObject): SchemaNode[] {
+  const list = (e.parentSchema as SchemaNode | undefined)?.[e.keyword];
+  return Array.isArray(list) ? (list as SchemaNode[]).map(deref) : [];
+}
+
+function deref(node: SchemaNode): SchemaNode {
+  let current = node;
+  for (let hops = 0; typeof current.$ref === 'string' && hops < 10; hops++) {
+    let target: unknown = scenarioSchema;
+    for (const seg of current.$ref.replace(/^#\//, '').split('/')) target = (target as SchemaNode)[seg];
+    current = target as SchemaNode;
+  }
+  return current;
+}
+
+function pointerOf(node: unknown): string {
+  return (node !== null && typeof node === 'object' && pointers.get(node)) || '';
+}
+
+function fitsType(branch: SchemaNode, value: unknown): boolean {
+  switch (branch.type) {
+    case 'null': return value === null;
+    case 'string': return typeof value === 'string';
+    case 'boolean': return typeof value === 'boolean';
+    case 'number': return typeof value === 'number';
+    case 'integer': return Number.isInteger(value);
+    case 'array': return Array.isArray(value);
+    case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value);
+    default: return true;
+  }
+}
+
+function requiredKeys(branch: SchemaNode | undefined): string[] {
+  return Array.isArray(branch?.required) ? (branch.required as string[]) : [];
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean',
+  object: 'an object', array: 'a list', null: 'empty',
+};
+
+function typeNames(type: unknown): string {
+  const list = Array.isArray(type) ? type : [type];
+  return list.map((t) => TYPE_NAMES[String(t)] ?? String(t)).join(' or ');
+}
+
+function prefixed(path: DataPath, message: string): string {
+  return path.length ? `${formatPath(path)}: ${message}` : message;
+}
+
+function isAtOrUnder(pointer: string, base: string): boolean {
+  return pointer === base || pointer.startsWith(`${base}/`);
+}
+
+export function quoteList(items: string[]): string {
+  const quoted = items.map((s) => `'${s}'`);
+  return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
+}

@@ -1,0 +1,301 @@
+import path from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  ScenarioError,
+  compileScenario,
+  loadPlan,
+  loadScenarioFile,
+  loadScenarioSource,
+  validateScenario,
+} from '../../src/scenario/index.js';
+import type { CompileOptions, Operation, Plan } from '../../src/scenario/index.js';
+
+const QUICKSTART = 'scenarios/quickstart.yaml';
+
+/** One line per operation: phase, step kind, and the op (with the page action or API call). */
+function outline(plan: Plan): string[] {
+  return plan.steps.flatMap((s) => s.operations.map((op) => `${s.phase} ${s.kind} ${describeOp(op)}`));
+}
+
+function describeOp(op: Operation): string {
+  if (op.op === 'page') return `page:${op.action}`;
+  if (op.op === 'api') return `api:${op.method} ${op.path}`;
+  return op.op;
+}
+
+function compile(source: string, opts?: CompileOptions): Plan {
+  const loaded = loadScenarioSource('scenarios/t.yaml', source);
+  expect(validateScenario(loaded)).toEqual([]);
+  return compileScenario(loaded, opts);
+}
+
+function compileErrors(source: string, opts?: CompileOptions): string[] {
+  try {
+    compile(source, opts);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ScenarioError);
+    return (err as ScenarioError).message.split('\n');
+  }
+  throw new Error('expected a ScenarioError');
+}
+
+describe('compiling the quickstart', () => {
+  let plan: Plan;
+  beforeAll(async () => {
+    const loaded = await loadScenarioFile(QUICKSTART);
+    expect(validateScenario(loaded)).toEqual([]);
+    plan = compileScenario(loaded, { env: {} });
+  });
+
+  test('steps and operations in order', () => {
+    expect(outline(plan)).toEqual([
+      'setup serve serve',
+      'setup browser api:POST /browsers',
+      'setup browser connect',
+      'main goto page:goto',
+      'main expect page:expect',
+      'main fill page:fill',
+      'main click page:click',
+      'main expect page:expect',
+      'main fill page:fill',
+      'main press page:press',
+      'main expect page:expect',
+      'main screenshot page:screenshot',
+      'main click page:click',
+      'main expect page:expect',
+      'main sleep page:sleep',
+      'teardown release disconnect',
+      'teardown release api:DELETE /browsers/{{ session.session_id }}',
+      'teardown serve_stop serve_stop',
+    ]);
+    expect(plan.steps.map((s) => s.index)).toEqual(plan.steps.map((_, i) => i));
+    expect(plan.version).toBe(1);
+    expect(plan.scenario).toEqual({ name: 'quickstart', file: QUICKSTART, tags: ['smoke'] });
+  });
+
+  test('setup and teardown steps', () => {
+    const [serve, browser] = plan.steps;
+    expect(serve).toEqual({
+      index: 0, phase: 'setup', kind: 'serve', name: 'serve site',
+      source: { file: QUICKSTART, line: 5, col: 1 }, timeout_ms: 10_000,
+      operations: [{ op: 'serve', dir: path.resolve('scenarios/site'), save: 'serve' }],
+    });
+    expect(browser).toEqual({
+      index: 1, phase: 'setup', kind: 'browser', name: 'create browser',
+      source: { file: QUICKSTART, line: 8, col: 1 }, timeout_ms: 60_000,
+      operations: [
+        { op: 'api', method: 'POST', path: '/browsers', body: { headless: true, viewport: { width: 1280, height: 800 } }, save: 'session' },
+        { op: 'connect', ws_url: '{{ session.cdp_ws_url }}' },
+      ],
+    });
+    const [release, stop] = plan.steps.slice(-2);
+    expect(release).toMatchObject({ kind: 'release', name: 'delete browser', source: browser!.source, timeout_ms: 30_000 });
+    expect(stop).toMatchObject({ kind: 'serve_stop', name: 'stop serving site', source: serve!.source, operations: [{ op: 'serve_stop' }] });
+  });
+
+  test('main steps: names, sources, timeouts and actions', () => {
+    const main = plan.steps.filter((s) => s.phase === 'main');
+    expect(main.map((s) => [s.name, s.source.line, s.source.col, s.timeout_ms])).toEqual([
+      ['goto {{ serve.url }}/index.html', 12, 5, 10_000],
+      ['expect title "Quickstart"', 13, 5, 10_000],
+      ['fill label="Your name"', 14, 5, 10_000],
+      ['click role=button[name="Greet"]', 15, 5, 10_000],
+      ['expect text "Hello, Ada!"', 16, 5, 10_000],
+      ['greet again with the keyboard', 17, 5, 10_000],
+      ['press Enter', 19, 5, 10_000],
+      ['expect text "Hello, Grace!"', 20, 5, 5_000],
+      ['screenshot greeted', 21, 5, 10_000],
+      ['click #about', 22, 5, 10_000],
+      ['expect url contains "/about.html", visible role=heading[name="About this site"]', 23, 5, 10_000],
+      ['sleep 100ms', 24, 5, 10_000],
+    ]);
+    expect(main.map((s) => s.operations)).toEqual([
+      [{ op: 'page', action: 'goto', url: '{{ serve.url }}/index.html' }],
+      [{ op: 'page', action: 'expect', title: { equals: 'Quickstart' } }],
+      [{ op: 'page', action: 'fill', target: { label: 'Your name' }, value: 'Ada' }],
+      [{ op: 'page', action: 'click', target: { role: 'button', name: 'Greet' } }],
+      [{ op: 'page', action: 'expect', text: 'Hello, Ada!' }],
+      [{ op: 'page', action: 'fill', target: { label: 'Your name' }, value: 'Grace' }],
+      [{ op: 'page', action: 'press', key: 'Enter', target: { label: 'Your name' } }],
+      [{ op: 'page', action: 'expect', text: 'Hello, Grace!' }],
+      [{ op: 'page', action: 'screenshot', file: '09-greeted.png' }],
+      [{ op: 'page', action: 'click', target: { selector: '#about' } }],
+      [{ op: 'page', action: 'expect', url: { contains: '/about.html' }, visible: { role: 'heading', name: 'About this site' } }],
+      [{ op: 'page', action: 'sleep', ms: 100 }],
+    ]);
+  });
+
+  test('the plan is plain JSON', () => {
+    expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+  });
+
+  test('command-line vars override the file', async () => {
+    const loaded = await loadScenarioFile(QUICKSTART);
+    const overridden = compileScenario(loaded, { vars: { visitor: 'Grace Hopper' }, env: {} });
+    expect(overridden.steps[4]!.operations[0]).toMatchObject({ action: 'fill', value: 'Grace Hopper' });
+    expect(overridden.steps[6]!.name).toBe('expect text "Hello, Grace Hopper!"');
+  });
+});
+
+describe('compiling other shapes', () => {
+  test('no serve, no browser block: an empty create body, sources at name', () => {
+    const plan = compile('\nname: bare\nsteps:\n  - goto: https://example.com\n');
+    expect(outline(plan)).toEqual([
+      'setup browser api:POST /browsers',
+      'setup browser connect',
+      'main goto page:goto',
+      'teardown release disconnect',
+      'teardown release api:DELETE /browsers/{{ session.session_id }}',
+    ]);
+    expect(plan.steps[0]).toMatchObject({ source: { line: 2, col: 1 } });
+    expect(plan.steps[0]!.operations[0]).toMatchObject({ op: 'api', body: {} });
+    expect(plan.scenario.tags).toEqual([]);
+  });
+
+  test('step options, defaults and timeouts', () => {
+    const plan = compile(
+      [
+        'name: shapes',
+        'timeout: 3s',
+        'steps:',
+        '  - goto: { url: "https://example.com", wait_until: networkidle }',
+        '    timeout: 1.5s',
+        '  - click: { text: More, exact: true, button: right, click_count: 2 }',
+        '  - fill: { placeholder: Age, value: 42 }',
+        '  - press: Control+A',
+        '  - expect: { title: { matches: "^Ex.*" }, visible: { test_id: main } }',
+        '  - screenshot:',
+        '  - screenshot: { name: "After Login!", full_page: true }',
+        '  - sleep: 500',
+        '  - sleep: 1m',
+        '',
+      ].join('\n'),
+    );
+    const main = plan.steps.filter((s) => s.phase === 'main');
+    expect(main.map((s) => [s.name, s.timeout_ms, s.operations[0]])).toEqual([
+      ['goto https://example.com', 1_500, { op: 'page', action: 'goto', url: 'https://example.com', wait_until: 'networkidle' }],
+      ['click text="More"', 3_000, { op: 'page', action: 'click', target: { text: 'More', exact: true }, button: 'right', click_count: 2 }],
+      ['fill placeholder="Age"', 3_000, { op: 'page', action: 'fill', target: { placeholder: 'Age' }, value: '42' }],
+      ['press Control+A', 3_000, { op: 'page', action: 'press', key: 'Control+A' }],
+      ['expect title matches /^Ex.*/, visible test_id="main"', 3_000,
+        { op: 'page', action: 'expect', title: { matches: '^Ex.*' }, visible: { test_id: 'main' } }],
+      ['screenshot', 3_000, { op: 'page', action: 'screenshot', file: '06-screenshot.png' }],
+      ['screenshot After Login!', 3_000, { op: 'page', action: 'screenshot', file: '07-after-login.png', full_page: true }],
+      ['sleep 500ms', 3_000, { op: 'page', action: 'sleep', ms: 500 }],
+      // A sleep longer than the default timeout gets room to finish.
+      ['sleep 1m', 61_000, { op: 'page', action: 'sleep', ms: 60_000 }],
+    ]);
+  });
+
+  test('vars: env, serve.url, other vars, numbers; session templates stay', () => {
+    const plan = compile(
+      [
+        'name: vars',
+        'serve: ./site',
+        'vars:',
+        '  base: "{{ serve.url }}/app"',
+        '  page: "{{ base }}/{{ env.PAGE }}"',
+        '  count: 3',
+        'browser:',
+        '  name: "run-{{ env.RUN }}"',
+        '  start_url: "{{ base }}"',
+        'steps:',
+        '  - goto: "{{page}}?n={{ count }}"',
+        '  - name: "check {{ count }}"',
+        '    expect: { text: "{{ session.session_id }}" }',
+        '',
+      ].join('\n'),
+      { env: { PAGE: 'index.html', RUN: '7' } },
+    );
+    expect(plan.steps[0]!.operations[0]).toEqual({ op: 'serve', dir: path.resolve('scenarios/site'), save: 'serve' });
+    expect(plan.steps[0]!.name).toBe('serve ./site');
+    expect(plan.steps[1]!.operations[0]).toMatchObject({ body: { name: 'run-7', start_url: '{{ serve.url }}/app' } });
+    expect(plan.steps[2]!.operations[0]).toMatchObject({ url: '{{ serve.url }}/app/index.html?n=3' });
+    expect(plan.steps[3]!.name).toBe('check 3');
+    expect(plan.steps[3]!.operations[0]).toMatchObject({ text: '{{ session.session_id }}' });
+  });
+});
+
+describe('template errors', () => {
+  test('unknown variables and unset environment variables, at the string that uses them', () => {
+    const source = [
+      'name: t',
+      'vars:',
+      '  greeting: "Hello {{ nobody }}"',
+      'steps:',
+      '  - fill: { label: Port, value: "{{ env.SITE_PORT }}" }',
+      '  - expect: { text: "{{ foo }} and {{ bar }}" }',
+      '',
+    ].join('\n');
+    expect(compileErrors(source, { env: {} })).toEqual([
+      "scenarios/t.yaml:3:13 unknown variable 'nobody'",
+      "scenarios/t.yaml:5:33 environment variable 'SITE_PORT' is not set",
+      "scenarios/t.yaml:6:21 unknown variable 'foo'",
+      "scenarios/t.yaml:6:21 unknown variable 'bar'",
+    ]);
+  });
+
+  test('serve.url without serve', () => {
+    expect(compileErrors('name: t\nsteps:\n  - goto: "{{ serve.url }}/index.html"\n')).toEqual([
+      "scenarios/t.yaml:3:11 'serve.url' is only available when the scenario has 'serve' (a folder to serve)",
+    ]);
+  });
+
+  test('a cycle between variables, where it closes', () => {
+    const source = 'name: t\nvars:\n  a: "{{ b }}"\n  b: "x{{ a }}"\n  c: "{{ c }}"\nsteps:\n  - goto: "{{ a }}"\n';
+    expect(compileErrors(source)).toEqual([
+      'scenarios/t.yaml:4:6 variable cycle: a -> b -> a',
+      'scenarios/t.yaml:5:6 variable cycle: c -> c',
+    ]);
+  });
+
+  test('session fields cannot be used to create the session', () => {
+    expect(compileErrors('name: t\nbrowser:\n  name: "{{ session.session_id }}"\nsteps:\n  - sleep: 1\n')).toEqual([
+      "scenarios/t.yaml:3:9 'session.session_id' is not available in 'browser': the session does not exist yet",
+    ]);
+  });
+
+  test('an invalid regular expression', () => {
+    expect(compileErrors('name: t\nsteps:\n  - expect: { url: { matches: "(" } }\n')[0]).toMatch(
+      /^scenarios\/t\.yaml:3:31 invalid regular expression: /,
+    );
+  });
+});
+
+describe('loadPlan', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'bcs-scenario-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('loads, validates and compiles', async () => {
+    const plan = await loadPlan(QUICKSTART, { env: {} });
+    expect(plan.steps).toHaveLength(16);
+  });
+
+  test('throws every validation problem at once', async () => {
+    const file = path.join(dir, 'bad.yaml');
+    await writeFile(file, 'name: bad\nsteps:\n  - gto: x\n  - sleep: later\n');
+    const err = await loadPlan(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ScenarioError);
+    expect((err as ScenarioError).message).toBe(
+      [
+        `${file}:3:5 unknown step kind 'gto'; expected one of goto, click, fill, press, expect, screenshot, sleep`,
+        `${file}:4:12 steps[1].sleep: expected a duration such as 500, "500ms", "2s" or "1m"`,
+      ].join('\n'),
+    );
+  });
+
+  test('throws template problems after validation passes', async () => {
+    const file = path.join(dir, 'env.yaml');
+    await writeFile(file, 'name: env\nsteps:\n  - goto: "http://localhost:{{ env.SITE_PORT }}/"\n');
+    await expect(loadPlan(file, { env: {} })).rejects.toThrow(`${file}:3:11 environment variable 'SITE_PORT' is not set`);
+    const plan = await loadPlan(file, { env: { SITE_PORT: '8080' } });
+    expect(plan.steps[1]!.operations[0]).toMatchObject({ url: 'http://localhost:8080/' });
+  });
+});
