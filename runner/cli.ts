@@ -3,7 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
-import { formatDiagnostic, type Diagnostic } from '../src/scenario/index.js';
+import { ScenarioError, formatDiagnostic, type Diagnostic } from '../src/scenario/index.js';
 import { startService } from '../src/service/index.js';
 import { EXIT } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
@@ -26,6 +26,13 @@ function collectVar(value: string, vars: Record<string, string>): Record<string,
 function printDiagnostics(diagnostics: Diagnostic[], message?: string): void {
   for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
   if (message) process.stderr.write(`bcs: ${message}\n`);
+}
+
+/** A scenario that does not compile, or a path that does not exist: report it and exit 2. */
+function failInvalid(err: unknown): void {
+  if (err instanceof ScenarioError) printDiagnostics(err.diagnostics);
+  else printDiagnostics([], (err as Error).message);
+  finish(EXIT.invalid);
 }
 
 /** Exits once stdout has drained, so piped output (`--json | jq`) is never cut short. */
@@ -102,8 +109,7 @@ program
       process.stdout.write(o.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan!));
       finish(EXIT.passed);
     } catch (err) {
-      printDiagnostics((err as { diagnostics?: Diagnostic[] }).diagnostics ?? [], (err as { diagnostics?: unknown }).diagnostics ? undefined : (err as Error).message);
-      finish(EXIT.invalid);
+      failInvalid(err);
     }
   });
 
@@ -119,8 +125,7 @@ program
       process.stdout.write(`${files.length} scenario file${files.length === 1 ? '' : 's'} valid\n`);
       finish(EXIT.passed);
     } catch (err) {
-      printDiagnostics((err as { diagnostics?: Diagnostic[] }).diagnostics ?? [], (err as { diagnostics?: unknown }).diagnostics ? undefined : (err as Error).message);
-      finish(EXIT.invalid);
+      failInvalid(err);
     }
   });
 

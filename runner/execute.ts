@@ -79,13 +79,14 @@ async function runStep(plan: Plan, step: PlanStep, state: RunState, deps: Execut
     return result;
   }
   const started = new Date();
-  deps.reporter.stepStarted?.(plan, step);
+  const name = displayName(step, state);
+  deps.reporter.stepStarted?.(plan, step, name);
   const work: StepWork = { requestIds: [], artifacts: [] };
   const result: StepResult = {
     index: step.index,
     phase: step.phase,
     kind: step.kind,
-    name: displayName(step, state),
+    name,
     source: step.source,
     status: 'passed',
     started_at: started.toISOString(),

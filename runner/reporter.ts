@@ -12,7 +12,8 @@ export interface RunTargetInfo {
 export interface RunReporter {
   runStarted?(target: RunTargetInfo, plans: Plan[]): void;
   scenarioStarted?(plan: Plan): void;
-  stepStarted?(plan: Plan, step: PlanStep): void;
+  /** `name` is the step's name with its run-time templates resolved. */
+  stepStarted?(plan: Plan, step: PlanStep, name: string): void;
   stepFinished?(plan: Plan, result: StepResult): void;
   scenarioFinished?(result: ScenarioResult): void;
   runFinished?(result: RunResult): Promise<void> | void;
@@ -22,7 +23,7 @@ export function combine(reporters: RunReporter[]): Required<RunReporter> {
   return {
     runStarted: (t, p) => reporters.forEach((r) => r.runStarted?.(t, p)),
     scenarioStarted: (p) => reporters.forEach((r) => r.scenarioStarted?.(p)),
-    stepStarted: (p, s) => reporters.forEach((r) => r.stepStarted?.(p, s)),
+    stepStarted: (p, s, n) => reporters.forEach((r) => r.stepStarted?.(p, s, n)),
     stepFinished: (p, s) => reporters.forEach((r) => r.stepFinished?.(p, s)),
     scenarioFinished: (s) => reporters.forEach((r) => r.scenarioFinished?.(s)),
     runFinished: async (run) => {

@@ -43,10 +43,10 @@ export function consoleReporter(out: NodeJS.WritableStream, opts: ConsoleOptions
     scenarioStarted(plan: Plan) {
       out.write(`\n${bold(plan.scenario.name)}  ${dim(plan.scenario.file)}\n`);
     },
-    stepStarted(_plan: Plan, step: PlanStep) {
+    stepStarted(_plan: Plan, _step: PlanStep, name: string) {
       if (!opts.tty) return;
       let frame = 0;
-      const draw = () => out.write(`\r\x1b[2K  ${SPINNER[frame++ % SPINNER.length]} ${step.name}`);
+      const draw = () => out.write(`\r\x1b[2K  ${SPINNER[frame++ % SPINNER.length]} ${name}`);
       draw();
       stopSpinner();
       spinner = setInterval(draw, 80);
