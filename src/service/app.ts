@@ -6,19 +6,11 @@ import qs from 'qs';
 import { installAuth } from './auth.js';
 import { toErrorResponse } from './errors.js';
 import { newId } from './ids.js';
-import type { CdpTokens } from './host/cdp-proxy.js';
-import type { SessionManager } from './host/sessions.js';
+import type { ServiceContext } from './context.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
-import type { ApiKeysRepo } from './store/api-keys-repo.js';
-import type { BrowsersRepo } from './store/browsers-repo.js';
+import { registerComputerRoutes } from './routes/computer.js';
 
-export interface AppDeps {
-  keys: ApiKeysRepo;
-  browsers: BrowsersRepo;
-  sessions: SessionManager;
-  tokens: CdpTokens;
-  now: () => Date;
-  headfulAvailable: boolean;
+export interface AppDeps extends ServiceContext {
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
 }
 
@@ -83,5 +75,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     tokens: deps.tokens,
     headfulAvailable: deps.headfulAvailable,
   });
+  registerComputerRoutes(app, deps);
   return app;
 }

@@ -42,7 +42,7 @@ export async function startTestService(opts: Partial<ServiceOptions> = {}): Prom
     call,
     close: async () => {
       await service.close();
-      if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     },
   };
 }

@@ -1,6 +1,7 @@
 // Finds the Chromium to launch: the configured path, else a system Chromium or Chrome, else the headless
 // shell shipped in the npm package @sparticuz/chromium (so a fresh machine needs no apt and no download).
 import { access, constants } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 export type ChromiumSource = 'configured' | 'system' | 'npm';
@@ -17,7 +18,7 @@ const SYSTEM_NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'g
 export async function findChromium(configured?: string, env: NodeJS.ProcessEnv = process.env): Promise<ChromiumExecutable> {
   if (configured) {
     if (!(await isExecutable(configured))) throw new Error(`configured Chromium '${configured}' is not an executable file`);
-    return { path: configured, source: 'configured', headlessShell: /headless[-_]shell|sparticuz/.test(configured) };
+    return { path: configured, source: 'configured', headlessShell: isHeadlessShell(configured) };
   }
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
     for (const name of SYSTEM_NAMES) {
@@ -26,6 +27,11 @@ export async function findChromium(configured?: string, env: NodeJS.ProcessEnv =
     }
   }
   return { path: await extractPackagedShell(), source: 'npm', headlessShell: true };
+}
+
+/** The headless shell calls itself so, or is the binary @sparticuz/chromium unpacks into the temp dir. */
+function isHeadlessShell(path: string): boolean {
+  return /headless[-_]shell|sparticuz/.test(path) || path === join(tmpdir(), 'chromium');
 }
 
 let extraction: Promise<string> | undefined;

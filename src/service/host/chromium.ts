@@ -1,6 +1,7 @@
 // Launches one Chromium process for a session and watches it. The DevTools URL is read from stderr
 // (`--remote-debugging-port=0` lets Chromium pick a free port, so launches never race for ports).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { CdpConnection } from './cdp-connection.js';
 import type { ChromiumExecutable } from './chromium-path.js';
 
 export interface LaunchOptions {
@@ -9,6 +10,8 @@ export interface LaunchOptions {
   viewport: { width: number; height: number };
   startUrl?: string;
   kioskMode?: boolean;
+  /** Browser UI that Chromium counts inside --window-size; added so the page gets the whole viewport. */
+  frame?: { width: number; height: number };
   /** Hides the automation flag (`navigator.webdriver`) that bot checks look for. */
   stealth?: boolean;
   timeoutMs?: number;
@@ -38,7 +41,7 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
     '--remote-debugging-port=0',
     '--remote-debugging-address=127.0.0.1',
     `--user-data-dir=${opts.userDataDir}`,
-    `--window-size=${opts.viewport.width},${opts.viewport.height}`,
+    `--window-size=${opts.viewport.width + (opts.frame?.width ?? 0)},${opts.viewport.height + (opts.frame?.height ?? 0)}`,
     '--no-first-run',
     '--no-default-browser-check',
     '--password-store=basic',
@@ -56,8 +59,17 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
     '--disable-gpu',
   ];
   // Chromium's sandbox refuses to start as root; as any other user it stays on.
-  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  // As root the sandbox must go; --test-type keeps Chromium from adding a warning bar about it, which
+  // would shrink the page by its height some time after start.
+  if (process.getuid?.() === 0) args.push('--no-sandbox', '--test-type');
   if (opts.headless) args.push(exe.headlessShell ? '--headless=shell' : '--headless=new', '--hide-scrollbars');
+  if (opts.headless && !exe.headlessShell) {
+    // New headless clamps the window to an 800x600 screen, and a window that fills its screen is drawn
+    // maximized with a different frame: so the screen is always larger than the window.
+    const w = Math.max(3840, opts.viewport.width + (opts.frame?.width ?? 0) + 200);
+    const h = Math.max(2160, opts.viewport.height + (opts.frame?.height ?? 0) + 200);
+    args.push(`--screen-info={0,0 ${w}x${h}}`);
+  }
   if (opts.kioskMode) args.push('--kiosk');
   if (opts.stealth) args.push('--disable-blink-features=AutomationControlled');
   args.push(opts.startUrl ?? 'about:blank');
@@ -127,4 +139,31 @@ export function killProcessGroup(pid: number): void {
 
 function lastLines(text: string, n: number): string {
   return text.trim().split('\n').slice(-n).join(' | ');
+}
+
+/**
+ * New-headless (and headful) Chromium keeps room for its toolbar inside --window-size, so the page
+ * is smaller than asked. Measured once per executable by launching it and comparing outer and inner size;
+ * the headless shell has no such frame.
+ */
+export async function measureWindowFrame(exe: ChromiumExecutable, userDataDir: string): Promise<{ width: number; height: number }> {
+  if (exe.headlessShell) return { width: 0, height: 0 };
+  const browser = await launchChromium(exe, { userDataDir, headless: true, viewport: { width: 800, height: 600 } });
+  const cdp = await CdpConnection.connect(browser.wsEndpoint);
+  try {
+    const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
+    const page = targetInfos.find((t) => t.type === 'page');
+    if (!page) return { width: 0, height: 0 };
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: page.targetId, flatten: true });
+    const { result } = await cdp.send<{ result: { value: [number, number] } }>(
+      'Runtime.evaluate',
+      { expression: '[outerWidth - innerWidth, outerHeight - innerHeight]', returnByValue: true },
+      sessionId,
+    );
+    const [width, height] = result.value;
+    return { width: Math.max(0, width), height: Math.max(0, height) };
+  } finally {
+    cdp.close();
+    await browser.kill();
+  }
 }

@@ -1,23 +1,28 @@
 // Live browser sessions: launches Chromium for each, and ends each exactly once with a recorded reason
 // (DELETE, inactivity, Chromium exiting, service shutdown). The database holds the record; this holds
 // the processes and connections that die with the service.
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { BrowserEndReason, BrowserCreateParams } from '../../api/types.js';
 import { conflict, unavailable } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
-import { killProcessGroup, launchChromium, type ExitInfo, type LaunchedChromium } from './chromium.js';
+import { killProcessGroup, launchChromium, measureWindowFrame, type ExitInfo, type LaunchedChromium } from './chromium.js';
 import type { ChromiumExecutable } from './chromium-path.js';
+import { HostView, USER_DATA_DIR } from './host-view.js';
 
 export interface LiveSession {
   readonly id: string;
+  /** The session's host view: its folder holding home/kernel/..., tmp, ... (see host-view.ts). */
+  readonly view: HostView;
   readonly timeoutMs: number;
   readonly chromium: LaunchedChromium;
   lastActivity: number;
   /** Client sockets of the CDP proxy; destroyed when the session ends. */
   readonly connections: Set<Socket>;
+  /** Run when the session ends, before Chromium is killed: processes, watches, input backends. */
+  readonly cleanups: Array<() => Promise<void> | void>;
   ending?: Promise<void>;
 }
 
@@ -43,11 +48,28 @@ export class SessionManager {
   private readonly cleanups = new Set<Promise<void>>();
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
+  private frame: Promise<{ width: number; height: number }> | undefined;
 
   constructor(private readonly deps: SessionManagerDeps) {}
 
   get(id: string): LiveSession | undefined {
     return this.live.get(id);
+  }
+
+  /** Measures the executable's window frame (once); call at start so no create pays for it. */
+  windowFrame(): Promise<{ width: number; height: number }> {
+    this.frame ??= (async () => {
+      const dir = join(this.deps.sessionsDir, `.probe-${newId(8)}`);
+      try {
+        return await measureWindowFrame(this.deps.chromium, dir);
+      } catch (err) {
+        this.deps.log.warn({ err: (err as Error).message }, 'could not measure the browser window frame; viewports may be smaller than asked');
+        return { width: 0, height: 0 };
+      } finally {
+        this.track(removeDir(dir));
+      }
+    })();
+    return this.frame;
   }
 
   get size(): number {
@@ -65,7 +87,8 @@ export class SessionManager {
     const { repo, now } = this.deps;
     const id = newId();
     const dir = join(this.deps.sessionsDir, id);
-    const userDataDir = join(dir, 'home', 'kernel', 'user-data');
+    const view = new HostView(dir);
+    const userDataDir = view.hostPath(USER_DATA_DIR);
     const row: BrowserRow = {
       id,
       project_id: projectId,
@@ -95,33 +118,36 @@ export class SessionManager {
     }
     let chromium: LaunchedChromium;
     try {
-      await mkdir(userDataDir, { recursive: true, mode: 0o700 });
+      await view.createLayout();
       chromium = await launchChromium(this.deps.chromium, {
         userDataDir,
         headless: row.headless,
         viewport: row.viewport ?? DEFAULT_VIEWPORT,
+        frame: await this.windowFrame(),
         startUrl: row.start_url ?? undefined,
         kioskMode: row.kiosk_mode,
         stealth: row.stealth,
       });
     } catch (err) {
       repo.remove(id);
-      this.track(rm(dir, { recursive: true, force: true }));
+      this.track(removeDir(dir));
       throw unavailable('browser_launch_failed', `could not launch Chromium: ${(err as Error).message}`);
     }
     if (this.closing) {
       await chromium.kill();
       repo.remove(id);
-      this.track(rm(dir, { recursive: true, force: true }));
+      this.track(removeDir(dir));
       throw unavailable('shutting_down', 'the service is shutting down');
     }
     repo.setProcess(id, chromium.pid, userDataDir);
     const session: LiveSession = {
       id,
+      view,
       timeoutMs: row.timeout_seconds * 1000,
       chromium,
       lastActivity: Date.now(),
       connections: new Set(),
+      cleanups: [],
     };
     this.live.set(id, session);
     void chromium.exited.then((info) => {
@@ -137,10 +163,19 @@ export class SessionManager {
     session.ending ??= (async () => {
       this.deps.repo.end(id, reason, detail, this.deps.now());
       for (const socket of session.connections) socket.destroy();
+      await Promise.all(
+        session.cleanups.map(async (cleanup) => {
+          try {
+            await cleanup();
+          } catch (err) {
+            this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'session cleanup step failed');
+          }
+        }),
+      );
       await session.chromium.kill();
       this.live.delete(id);
       this.deps.log.info({ session_id: id, reason, detail }, 'browser session ended');
-      this.track(rm(join(this.deps.sessionsDir, id), { recursive: true, force: true }));
+      this.track(removeDir(join(this.deps.sessionsDir, id)));
     })();
     return session.ending;
   }
@@ -188,7 +223,7 @@ export class SessionManager {
     for (const row of stale) {
       if (row.pid && row.user_data_dir && (await isOurChromium(row.pid, row.user_data_dir))) killProcessGroup(row.pid);
       this.deps.repo.end(row.id, 'service_restart', 'the service restarted while this session was active', this.deps.now());
-      this.track(rm(join(this.deps.sessionsDir, row.id), { recursive: true, force: true }));
+      this.track(removeDir(join(this.deps.sessionsDir, row.id)));
     }
     return stale.length;
   }
@@ -201,6 +236,11 @@ export class SessionManager {
     this.cleanups.add(p);
     void p.finally(() => this.cleanups.delete(p));
   }
+}
+
+/** Chromium's helpers can still be writing for a moment after the group is killed; retry the removal. */
+function removeDir(dir: string): Promise<void> {
+  return rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 function describeExit(info: ExitInfo, chromium: LaunchedChromium): string {

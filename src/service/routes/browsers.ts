@@ -6,7 +6,9 @@ import type {
   BrowserSession,
   BrowserUpdateParams,
 } from '../../api/types.js';
-import { ServiceError, conflict, notFound } from '../errors.js';
+import { ServiceError, conflict } from '../errors.js';
+import { defaultEmptyBody } from './empty-body.js';
+import { findSessionRow } from './lookup.js';
 import type { CdpTokens } from '../host/cdp-proxy.js';
 import type { SessionManager } from '../host/sessions.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
@@ -87,24 +89,11 @@ const retrieveQuery = {
 
 type IdParams = { id_or_name: string };
 
-/** Lets `curl -X POST /browsers` without a body mean "all defaults". */
-async function defaultEmptyBody(req: FastifyRequest): Promise<void> {
-  req.body ??= {};
-}
-
 export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDeps): void {
   const { repo, sessions } = deps;
   const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, wsOrigin(req), deps);
 
-  /** Resolves an id (any state, when asked) or the name of an active session, within the caller's project. */
-  const find = (req: FastifyRequest, idOrName: string, includeDeleted = false): BrowserRow => {
-    const projectId = req.auth.projectId;
-    const byId = repo.get(idOrName);
-    if (byId && byId.project_id === projectId && (includeDeleted || !byId.deleted_at)) return byId;
-    const byName = repo.getActiveByName(projectId, idOrName);
-    if (byName) return byName;
-    throw notFound('browser', idOrName);
-  };
+  const find = (req: FastifyRequest, idOrName: string, includeDeleted = false) => findSessionRow(repo, req, idOrName, includeDeleted);
 
   app.post<{ Body: BrowserCreateParams }>(
     '/browsers',

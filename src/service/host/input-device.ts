@@ -1,0 +1,30 @@
+// The primitives an input backend provides. The CDP backend (headless) and the X11 backend (headful,
+// xdotool) implement them; everything composed from them (clicks, drags, combos, batches) lives in
+// computer.ts so both backends behave the same.
+import type { KeyDef } from './keysyms.js';
+
+export type MouseButton = 'left' | 'right' | 'middle' | 'back' | 'forward';
+
+export interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface InputDevice {
+  readonly kind: 'cdp' | 'x11';
+  screenSize(): { width: number; height: number };
+  mouseMove(x: number, y: number, modifiers: number): Promise<void>;
+  mouseButton(kind: 'down' | 'up', x: number, y: number, button: MouseButton, clickCount: number, modifiers: number): Promise<void>;
+  /** Wheel ticks: positive deltaY scrolls down, positive deltaX right. */
+  wheel(x: number, y: number, deltaX: number, deltaY: number, modifiers: number): Promise<void>;
+  key(kind: 'down' | 'up', def: KeyDef, modifiers: number): Promise<void>;
+  /** Types one character (key down with its text, key up). */
+  typeChar(def: KeyDef): Promise<void>;
+  screenshot(region?: Region): Promise<Buffer>;
+  setCursorHidden(hidden: boolean): Promise<void>;
+  readClipboard(): Promise<string>;
+  writeClipboard(text: string): Promise<void>;
+  close(): Promise<void> | void;
+}

@@ -1,0 +1,175 @@
+// /browsers/{id}/computer/*: OS-level mouse, keyboard, screen and clipboard of a session.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { Computer, type BatchAction } from '../host/computer.js';
+import { CdpInputDevice } from '../host/input-cdp.js';
+import { DEFAULT_VIEWPORT } from '../host/sessions.js';
+import { defaultEmptyBody } from './empty-body.js';
+import { findSessionRow, liveSession, sessionParams } from './lookup.js';
+
+const int = { type: 'integer' } as const;
+const keyList = { type: 'array', maxItems: 32, items: { type: 'string', minLength: 1, maxLength: 64 } } as const;
+const point = { type: 'array', minItems: 2, maxItems: 2, items: int } as const;
+
+const clickMouse = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['x', 'y'],
+  properties: {
+    x: int,
+    y: int,
+    button: { enum: ['left', 'right', 'middle', 'back', 'forward'] },
+    click_type: { enum: ['down', 'up', 'click'] },
+    num_clicks: { type: 'integer', minimum: 1, maximum: 10 },
+    hold_keys: keyList,
+  },
+} as const;
+const moveMouse = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['x', 'y'],
+  properties: { x: int, y: int, hold_keys: keyList, smooth: { type: 'boolean' }, duration_ms: { type: 'integer', minimum: 50, maximum: 5000 } },
+} as const;
+const pressKey = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['keys'],
+  properties: { keys: { ...keyList, minItems: 1 }, duration: { type: 'integer', minimum: 0, maximum: 60_000 }, hold_keys: keyList },
+} as const;
+const typeText = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['text'],
+  properties: { text: { type: 'string', maxLength: 100_000 }, delay: { type: 'integer', minimum: 0, maximum: 10_000 } },
+} as const;
+const scroll = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['x', 'y'],
+  properties: { x: int, y: int, delta_x: { type: 'integer', minimum: -1000, maximum: 1000 }, delta_y: { type: 'integer', minimum: -1000, maximum: 1000 }, hold_keys: keyList },
+} as const;
+const dragMouse = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['path'],
+  properties: {
+    path: { type: 'array', minItems: 2, maxItems: 1000, items: point },
+    button: { enum: ['left', 'middle', 'right'] },
+    delay: { type: 'integer', minimum: 0, maximum: 10_000 },
+    steps_per_segment: { type: 'integer', minimum: 1, maximum: 100 },
+    step_delay_ms: { type: 'integer', minimum: 0, maximum: 1000 },
+    smooth: { type: 'boolean' },
+    duration_ms: { type: 'integer', minimum: 50, maximum: 10_000 },
+    hold_keys: keyList,
+  },
+} as const;
+const setCursor = { type: 'object', additionalProperties: false, required: ['hidden'], properties: { hidden: { type: 'boolean' } } } as const;
+const sleepAction = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['duration_ms'],
+  properties: { duration_ms: { type: 'integer', minimum: 0, maximum: 30_000 } },
+} as const;
+const region = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['x', 'y', 'width', 'height'],
+  properties: { x: { type: 'integer', minimum: 0 }, y: { type: 'integer', minimum: 0 }, width: { type: 'integer', minimum: 1 }, height: { type: 'integer', minimum: 1 } },
+} as const;
+
+const ACTION_SCHEMAS = {
+  click_mouse: clickMouse,
+  move_mouse: moveMouse,
+  type_text: typeText,
+  press_key: pressKey,
+  scroll,
+  drag_mouse: dragMouse,
+  set_cursor: setCursor,
+  sleep: sleepAction,
+} as const;
+
+/** Each action is `{type, <type>: {...}}`: the payload named by `type` is required, no other is allowed. */
+const batchAction = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { enum: Object.keys(ACTION_SCHEMAS) }, ...ACTION_SCHEMAS },
+  additionalProperties: false,
+  allOf: Object.keys(ACTION_SCHEMAS).map((name) => ({
+    if: { properties: { type: { const: name } }, required: ['type'] },
+    then: { required: [name], maxProperties: 2 },
+  })),
+} as const;
+const batch = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['actions'],
+  properties: { actions: { type: 'array', minItems: 1, maxItems: 100, items: batchAction } },
+} as const;
+
+type Params = { id: string };
+
+export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const computers = new Map<string, Promise<Computer>>();
+
+  /** The session's input controller, created on first use and closed with the session. */
+  const computerFor = (req: FastifyRequest<{ Params: Params }>): Promise<Computer> => {
+    const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+    let computer = computers.get(session.id);
+    if (!computer) {
+      const viewport = findSessionRow(ctx.browsers, req, session.id).viewport ?? DEFAULT_VIEWPORT;
+      computer = CdpInputDevice.connect(session.chromium.wsEndpoint, viewport).then((device) => new Computer(device));
+      computers.set(session.id, computer);
+      computer.catch(() => computers.delete(session.id));
+      session.cleanups.push(async () => {
+        computers.delete(session.id);
+        await (await computer!.catch(() => undefined))?.device.close();
+      });
+    }
+    return computer;
+  };
+
+  const route = <B>(path: string, body: object | undefined, handler: (c: Computer, body: B) => Promise<unknown>) =>
+    app.post<{ Params: Params; Body: B }>(
+      `/browsers/:id/computer/${path}`,
+      { schema: { params: sessionParams, ...(body ? { body } : {}) }, preValidation: defaultEmptyBody },
+      async (req, reply) => {
+        const computer = await computerFor(req);
+        const result = await computer.exclusive(() => handler(computer, req.body as B));
+        if (Buffer.isBuffer(result)) return reply.type('image/png').send(result);
+        return reply.send(result ?? undefined);
+      },
+    );
+
+  route<Parameters<Computer['clickMouse']>[0]>('click_mouse', clickMouse, (c, b) => c.clickMouse(b));
+  route<Parameters<Computer['moveMouse']>[0]>('move_mouse', moveMouse, (c, b) => c.moveMouse(b));
+  route<Parameters<Computer['pressKey']>[0]>('press_key', pressKey, (c, b) => c.pressKey(b));
+  route<Parameters<Computer['typeText']>[0]>('type', typeText, (c, b) => c.typeText(b));
+  route<Parameters<Computer['scroll']>[0]>('scroll', scroll, (c, b) => c.scroll(b));
+  route<Parameters<Computer['dragMouse']>[0]>('drag_mouse', dragMouse, (c, b) => c.dragMouse(b));
+  route<{ region?: { x: number; y: number; width: number; height: number } } | undefined>(
+    'screenshot',
+    { type: 'object', additionalProperties: false, properties: { region } },
+    (c, b) => c.screenshot(b?.region),
+  );
+  route('get_mouse_position', undefined, async (c) => c.mousePosition());
+  route<{ hidden: boolean }>('cursor', setCursor, async (c, b) => {
+    await c.device.setCursorHidden(b.hidden);
+    return { ok: true };
+  });
+  route('clipboard/read', undefined, async (c) => ({ text: await c.device.readClipboard() }));
+  route<{ text: string }>(
+    'clipboard/write',
+    { type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string', maxLength: 10_000_000 } } },
+    (c, b) => c.device.writeClipboard(b.text),
+  );
+  // batch takes the lock itself, for the whole batch, so it is not wrapped again.
+  app.post<{ Params: Params; Body: { actions: BatchAction[] } }>(
+    '/browsers/:id/computer/batch',
+    { schema: { params: sessionParams, body: batch } },
+    async (req, reply) => {
+      const computer = await computerFor(req);
+      await computer.batch(req.body.actions);
+      return reply.send();
+    },
+  );
+}

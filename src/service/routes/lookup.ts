@@ -1,0 +1,31 @@
+// Finds the session a per-browser route is about, within the caller's project.
+import type { FastifyRequest } from 'fastify';
+import { notFound } from '../errors.js';
+import type { LiveSession, SessionManager } from '../host/sessions.js';
+import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
+
+/** By id (deleted ones too when asked), else by the name of an active session. 404 otherwise. */
+export function findSessionRow(repo: BrowsersRepo, req: FastifyRequest, idOrName: string, includeDeleted = false): BrowserRow {
+  const projectId = req.auth.projectId;
+  const byId = repo.get(idOrName);
+  if (byId && byId.project_id === projectId && (includeDeleted || !byId.deleted_at)) return byId;
+  const byName = repo.getActiveByName(projectId, idOrName);
+  if (byName) return byName;
+  throw notFound('browser', idOrName);
+}
+
+/** The running session behind `id` (an id or an active name); counts the call as activity. */
+export function liveSession(repo: BrowsersRepo, sessions: SessionManager, req: FastifyRequest, id: string): LiveSession {
+  const row = findSessionRow(repo, req, id);
+  const live = sessions.get(row.id);
+  if (!live || live.ending) throw notFound('browser', id);
+  sessions.touch(row.id);
+  return live;
+}
+
+/** Path parameters of every per-browser route. */
+export const sessionParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 255 } },
+} as const;
