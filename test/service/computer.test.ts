@@ -1,9 +1,11 @@
 import Kernel from '@onkernel/sdk';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const PAGE = `data:text/html,${encodeURIComponent(`<!doctype html>
+const HTML = `<!doctype html>
 <body style="margin:0;height:3000px;width:3000px">
 <textarea id="t" style="position:absolute;left:10px;top:10px;width:300px;height:100px"></textarea>
 <div id="box" style="position:absolute;left:400px;top:50px;width:50px;height:50px;background:red"></div>
@@ -17,24 +19,29 @@ const PAGE = `data:text/html,${encodeURIComponent(`<!doctype html>
   box.addEventListener('mousedown', (e) => { drag = { dx: e.clientX - box.offsetLeft, dy: e.clientY - box.offsetTop }; });
   addEventListener('mousemove', (e) => { if (drag) { box.style.left = (e.clientX - drag.dx) + 'px'; box.style.top = (e.clientY - drag.dy) + 'px'; } });
   addEventListener('mouseup', () => { drag = null; });
-</script>`)}`;
+</script>`;
 
 let svc: TestService;
+let site: Server;
 let session: { session_id: string; cdp_ws_url: string };
 let browser: Browser;
 let page: Page;
 const post = (path: string, body?: unknown) => svc.call('POST', `/browsers/${session.session_id}/computer/${path}`, body === undefined ? {} : { body });
 
 beforeAll(async () => {
+  // Served over loopback http, a secure context, as real pages under test are (the clipboard needs one).
+  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(HTML));
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   svc = await startTestService();
   session = (await svc.call('POST', '/browsers', { body: { viewport: { width: 800, height: 600 } } })).body;
   browser = await chromium.connectOverCDP(session.cdp_ws_url);
   page = browser.contexts()[0]!.pages()[0]!;
-  await page.goto(PAGE);
+  await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
 });
 afterAll(async () => {
   await browser?.close();
   await svc.close();
+  site.close();
 });
 
 const events = () => page.evaluate(() => (window as unknown as { events: { type: string }[] }).events.splice(0));
