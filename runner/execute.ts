@@ -32,6 +32,8 @@ interface StepWork {
   artifacts: Artifact[];
 }
 
+const NEVER_ABORTED = new AbortController().signal;
+
 export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<ScenarioResult> {
   const startedAt = new Date();
   const state: RunState = { scope: {} };
@@ -44,15 +46,17 @@ export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<Scenar
       deps.reporter.stepFinished?.(plan, results.at(-1)!);
       continue;
     }
-    const result = await runStep(plan, step, state, deps, deps.signal);
+    // A setup step acquires something (a session): cutting it short would leave that acquired on the
+    // service with nothing here to release it. It finishes (bounded by its timeout); the interrupt then
+    // skips the rest and teardown releases it.
+    const result = await runStep(plan, step, state, deps, step.phase === 'setup' ? NEVER_ABORTED : deps.signal);
     results.push(result);
     if (result.status === 'failed') failure = result;
   }
   // Teardown ignores the abort signal: releasing what was acquired is exactly what Ctrl-C must still do.
-  const neverAborted = new AbortController().signal;
   let teardownFailed = false;
   for (const step of plan.steps.filter((s) => s.phase === 'teardown')) {
-    const result = await runStep(plan, step, state, deps, neverAborted);
+    const result = await runStep(plan, step, state, deps, NEVER_ABORTED);
     results.push(result);
     if (result.status === 'failed') teardownFailed = true;
   }

@@ -9,6 +9,8 @@ import { newId } from './ids.js';
 import type { ServiceContext } from './context.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
 import { registerComputerRoutes } from './routes/computer.js';
+import { registerFsRoutes } from './routes/fs.js';
+import { registerProcessRoutes } from './routes/process.js';
 
 export interface AppDeps extends ServiceContext {
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
@@ -73,8 +75,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     repo: deps.browsers,
     sessions: deps.sessions,
     tokens: deps.tokens,
-    headfulAvailable: deps.headfulAvailable,
+    headful: deps.headful,
   });
   registerComputerRoutes(app, deps);
+  registerProcessRoutes(app, deps);
+  registerFsRoutes(app, deps);
   return app;
 }

@@ -6,7 +6,9 @@ import { buildApp } from './app.js';
 import { bearerToken } from './auth.js';
 import { findChromium, type ChromiumExecutable } from './host/chromium-path.js';
 import { CdpTokens, handleCdpUpgrade } from './host/cdp-proxy.js';
+import { detectSandbox, type Sandbox } from './host/sandbox.js';
 import { SessionManager } from './host/sessions.js';
+import { headfulSupport } from './host/xvfb.js';
 import { newApiKey } from './ids.js';
 import { ApiKeysRepo } from './store/api-keys-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
@@ -25,6 +27,11 @@ export interface ServiceOptions {
   /** How often inactivity timeouts are checked. */
   sweepIntervalMs?: number;
   now?: () => Date;
+  /**
+   * 'auto' (the default) runs processes in bubblewrap when it works here; 'off' runs them directly on the
+   * host. BCS_SANDBOX=off does the same.
+   */
+  sandbox?: 'auto' | 'off';
 }
 
 export interface RunningService {
@@ -34,6 +41,9 @@ export interface RunningService {
   apiKeyGenerated: boolean;
   chromium: ChromiumExecutable;
   sessions: SessionManager;
+  /** The process sandbox; null when processes run unsandboxed (`sandboxReason` says why). */
+  sandbox: Sandbox | null;
+  sandboxReason: string;
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -46,6 +56,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const logLevel = opts.logLevel ?? 'warn';
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
   const chromium = await findChromium(opts.chromium ?? process.env.BCS_CHROMIUM);
+  const sandboxMode = opts.sandbox ?? (process.env.BCS_SANDBOX === 'off' ? 'off' : 'auto');
+  const { sandbox, reason: sandboxReason } =
+    sandboxMode === 'off' ? { sandbox: null, reason: 'turned off' } : await detectSandbox({ dataDir: opts.dataDir });
   const db = openDatabase(opts.dataDir);
   const keys = new ApiKeysRepo(db);
   const browsers = new BrowsersRepo(db);
@@ -60,7 +73,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     warn: (obj: object, msg: string) => app?.log.warn(obj, msg),
   };
   const sessions = new SessionManager({ repo: browsers, chromium, sessionsDir: join(opts.dataDir, 'sessions'), now, log });
-  app = buildApp({ keys, browsers, sessions, tokens, now, headfulAvailable: false, logLevel });
+  app = buildApp({ keys, browsers, sessions, tokens, now, headful: await headfulSupport(chromium.headlessShell), sandbox, logLevel });
+  if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
 
@@ -83,6 +97,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     apiKeyGenerated: opts.apiKey === undefined,
     chromium,
     sessions,
+    sandbox,
+    sandboxReason,
     close: () =>
       (closing ??= (async () => {
         await sessions.closeAll('service_shutdown', 'the service was stopped');

@@ -104,10 +104,17 @@ describe('bad input', () => {
     }
   });
 
-  it('explains that headful sessions are not available here', async () => {
-    const res = await svc.call('POST', '/browsers', { body: { headless: false } });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('headful_unavailable');
-    expect(res.body.message).toContain('headless: true');
+  it('explains why headful sessions are unavailable when the Chromium is a headless shell', async () => {
+    const { default: packaged } = await import('@sparticuz/chromium');
+    const shell = await startTestService({ chromium: await packaged.executablePath() });
+    try {
+      const res = await shell.call('POST', '/browsers', { body: { headless: false } });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('headful_unavailable');
+      expect(res.body.message).toContain('headless shell');
+      expect(res.body.message).toContain('headless: true');
+    } finally {
+      await shell.close();
+    }
   });
 });

@@ -12,6 +12,8 @@ export interface LaunchOptions {
   kioskMode?: boolean;
   /** Browser UI that Chromium counts inside --window-size; added so the page gets the whole viewport. */
   frame?: { width: number; height: number };
+  /** The X display of a headful session. */
+  display?: string;
   /** Hides the automation flag (`navigator.webdriver`) that bot checks look for. */
   stealth?: boolean;
   timeoutMs?: number;
@@ -70,6 +72,7 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
     const h = Math.max(2160, opts.viewport.height + (opts.frame?.height ?? 0) + 200);
     args.push(`--screen-info={0,0 ${w}x${h}}`);
   }
+  if (!opts.headless) args.push('--window-position=0,0');
   if (opts.kioskMode) args.push('--kiosk');
   if (opts.stealth) args.push('--disable-blink-features=AutomationControlled');
   args.push(opts.startUrl ?? 'about:blank');
@@ -81,7 +84,11 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
     // Its own process group, so one kill reaches every helper process it forks.
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, ...(exe.source === 'npm' ? { FONTCONFIG_PATH: '/tmp/fonts' } : {}) },
+    env: {
+      ...process.env,
+      ...(exe.source === 'npm' ? { FONTCONFIG_PATH: '/tmp/fonts' } : {}),
+      ...(opts.display ? { DISPLAY: opts.display } : {}),
+    },
   });
   let tail = '';
   const exited = new Promise<ExitInfo>((resolve) => {

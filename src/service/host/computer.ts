@@ -101,6 +101,7 @@ export class Computer {
   }
 
   async typeText(p: TypeParams): Promise<void> {
+    if (this.device.typeText) return this.device.typeText(p.text, p.delay ?? 0);
     let first = true;
     for (const char of p.text) {
       if (!first) await sleep(p.delay ?? 0);

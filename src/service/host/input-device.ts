@@ -22,6 +22,8 @@ export interface InputDevice {
   key(kind: 'down' | 'up', def: KeyDef, modifiers: number): Promise<void>;
   /** Types one character (key down with its text, key up). */
   typeChar(def: KeyDef): Promise<void>;
+  /** Types a whole text at once, where the backend does that better than character by character. */
+  typeText?(text: string, delayMs: number): Promise<void>;
   screenshot(region?: Region): Promise<Buffer>;
   setCursorHidden(hidden: boolean): Promise<void>;
   readClipboard(): Promise<string>;

@@ -3,6 +3,8 @@
 import { invalidField } from '../errors.js';
 
 export interface KeyDef {
+  /** The canonical X11 keysym name, as xdotool takes it. */
+  keysym?: string;
   key: string;
   code: string;
   keyCode: number;
@@ -19,7 +21,9 @@ const lowerTable = new Map<string, KeyDef>();
 /** The character a physical key types with Shift held, by its `code`. */
 const shiftedByCode = new Map<string, KeyDef>();
 
-function add(names: string[], def: KeyDef): void {
+/** Registers a key under several names; the first is its canonical X11 keysym. */
+function add(names: string[], partial: KeyDef): void {
+  const def = { keysym: names[0], ...partial };
   if (def.shift && def.text) shiftedByCode.set(def.code, def);
   for (const name of names) {
     table.set(name, def);
@@ -37,7 +41,7 @@ const SHIFTED_DIGITS = [')', '!', '@', '#', '$', '%', '^', '&', '*', '('];
 const SHIFTED_DIGIT_NAMES = ['parenright', 'exclam', 'at', 'numbersign', 'dollar', 'percent', 'asciicircum', 'ampersand', 'asterisk', 'parenleft'];
 for (let d = 0; d <= 9; d++) {
   add([String(d)], { key: String(d), code: `Digit${d}`, keyCode: 48 + d, text: String(d) });
-  add([SHIFTED_DIGITS[d]!, SHIFTED_DIGIT_NAMES[d]!], { key: SHIFTED_DIGITS[d]!, code: `Digit${d}`, keyCode: 48 + d, text: SHIFTED_DIGITS[d]!, shift: true });
+  add([SHIFTED_DIGIT_NAMES[d]!, SHIFTED_DIGITS[d]!], { key: SHIFTED_DIGITS[d]!, code: `Digit${d}`, keyCode: 48 + d, text: SHIFTED_DIGITS[d]!, shift: true });
   add([`KP_${d}`], { key: String(d), code: `Numpad${d}`, keyCode: 96 + d, text: String(d), location: 3 });
 }
 // [unshifted keysym, char, shifted keysym, shifted char, code, keyCode]
@@ -108,6 +112,13 @@ export function lookupKey(name: string): KeyDef | undefined {
 /** The key typed for one character of `type` text; characters off the table are sent as text only. */
 export function keyForChar(char: string): KeyDef {
   return table.get(char) ?? { key: char, code: '', keyCode: 0, text: char };
+}
+
+/** The keysym xdotool understands for a key; characters off the table by their Unicode keysym. */
+export function x11Keysym(def: KeyDef): string {
+  if (def.keysym) return def.keysym;
+  const cp = def.key.codePointAt(0) ?? 0;
+  return `U${cp.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** Splits `Ctrl+Shift+Tab` into its keys; `plus` or a lone `+` name the plus key itself. */

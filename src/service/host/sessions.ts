@@ -11,6 +11,7 @@ import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
 import { killProcessGroup, launchChromium, measureWindowFrame, type ExitInfo, type LaunchedChromium } from './chromium.js';
 import type { ChromiumExecutable } from './chromium-path.js';
 import { HostView, USER_DATA_DIR } from './host-view.js';
+import { startXvfb, type XDisplay } from './xvfb.js';
 
 export interface LiveSession {
   readonly id: string;
@@ -18,6 +19,8 @@ export interface LiveSession {
   readonly view: HostView;
   readonly timeoutMs: number;
   readonly chromium: LaunchedChromium;
+  /** The X display of a headful session; headless sessions have none. */
+  readonly screen?: XDisplay;
   lastActivity: number;
   /** Client sockets of the CDP proxy; destroyed when the session ends. */
   readonly connections: Set<Socket>;
@@ -117,24 +120,31 @@ export class SessionManager {
       throw err;
     }
     let chromium: LaunchedChromium;
+    let screen: XDisplay | undefined;
+    const viewport = row.viewport ?? DEFAULT_VIEWPORT;
     try {
       await view.createLayout();
+      // A headful browser fills its own screen, toolbar included, as on the hosted service.
+      if (!row.headless) screen = await startXvfb(viewport.width, viewport.height);
       chromium = await launchChromium(this.deps.chromium, {
         userDataDir,
         headless: row.headless,
-        viewport: row.viewport ?? DEFAULT_VIEWPORT,
-        frame: await this.windowFrame(),
+        viewport,
+        display: screen?.display,
+        frame: row.headless ? await this.windowFrame() : undefined,
         startUrl: row.start_url ?? undefined,
         kioskMode: row.kiosk_mode,
         stealth: row.stealth,
       });
     } catch (err) {
+      await screen?.stop();
       repo.remove(id);
       this.track(removeDir(dir));
       throw unavailable('browser_launch_failed', `could not launch Chromium: ${(err as Error).message}`);
     }
     if (this.closing) {
       await chromium.kill();
+      await screen?.stop();
       repo.remove(id);
       this.track(removeDir(dir));
       throw unavailable('shutting_down', 'the service is shutting down');
@@ -145,6 +155,7 @@ export class SessionManager {
       view,
       timeoutMs: row.timeout_seconds * 1000,
       chromium,
+      screen,
       lastActivity: Date.now(),
       connections: new Set(),
       cleanups: [],
@@ -173,6 +184,7 @@ export class SessionManager {
         }),
       );
       await session.chromium.kill();
+      await session.screen?.stop();
       this.live.delete(id);
       this.deps.log.info({ session_id: id, reason, detail }, 'browser session ended');
       this.track(removeDir(join(this.deps.sessionsDir, id)));

@@ -17,8 +17,7 @@ export interface BrowserRouteDeps {
   repo: BrowsersRepo;
   sessions: SessionManager;
   tokens: CdpTokens;
-  /** Whether headful sessions can run on this host (Xvfb and a full Chromium). */
-  headfulAvailable: boolean;
+  headful: { available: boolean; reason: string };
 }
 
 const tags = {
@@ -99,12 +98,8 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
     '/browsers',
     { schema: { body: createBody }, preValidation: defaultEmptyBody },
     async (req) => {
-      if (req.body.headless === false && !deps.headfulAvailable) {
-        throw new ServiceError(
-          400,
-          'headful_unavailable',
-          'headful browsers are not available on this host (they need Xvfb and a full Chromium); create with headless: true',
-        );
+      if (req.body.headless === false && !deps.headful.available) {
+        throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${deps.headful.reason}; create with headless: true`);
       }
       const row = await sessions.create(req.body, req.auth.projectId);
       return present(req, row);

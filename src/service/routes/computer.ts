@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { Computer, type BatchAction } from '../host/computer.js';
 import { CdpInputDevice } from '../host/input-cdp.js';
+import { X11InputDevice } from '../host/input-x11.js';
 import { DEFAULT_VIEWPORT } from '../host/sessions.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow, liveSession, sessionParams } from './lookup.js';
@@ -117,7 +118,10 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
     let computer = computers.get(session.id);
     if (!computer) {
       const viewport = findSessionRow(ctx.browsers, req, session.id).viewport ?? DEFAULT_VIEWPORT;
-      computer = CdpInputDevice.connect(session.chromium.wsEndpoint, viewport).then((device) => new Computer(device));
+      const device = session.screen
+        ? Promise.resolve(new X11InputDevice(session.screen))
+        : CdpInputDevice.connect(session.chromium.wsEndpoint, viewport);
+      computer = device.then((d) => new Computer(d));
       computers.set(session.id, computer);
       computer.catch(() => computers.delete(session.id));
       session.cleanups.push(async () => {

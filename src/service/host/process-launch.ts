@@ -1,0 +1,179 @@
+// Turns a process request into what to execute: the identity, a clean environment, the working
+// directory and the command line, sandboxed (bwrap) or directly on the host. Bad requests fail here,
+// before anything starts, with a 400 that names the field.
+import { constants, existsSync } from 'node:fs';
+import { access, chmod, chown, stat } from 'node:fs/promises';
+import { delimiter, posix } from 'node:path';
+import { forbidden, invalidField } from '../errors.js';
+import type { Account, Accounts } from './accounts.js';
+import { DOWNLOADS_DIR, HOME_DIR, TMP_DIR, type HostView } from './host-view.js';
+import { sandboxCommand, type Sandbox } from './sandbox.js';
+
+export interface ProcessRequest {
+  command: string;
+  args?: string[];
+  cwd?: string | null;
+  env?: Record<string, string>;
+  as_user?: string | null;
+  as_root?: boolean;
+  timeout_sec?: number | null;
+}
+
+export interface LaunchPlan {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Host working directory of what is executed (for bwrap, the sandbox sets its own). */
+  cwd: string;
+  /** Set when the service must switch users itself (unsandboxed, running as root). */
+  uid?: number;
+  gid?: number;
+  sandboxed: boolean;
+  identity: Account;
+}
+
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** Paths a sandboxed process sees as on the host (read-only), besides its view folders. */
+const SYSTEM_PREFIXES = ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+export class Launcher {
+  private readonly setpriv = existsSync('/usr/bin/setpriv') ? '/usr/bin/setpriv' : null;
+
+  constructor(
+    private readonly sandbox: Sandbox | null,
+    private readonly accounts: Accounts,
+  ) {}
+
+  /**
+   * Who runs a process by default. In a root-run sandbox that is `kernel`, as on the hosted VM: the
+   * sandbox hands it the session's folders by bind mounts. Unsandboxed there is no isolation for an
+   * unprivileged user to preserve, and it could not even reach the session's folders by absolute path
+   * (they live in the service's private data dir), so processes run as the service's own user.
+   */
+  get defaultIdentity(): Account {
+    return this.sandbox?.privileged ? this.accounts.kernel : this.accounts.service;
+  }
+
+  identity(req: ProcessRequest): Account {
+    const { accounts } = this;
+    if (req.as_root && req.as_user) throw invalidField('body.as_user', 'cannot be combined with as_root');
+    let target = this.defaultIdentity;
+    if (req.as_root) target = { name: 'root', uid: 0, gid: 0 };
+    else if (req.as_user) {
+      const found = accounts.find(req.as_user);
+      if (!found) throw invalidField('body.as_user', `unknown user '${req.as_user}'`);
+      target = found;
+    }
+    if (!accounts.serviceIsRoot && target.uid !== accounts.service.uid) {
+      throw forbidden(`the service runs as '${accounts.service.name}', not root, so it cannot run processes as '${target.name}'`);
+    }
+    return target;
+  }
+
+  async plan(view: HostView, req: ProcessRequest, tty: boolean): Promise<LaunchPlan> {
+    const identity = this.identity(req);
+    const cwd = posix.normalize(req.cwd ?? HOME_DIR);
+    const sandboxed = this.sandbox !== null;
+    const base: Record<string, string> = {
+      PATH: DEFAULT_PATH,
+      HOME: sandboxed ? HOME_DIR : view.hostPath(HOME_DIR),
+      USER: identity.name,
+      LOGNAME: identity.name,
+      LANG: 'C.UTF-8',
+      ...(sandboxed ? {} : { TMPDIR: view.hostPath(TMP_DIR) }),
+      ...(tty ? { TERM: 'xterm-256color' } : {}),
+    };
+    const env = { ...base, ...req.env };
+    const hostCwd = sandboxed ? await sandboxHostPath(view, cwd) : await view.resolve(cwd, 'body.cwd');
+    if (hostCwd !== UNCHECKED && !(hostCwd && (await isDirectory(hostCwd)))) {
+      throw invalidField('body.cwd', `'${cwd}' is not a directory in the browser host's file system`);
+    }
+    const hostCommand = await this.findCommand(view, req.command, env.PATH ?? '', cwd, sandboxed);
+    const args = req.args ?? [];
+    if (this.sandbox) {
+      const cmd = sandboxCommand(this.sandbox, { view, cwd, env, identity, newSession: !tty, command: req.command, args });
+      // bwrap itself never sees the request's environment (LD_PRELOAD and friends): only the sandbox does.
+      return { ...cmd, env: { PATH: DEFAULT_PATH }, cwd: '/', sandboxed, identity };
+    }
+    const plan = { env, cwd: hostCwd as string, sandboxed, identity };
+    // Resolved here because the command may name a view path (/home/kernel/x.sh) the host does not have.
+    if (!this.accounts.serviceIsRoot || identity.uid === 0) return { ...plan, file: hostCommand, args };
+    // Only for an explicit as_user. setpriv rather than spawn's uid/gid: node-pty keeps root's
+    // supplementary groups when it switches.
+    if (this.setpriv) {
+      const groups = this.accounts.list.some((a) => a.uid === identity.uid) ? '--init-groups' : '--clear-groups';
+      const switchArgs = [`--reuid=${identity.uid}`, `--regid=${identity.gid}`, groups, '--'];
+      return { ...plan, file: this.setpriv, args: [...switchArgs, hostCommand, ...args] };
+    }
+    return { ...plan, file: hostCommand, args, uid: identity.uid, gid: identity.gid };
+  }
+
+  /**
+   * The view's home (and Downloads) belong to the default user, and /tmp is sticky and world-writable,
+   * as on the hosted VM; the service creates them as itself, so they are handed over once per session.
+   */
+  async prepareView(view: HostView): Promise<void> {
+    const kernel = this.defaultIdentity;
+    if (!this.sandbox?.privileged || kernel.uid === 0) return;
+    for (const dir of [HOME_DIR, DOWNLOADS_DIR]) await chown(view.hostPath(dir), kernel.uid, kernel.gid).catch(() => undefined);
+    await chmod(view.hostPath(TMP_DIR), 0o1777);
+  }
+
+  /** Where the command is on the host; a missing one is a 400 rather than a process failing with 127. */
+  private async findCommand(view: HostView, command: string, path: string, cwd: string, sandboxed: boolean): Promise<string> {
+    const toHost = async (p: string) => (sandboxed ? sandboxHostPath(view, p) : unsandboxedPath(view, p));
+    const candidates = command.includes('/')
+      ? [posix.resolve(cwd, command)]
+      : path
+          .split(delimiter)
+          .filter((dir) => dir.startsWith('/'))
+          .map((dir) => posix.join(dir, command));
+    for (const candidate of candidates) {
+      const host = await toHost(candidate);
+      if (host === UNCHECKED) return command;
+      if (host && (await isExecutableFile(host))) return host;
+    }
+    throw invalidField('body.command', `'${command}' was not found${command.includes('/') ? '' : ' on PATH'} or is not executable`);
+  }
+}
+
+/** Unsandboxed, the view's folders stand in for /home/kernel and /tmp; other paths are the host's. */
+function unsandboxedPath(view: HostView, path: string): string {
+  for (const dir of [HOME_DIR, TMP_DIR]) if (path === dir || path.startsWith(`${dir}/`)) return view.hostPath(path);
+  return path;
+}
+
+/** A path the service cannot check from outside: the sandbox itself decides (and reports) whether it works. */
+const UNCHECKED = Symbol('unchecked');
+
+/**
+ * The host path behind a path as a sandboxed process sees it, for pre-flight checks; null when the
+ * sandbox does not show that path at all. In the view, a symlink a process planted pointing out of it is
+ * not followed on the host (that would tell the caller what exists there): such paths are UNCHECKED.
+ */
+export async function sandboxHostPath(view: HostView, path: string): Promise<string | null | typeof UNCHECKED> {
+  const p = posix.normalize(path);
+  if (p === '/' || p === '/home') return p;
+  for (const dir of [HOME_DIR, TMP_DIR]) {
+    if (p !== dir && !p.startsWith(`${dir}/`)) continue;
+    return view.resolve(p).catch((err: { status?: number }) => {
+      if (err.status === 403) return UNCHECKED;
+      throw err;
+    });
+  }
+  for (const prefix of SYSTEM_PREFIXES) if (p === prefix || p.startsWith(`${prefix}/`)) return p;
+  return null;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => null))?.isDirectory() ?? false;
+}
+
+async function isExecutableFile(path: string): Promise<boolean> {
+  const info = await stat(path).catch(() => null);
+  if (!info?.isFile()) return false;
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,207 @@
+// /browsers/{id}/process/*: run commands on the browser host, as the hosted API does. Where this differs
+// (a timeout is 200 with exit_code 124 and timed_out: true; exec output is capped per stream and says so)
+// the extra fields are additions, so the hosted SDK reads the responses unchanged.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { invalidField } from '../errors.js';
+import { Accounts } from '../host/accounts.js';
+import { Launcher, type ProcessRequest } from '../host/process-launch.js';
+import { ensureRunning, ProcessRegistry, type SpawnRequest } from '../host/processes.js';
+import type { OutputSubscriber } from '../host/process-output.js';
+import type { SessionManager } from '../host/sessions.js';
+import { openSse } from '../sse.js';
+import { liveSession, sessionParams } from './lookup.js';
+
+const NO_NUL = '^[^\\u0000]*$';
+
+const execProperties = {
+  command: { type: 'string', minLength: 1, maxLength: 4096, pattern: NO_NUL },
+  args: { type: 'array', maxItems: 4096, items: { type: 'string', maxLength: 131072, pattern: NO_NUL } },
+  cwd: { type: ['string', 'null'], maxLength: 4096, pattern: '^/[^\\u0000]*$' },
+  env: {
+    type: 'object',
+    maxProperties: 1024,
+    propertyNames: { minLength: 1, maxLength: 1024, pattern: '^[^=\\u0000]+$' },
+    additionalProperties: { type: 'string', maxLength: 131072, pattern: NO_NUL },
+  },
+  as_user: { type: ['string', 'null'], minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$' },
+  as_root: { type: 'boolean' },
+  timeout_sec: { type: ['integer', 'null'], minimum: 1, maximum: 86400 },
+} as const;
+
+const execBody = { type: 'object', additionalProperties: false, required: ['command'], properties: execProperties } as const;
+
+const spawnBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['command'],
+  properties: {
+    ...execProperties,
+    allocate_tty: { type: 'boolean' },
+    rows: { type: 'integer', minimum: 1, maximum: 65535 },
+    cols: { type: 'integer', minimum: 1, maximum: 65535 },
+  },
+} as const;
+
+const processParams = {
+  type: 'object',
+  required: ['id', 'process_id'],
+  properties: {
+    ...sessionParams.properties,
+    process_id: { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' },
+  },
+} as const;
+
+const stdinBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['data_b64'],
+  properties: { data_b64: { type: 'string', pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' } },
+} as const;
+
+const SIGNALS = { TERM: 'SIGTERM', KILL: 'SIGKILL', INT: 'SIGINT', HUP: 'SIGHUP' } as const;
+
+const killBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { signal: { type: 'string', enum: Object.keys(SIGNALS), default: 'TERM' } },
+} as const;
+
+const resizeBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['rows', 'cols'],
+  properties: { rows: { type: 'integer', minimum: 1, maximum: 65535 }, cols: { type: 'integer', minimum: 1, maximum: 65535 } },
+} as const;
+
+/** A client reading more slowly than this many bytes behind pauses the process's output. */
+const STREAM_HIGH_WATER = 1024 * 1024;
+/** While an exec runs or a stream is open, the session counts as active (as an open CDP connection does). */
+const ACTIVITY_EVERY_MS = 1000;
+
+type SessionRoute = { Params: { id: string } };
+type ProcessRoute = { Params: { id: string; process_id: string } };
+
+export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const registry = new ProcessRegistry(new Launcher(ctx.sandbox, Accounts.fromHost()));
+  const sessionProcs = (req: FastifyRequest<SessionRoute>) =>
+    registry.forSession(liveSession(ctx.browsers, ctx.sessions, req, req.params.id));
+  const find = (req: FastifyRequest<ProcessRoute>) => sessionProcs(req).get(req.params.process_id);
+  const base = '/browsers/:id/process';
+
+  app.post<SessionRoute & { Body: ProcessRequest }>(
+    `${base}/exec`,
+    { schema: { params: sessionParams, body: execBody } },
+    async (req, reply) => {
+      const procs = sessionProcs(req);
+      const stop = keepActive(ctx.sessions, procs.session.id);
+      try {
+        return await procs.exec(req.body, clientGone(reply));
+      } finally {
+        stop();
+      }
+    },
+  );
+
+  app.post<SessionRoute & { Body: SpawnRequest }>(
+    `${base}/spawn`,
+    { schema: { params: sessionParams, body: spawnBody } },
+    async (req) => {
+      const proc = await sessionProcs(req).spawn(req.body);
+      return { process_id: proc.id, pid: proc.pid, started_at: proc.startedAt.toISOString() };
+    },
+  );
+
+  app.get<ProcessRoute>(`${base}/:process_id/status`, { schema: { params: processParams } }, async (req) => {
+    const { process: proc } = find(req);
+    const usage = await proc.usage();
+    return {
+      state: proc.running ? 'running' : 'exited',
+      ...(proc.running ? {} : { exit_code: proc.exitCode }),
+      ...usage,
+    };
+  });
+
+  app.post<ProcessRoute & { Body: { data_b64: string } }>(
+    `${base}/:process_id/stdin`,
+    { schema: { params: processParams, body: stdinBody } },
+    async (req) => {
+      const { process: proc } = find(req);
+      ensureRunning(proc, 'write to its stdin');
+      const data = Buffer.from(req.body.data_b64, 'base64');
+      proc.write(data);
+      return { written_bytes: data.length };
+    },
+  );
+
+  app.get<ProcessRoute>(`${base}/:process_id/stdout/stream`, { schema: { params: processParams } }, async (req, reply) => {
+    const procs = sessionProcs(req);
+    const { output } = procs.get(req.params.process_id);
+    const sse = openSse(req, reply);
+    const res = reply.raw;
+    const stop = keepActive(ctx.sessions, procs.session.id);
+    const sub: OutputSubscriber = {
+      write: ({ stream, data }) => {
+        sse.send({ stream, data_b64: data.toString('base64') });
+        return res.writableLength < STREAM_HIGH_WATER;
+      },
+      end: (exitCode) => {
+        sse.send({ event: 'exit', exit_code: exitCode });
+        sse.close();
+      },
+    };
+    const onDrain = () => output.unblock(sub);
+    res.on('drain', onDrain);
+    const unsubscribe = output.subscribe(sub);
+    await sse.closed;
+    res.off('drain', onDrain);
+    unsubscribe();
+    stop();
+  });
+
+  app.post<ProcessRoute & { Body: { signal: keyof typeof SIGNALS } }>(
+    `${base}/:process_id/kill`,
+    { schema: { params: processParams, body: killBody }, preValidation: defaultEmptyBody },
+    async (req) => {
+      const { process: proc } = find(req);
+      // Killing a process that already exited is what the client wanted: ok, idempotently.
+      await proc.signal(SIGNALS[req.body.signal]);
+      return { ok: true };
+    },
+  );
+
+  app.post<ProcessRoute & { Body: { rows: number; cols: number } }>(
+    `${base}/:process_id/resize`,
+    { schema: { params: processParams, body: resizeBody } },
+    async (req) => {
+      const { process: proc } = find(req);
+      if (!proc.tty) throw invalidField('process_id', `process ${proc.id} has no PTY (spawn it with allocate_tty: true)`);
+      ensureRunning(proc, 'resize its terminal');
+      proc.resize(req.body.cols, req.body.rows);
+      return { ok: true };
+    },
+  );
+}
+
+/** Lets `kill` without a body mean the default signal. */
+async function defaultEmptyBody(req: FastifyRequest): Promise<void> {
+  req.body ??= {};
+}
+
+function keepActive(sessions: SessionManager, id: string): () => void {
+  const timer = setInterval(() => sessions.touch(id), ACTIVITY_EVERY_MS);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    sessions.touch(id);
+  };
+}
+
+/** Resolves if the client disconnects before the response was sent. */
+function clientGone(reply: FastifyReply): Promise<void> {
+  return new Promise((resolve) => {
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) resolve();
+    });
+  });
+}
