@@ -70,4 +70,6 @@ export interface BrowserSession {
   /** Human-readable detail of the end, e.g. `chromium exited with signal SIGKILL`. */
   end_detail?: string;
   usage?: { uptime_ms: number };
+  /** Our extension: whether the browser and its processes run in the host's sandbox (bubblewrap). */
+  sandboxed?: boolean;
 }

@@ -72,7 +72,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     info: (obj: object, msg: string) => app?.log.info(obj, msg),
     warn: (obj: object, msg: string) => app?.log.warn(obj, msg),
   };
-  const sessions = new SessionManager({ repo: browsers, chromium, sessionsDir: join(opts.dataDir, 'sessions'), now, log });
+  const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), now, log });
+  // Measured in the background now, so the first create does not pay for the whole measurement.
+  void sessions.windowFrame();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful: await headfulSupport(chromium.headlessShell), sandbox, logLevel });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   await sessions.recoverStale();

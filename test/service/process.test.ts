@@ -310,10 +310,11 @@ describe('process API', () => {
     const first = (await api.status(p.process_id)).body;
     expect(first).toMatchObject({ state: 'running' });
     expect(first.exit_code).toBeUndefined();
-    expect(first.cpu_pct).toBeGreaterThan(30);
+    // A busy loop gets a core's worth or less, depending on what else the machine runs: clearly above idle.
+    expect(first.cpu_pct).toBeGreaterThan(10);
     expect(first.mem_bytes).toBeGreaterThan(100_000);
     await sleep(500);
-    expect((await api.status(p.process_id)).body.cpu_pct).toBeGreaterThan(30);
+    expect((await api.status(p.process_id)).body.cpu_pct).toBeGreaterThan(10);
     await api.kill(p.process_id, { signal: 'KILL' });
   });
 

@@ -45,10 +45,23 @@ export function handleCdpUpgrade(deps: CdpProxyDeps, req: IncomingMessage, clien
   const session = deps.sessions.get(sessionId);
   if (!session || session.ending) return reject(client, 404, 'not_found', `browser '${sessionId}' is not active`);
 
-  const upstreamUrl = new URL(session.chromium.wsEndpoint);
-  const upstream = connect(Number(upstreamUrl.port), upstreamUrl.hostname);
   const socket = client as Socket;
   const release = deps.sessions.attach(sessionId, socket);
+  void session.ready.then(() => pipeToBrowser(deps, req, socket, head, session.chromium.wsEndpoint, sessionId, release));
+}
+
+function pipeToBrowser(
+  deps: CdpProxyDeps,
+  req: IncomingMessage,
+  socket: Socket,
+  head: Buffer,
+  wsEndpoint: string,
+  sessionId: string,
+  release: () => void,
+): void {
+  if (socket.destroyed) return release();
+  const upstreamUrl = new URL(wsEndpoint);
+  const upstream = connect(Number(upstreamUrl.port), upstreamUrl.hostname);
   const closeBoth = () => {
     release();
     upstream.destroy();

@@ -14,6 +14,8 @@ export interface LaunchOptions {
   frame?: { width: number; height: number };
   /** The X display of a headful session. */
   display?: string;
+  /** Runs Chromium through another command (the session's sandbox); it gets `env` and nothing else. */
+  wrap?: (file: string, args: string[], env: Record<string, string>) => { file: string; args: string[] };
   /** Hides the automation flag (`navigator.webdriver`) that bot checks look for. */
   stealth?: boolean;
   timeoutMs?: number;
@@ -80,15 +82,17 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
 }
 
 export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Promise<LaunchedChromium> {
-  const child = spawn(exe.path, chromiumArgs(exe, opts), {
+  const extraEnv: Record<string, string> = {
+    ...(exe.source === 'npm' ? { FONTCONFIG_PATH: '/tmp/fonts' } : {}),
+    ...(opts.display ? { DISPLAY: opts.display } : {}),
+  };
+  const args = chromiumArgs(exe, opts);
+  const cmd = opts.wrap ? opts.wrap(exe.path, args, extraEnv) : { file: exe.path, args };
+  const child = spawn(cmd.file, cmd.args, {
     // Its own process group, so one kill reaches every helper process it forks.
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: {
-      ...process.env,
-      ...(exe.source === 'npm' ? { FONTCONFIG_PATH: '/tmp/fonts' } : {}),
-      ...(opts.display ? { DISPLAY: opts.display } : {}),
-    },
+    env: { ...process.env, ...extraEnv },
   });
   let tail = '';
   const exited = new Promise<ExitInfo>((resolve) => {

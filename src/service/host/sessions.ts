@@ -1,16 +1,19 @@
 // Live browser sessions: launches Chromium for each, and ends each exactly once with a recorded reason
 // (DELETE, inactivity, Chromium exiting, service shutdown). The database holds the record; this holds
 // the processes and connections that die with the service.
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import type { Socket } from 'node:net';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { BrowserEndReason, BrowserCreateParams } from '../../api/types.js';
 import { conflict, unavailable } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
+import { CdpConnection } from './cdp-connection.js';
 import { killProcessGroup, launchChromium, measureWindowFrame, type ExitInfo, type LaunchedChromium } from './chromium.js';
 import type { ChromiumExecutable } from './chromium-path.js';
-import { HostView, USER_DATA_DIR } from './host-view.js';
+import { DOWNLOADS_DIR, HOME_DIR, HostView, USER_DATA_DIR } from './host-view.js';
+import { sandboxCommand, type Sandbox, type SandboxLaunch } from './sandbox.js';
 import { startXvfb, type XDisplay } from './xvfb.js';
 
 export interface LiveSession {
@@ -24,6 +27,8 @@ export interface LiveSession {
   lastActivity: number;
   /** Client sockets of the CDP proxy; destroyed when the session ends. */
   readonly connections: Set<Socket>;
+  /** Settles when the service's own set-up of the browser is done; CDP clients and input wait for it. */
+  readonly ready: Promise<void>;
   /** Run when the session ends, before Chromium is killed: processes, watches, input backends. */
   readonly cleanups: Array<() => Promise<void> | void>;
   ending?: Promise<void>;
@@ -37,6 +42,8 @@ export interface Logger {
 export interface SessionManagerDeps {
   repo: BrowsersRepo;
   chromium: ChromiumExecutable;
+  /** Where the browser runs: inside the session's view when there is a sandbox. */
+  sandbox: Sandbox | null;
   /** Each session gets `<sessionsDir>/<id>/` holding its host view (user data now, downloads later). */
   sessionsDir: string;
   now: () => Date;
@@ -92,6 +99,10 @@ export class SessionManager {
     const dir = join(this.deps.sessionsDir, id);
     const view = new HostView(dir);
     const userDataDir = view.hostPath(USER_DATA_DIR);
+    // Inside the sandbox Chromium sees the view, so its paths are the hosted service's paths. The packaged
+    // headless shell lives in the host's temp dir, which the view hides: it runs beside the view instead.
+    const sandbox = this.deps.sandbox && !this.deps.chromium.path.startsWith(`${tmpdir()}${sep}`) ? this.deps.sandbox : null;
+    const inView = (viewPath: string) => (sandbox ? viewPath : view.hostPath(viewPath));
     const row: BrowserRow = {
       id,
       project_id: projectId,
@@ -109,6 +120,7 @@ export class SessionManager {
       end_detail: null,
       pid: null,
       user_data_dir: userDataDir,
+      sandboxed: sandbox !== null,
     };
     // The record goes in first: the unique index settles name races before any browser is launched.
     try {
@@ -124,10 +136,12 @@ export class SessionManager {
     const viewport = row.viewport ?? DEFAULT_VIEWPORT;
     try {
       await view.createLayout();
+      await writeDownloadPreferences(userDataDir, inView(DOWNLOADS_DIR));
       // A headful browser fills its own screen, toolbar included, as on the hosted service.
       if (!row.headless) screen = await startXvfb(viewport.width, viewport.height);
       chromium = await launchChromium(this.deps.chromium, {
-        userDataDir,
+        userDataDir: inView(USER_DATA_DIR),
+        wrap: sandbox ? (file, args, env) => sandboxCommand(sandbox, browserLaunch(view, file, args, env)) : undefined,
         headless: row.headless,
         viewport,
         display: screen?.display,
@@ -149,6 +163,15 @@ export class SessionManager {
       this.track(removeDir(dir));
       throw unavailable('shutting_down', 'the service is shutting down');
     }
+    // The headless shell ignores the profile's download preference and refuses downloads unless a CDP
+    // client allows them, for as long as that client stays connected: the service stays connected. This
+    // runs beside the create; CDP clients and input wait for it (`ready`), so nobody acts before it.
+    const downloads = this.deps.chromium.headlessShell
+      ? allowDownloads(chromium.wsEndpoint, inView(DOWNLOADS_DIR)).catch((err: Error) => {
+          this.deps.log.warn({ session_id: id, err: err.message }, 'could not enable downloads');
+          return undefined;
+        })
+      : Promise.resolve(undefined);
     repo.setProcess(id, chromium.pid, userDataDir);
     const session: LiveSession = {
       id,
@@ -158,7 +181,8 @@ export class SessionManager {
       screen,
       lastActivity: Date.now(),
       connections: new Set(),
-      cleanups: [],
+      cleanups: [async () => (await downloads)?.close()],
+      ready: downloads.then(() => undefined),
     };
     this.live.set(id, session);
     void chromium.exited.then((info) => {
@@ -233,7 +257,7 @@ export class SessionManager {
   async recoverStale(): Promise<number> {
     const stale = this.deps.repo.listActive();
     for (const row of stale) {
-      if (row.pid && row.user_data_dir && (await isOurChromium(row.pid, row.user_data_dir))) killProcessGroup(row.pid);
+      if (row.pid && (await isOurChromium(row.pid, join(this.deps.sessionsDir, row.id)))) killProcessGroup(row.pid);
       this.deps.repo.end(row.id, 'service_restart', 'the service restarted while this session was active', this.deps.now());
       this.track(removeDir(join(this.deps.sessionsDir, row.id)));
     }
@@ -261,11 +285,42 @@ function describeExit(info: ExitInfo, chromium: LaunchedChromium): string {
   return `chromium ${how}${said ? ` (last output: ${said.slice(0, 300)})` : ''}`;
 }
 
-/** A recorded pid may have been reused by now; only kill it if its command line names our user-data dir. */
-async function isOurChromium(pid: number, userDataDir: string): Promise<boolean> {
+/** Chromium runs as root in the sandbox with its home at the view's /home/kernel, like the hosted VM's. */
+function browserLaunch(view: HostView, command: string, args: string[], env: Record<string, string>): SandboxLaunch {
+  return {
+    view,
+    cwd: HOME_DIR,
+    env: { HOME: HOME_DIR, PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
+    identity: { name: 'root', uid: 0, gid: 0 },
+    newSession: true,
+    command,
+    args,
+  };
+}
+
+async function allowDownloads(wsEndpoint: string, downloadsDir: string): Promise<CdpConnection> {
+  const cdp = await CdpConnection.connect(wsEndpoint);
+  try {
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloadsDir });
+    return cdp;
+  } catch (err) {
+    cdp.close();
+    throw err;
+  }
+}
+
+/** Downloads go to the view's Downloads folder without asking, as on the hosted service. */
+async function writeDownloadPreferences(userDataDir: string, downloadsDir: string): Promise<void> {
+  const prefs = { download: { default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true }, savefile: { default_directory: downloadsDir } };
+  await mkdir(join(userDataDir, 'Default'), { recursive: true });
+  await writeFile(join(userDataDir, 'Default', 'Preferences'), JSON.stringify(prefs));
+}
+
+/** A recorded pid may have been reused by now; only kill it if its command line names the session's folder. */
+async function isOurChromium(pid: number, sessionDir: string): Promise<boolean> {
   try {
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes(userDataDir);
+    return cmdline.includes(sessionDir);
   } catch {
     return false;
   }

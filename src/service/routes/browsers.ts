@@ -181,6 +181,7 @@ export function presentSession(row: BrowserRow, origin: string, deps: { tokens: 
     timeout_seconds: row.timeout_seconds,
     kiosk_mode: row.kiosk_mode,
     tags: row.tags,
+    sandboxed: row.sandboxed,
   };
   if (row.name) session.name = row.name;
   if (row.viewport) session.viewport = row.viewport;

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { Computer, type BatchAction } from '../host/computer.js';
 import { CdpInputDevice } from '../host/input-cdp.js';
+import type { InputDevice } from '../host/input-device.js';
 import { X11InputDevice } from '../host/input-x11.js';
 import { DEFAULT_VIEWPORT } from '../host/sessions.js';
 import { defaultEmptyBody } from './empty-body.js';
@@ -118,9 +119,10 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
     let computer = computers.get(session.id);
     if (!computer) {
       const viewport = findSessionRow(ctx.browsers, req, session.id).viewport ?? DEFAULT_VIEWPORT;
-      const device = session.screen
-        ? Promise.resolve(new X11InputDevice(session.screen))
-        : CdpInputDevice.connect(session.chromium.wsEndpoint, viewport);
+      const device = session.ready.then(
+        (): Promise<InputDevice> | InputDevice =>
+          session.screen ? new X11InputDevice(session.screen) : CdpInputDevice.connect(session.chromium.wsEndpoint, viewport),
+      );
       computer = device.then((d) => new Computer(d));
       computers.set(session.id, computer);
       computer.catch(() => computers.delete(session.id));

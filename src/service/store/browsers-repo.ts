@@ -19,9 +19,11 @@ export interface BrowserRow {
   end_detail: string | null;
   pid: number | null;
   user_data_dir: string | null;
+  sandboxed: boolean;
 }
 
-type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode'> & {
+type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed'> & {
+  sandboxed: number;
   tags: string;
   viewport: string | null;
   headless: number;
@@ -39,7 +41,7 @@ export interface ListQuery {
 }
 
 const COLUMNS = `id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
-  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir`;
+  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed`;
 
 export class BrowsersRepo {
   private readonly stmts;
@@ -48,7 +50,7 @@ export class BrowsersRepo {
     this.stmts = {
       insert: db.prepare(
         `INSERT INTO browsers (${COLUMNS}) VALUES (@id, @project_id, @name, @tags, @headless, @stealth, @kiosk_mode,
-          @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir)`,
+          @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir, @sandboxed)`,
       ),
       byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE id = ?`),
       activeByName: db.prepare<[string, string], StoredRow>(
@@ -143,6 +145,7 @@ function toStored(row: BrowserRow): StoredRow {
     headless: row.headless ? 1 : 0,
     stealth: row.stealth ? 1 : 0,
     kiosk_mode: row.kiosk_mode ? 1 : 0,
+    sandboxed: row.sandboxed ? 1 : 0,
   };
 }
 
@@ -154,5 +157,6 @@ function fromStored(row: StoredRow): BrowserRow {
     headless: row.headless === 1,
     stealth: row.stealth === 1,
     kiosk_mode: row.kiosk_mode === 1,
+    sandboxed: row.sandboxed === 1,
   };
 }

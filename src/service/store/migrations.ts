@@ -37,4 +37,6 @@ export const migrations: string[] = [
     WHERE deleted_at IS NULL AND name IS NOT NULL;
   CREATE INDEX browsers_deleted ON browsers (deleted_at);
   `,
+  // Whether the session's browser and processes run in the bubblewrap sandbox.
+  `ALTER TABLE browsers ADD COLUMN sandboxed INTEGER NOT NULL DEFAULT 0;`,
 ];
