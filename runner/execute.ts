@@ -3,8 +3,9 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { join } from 'node:path';
 import type { CloudClient } from '../src/api/client.js';
-import type { Operation, Plan, PlanStep } from '../src/scenario/plan.js';
+import type { Operation, Plan, PlanStep, PollCall } from '../src/scenario/plan.js';
 import { resolveRuntime } from '../src/scenario/template.js';
+import { runApiCall, runPoll } from './api-ops.js';
 import { StepFailure, classify } from './failures.js';
 import { performPageAction } from './page-actions.js';
 import type { RunReporter } from './reporter.js';
@@ -136,10 +137,11 @@ async function runOperation(
       await state.server?.close();
       state.server = undefined;
       return;
-    case 'api': {
-      const res = await deps.client.request(op.method, op.path, { body: op.body, timeoutMs: step.timeout_ms, signal });
-      if (res.requestId) work.requestIds.push(res.requestId);
-      if (op.save) state.scope[op.save] = res.data;
+    case 'api':
+    case 'poll': {
+      const { op: kind, ...call } = op;
+      const ctx = { client: deps.client, scope: state.scope, step, signal, work, ...artifactDirs(plan, deps) };
+      await (kind === 'api' ? runApiCall(call, ctx) : runPoll(call as PollCall, ctx));
       return;
     }
     case 'connect': {
@@ -156,14 +158,7 @@ async function runOperation(
       return;
     case 'page': {
       if (!state.page) throw new StepFailure('infrastructure', 'no page: the browser was not connected');
-      const artifactDir = join(deps.outputDir, slug(plan.scenario.name));
-      const artifacts = await performPageAction(op, {
-        page: state.page,
-        timeoutMs: step.timeout_ms,
-        artifactDir,
-        outputRoot: deps.outputDir,
-        signal,
-      });
+      const artifacts = await performPageAction(op, { page: state.page, timeoutMs: step.timeout_ms, signal, ...artifactDirs(plan, deps) });
       work.artifacts.push(...artifacts);
       return;
     }
@@ -195,6 +190,10 @@ async function withDeadline(timeoutMs: number, outer: AbortSignal, work: (signal
     clearTimeout(timer);
     outer.removeEventListener('abort', onAbort);
   }
+}
+
+function artifactDirs(plan: Plan, deps: ExecuteDeps): { artifactDir: string; outputRoot: string } {
+  return { artifactDir: join(deps.outputDir, slug(plan.scenario.name)), outputRoot: deps.outputDir };
 }
 
 function canResolve(ops: Operation[], state: RunState): boolean {

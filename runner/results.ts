@@ -15,7 +15,8 @@ export interface StepError {
 }
 
 export interface Artifact {
-  type: 'screenshot';
+  /** `screenshot`: a PNG of the page or the screen; `file`: a file read from the browser host (`save_to`). */
+  type: 'screenshot' | 'file';
   /** Path relative to the output directory. */
   path: string;
 }

@@ -38,12 +38,14 @@ export interface RequestOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;
   maxRetries?: number;
+  /** `bytes`: a successful response's body is returned as a Uint8Array, whatever its content type. */
+  responseType?: 'json' | 'bytes';
 }
 
 export interface ApiResponse<T> {
   status: number;
   headers: Headers;
-  /** `undefined` for 204 and empty bodies. */
+  /** `undefined` for 204 and empty bodies (with `responseType: 'bytes'`, always the bytes, maybe empty). */
   data: T;
   requestId?: string;
 }
@@ -93,7 +95,7 @@ export class CloudClient {
 
     for (let attempt = 0; ; attempt++) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      const outcome = await this.#attempt<T>(method, relPath, url, init, timeoutMs, opts.signal);
+      const outcome = await this.#attempt<T>(method, relPath, url, init, timeoutMs, opts.signal, opts.responseType === 'bytes');
       if (outcome.ok) return outcome.response;
       if (!outcome.retryable || attempt >= maxRetries) throw outcome.error;
       await sleep(retryDelayMs(outcome.headers, attempt, this.#retryBaseMs), opts.signal);
@@ -112,6 +114,7 @@ export class CloudClient {
     init: RequestInit,
     timeoutMs: number,
     callerSignal: AbortSignal | undefined,
+    wantBytes: boolean,
   ): Promise<Attempt<T>> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
@@ -126,14 +129,16 @@ export class CloudClient {
     };
     try {
       let res: Response;
-      let text: string;
+      let bytes: Uint8Array;
       try {
         res = await this.#fetch(url, { ...init, signal });
-        text = await res.text();
+        bytes = new Uint8Array(await res.arrayBuffer());
       } catch (cause) {
         return failed(cause);
       }
       const requestId = res.headers.get('x-request-id') ?? undefined;
+      if (res.ok && wantBytes) return { ok: true, response: { status: res.status, headers: res.headers, data: bytes as T, requestId } };
+      const text = new TextDecoder().decode(bytes);
       if (!res.ok) {
         const error = errorFromResponse({ ...ctx, status: res.status, statusText: res.statusText, headers: res.headers, text });
         return { ok: false, error, retryable: isRetryableResponse(res.status, res.headers), headers: res.headers };

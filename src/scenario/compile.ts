@@ -1,5 +1,6 @@
-// A validated scenario → a Plan: implicit setup (serve, create browser), one step per scenario step,
-// implicit teardown (delete browser, stop serving). See plan.ts for the shapes.
+// A validated scenario → a Plan: implicit setup (serve, create browser), one step per scenario step (page
+// steps here, host steps in host-steps.ts and computer-steps.ts), implicit teardown (delete browser, stop
+// serving). See plan.ts for the shapes.
 
 import path from 'node:path';
 import type { Diagnostic } from './diagnostics.js';
@@ -9,6 +10,9 @@ import { parseDuration } from './duration.js';
 import type { LoadedScenario } from './load.js';
 import type { DataPath } from './path.js';
 import type { Operation, PageAction, Plan, PlanStep, SourceLocation } from './plan.js';
+import { compileComputer } from './computer-steps.js';
+import { HOST_KINDS, compileHostStep, compileScreenScreenshot, type CompiledKind, type KindContext } from './host-steps.js';
+import { checkSavedUse, collectSaves } from './saves.js';
 import { createSubstituter } from './substitute.js';
 import { STEP_KINDS } from './validate.js';
 
@@ -47,11 +51,13 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   };
   const source = (at: DataPath, which: 'key' | 'value' = 'value'): SourceLocation => ({ file: loaded.file, ...loaded.locate(at, which) });
 
+  const saves = collectSaves(raw.steps, { fileVars: raw.vars ?? {}, cliVars: opts.vars ?? {}, report });
   const { substitute } = createSubstituter({
     fileVars: raw.vars ?? {},
     cliVars: opts.vars ?? {},
     env: opts.env ?? process.env,
     hasServe: typeof raw.serve === 'string',
+    savedUse: (name, usedAt) => checkSavedUse(saves, name, usedAt),
     report,
   });
   const { vars: _vars, ...rest } = raw;
@@ -77,21 +83,21 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
     ],
   });
 
+  const scenarioDir = path.dirname(loaded.file);
   data.steps.forEach((step, i) => {
     const at: DataPath = ['steps', i];
     const kind = STEP_KINDS.find((k) => k in step) as string;
-    const written = step[kind];
-    const action = toAction(kind, written, main.length + 1, [...at, kind], report);
-    let timeout = step.timeout !== undefined ? parseDuration(step.timeout as number | string) : defaultTimeout;
-    if (action.action === 'expect' && isObj(written) && written.timeout !== undefined) {
-      timeout = parseDuration(written.timeout as number | string);
-    }
-    if (action.action === 'sleep' && step.timeout === undefined) timeout = Math.max(timeout, action.ms + SLEEP_HEADROOM_MS);
+    const ctx: KindContext = { at: [...at, kind], step: i, mainIndex: main.length + 1, scenarioDir, saves, report };
+    const compiled = compileKind(kind, step[kind], ctx);
+    const explicit = step.timeout !== undefined ? parseDuration(step.timeout as number | string) : undefined;
+    let timeout = explicit ?? defaultTimeout;
+    if (compiled.waitMs !== undefined) timeout = compiled.waitMs;
+    else if (explicit === undefined && compiled.minTimeoutMs !== undefined) timeout = Math.max(timeout, compiled.minTimeoutMs);
     main.push({
       phase: 'main', kind,
-      name: typeof step.name === 'string' ? step.name : describeAction(action, written),
+      name: typeof step.name === 'string' ? step.name : compiled.name,
       source: source(at), timeout_ms: timeout,
-      operations: [{ op: 'page', ...action } as Operation],
+      operations: compiled.operations,
     });
   });
 
@@ -114,7 +120,26 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   };
 }
 
-/** One scenario step's value (already substituted) → its page action. */
+/** One step's value (already substituted) → its operations, default name and timeout needs. */
+function compileKind(kind: string, written: unknown, ctx: KindContext): CompiledKind {
+  if (kind === 'computer') return compileComputer(written as Obj | Obj[], ctx);
+  if (kind === 'screenshot' && isObj(written) && written.screen === true) return compileScreenScreenshot(written, ctx);
+  if ((HOST_KINDS as readonly string[]).includes(kind)) return compileHostStep(kind, written, ctx);
+  if (kind === 'screenshot' && isObj(written) && written.region !== undefined) {
+    ctx.report([...ctx.at, 'region'], "'region' needs 'screen: true': a page screenshot is the page's viewport or full page");
+  }
+  const action = toAction(kind, written, ctx.mainIndex, ctx.at, ctx.report);
+  return {
+    name: describeAction(action, written),
+    operations: [{ op: 'page', ...action } as Operation],
+    waitMs: action.action === 'expect' && isObj(written) && written.timeout !== undefined
+      ? parseDuration(written.timeout as number | string)
+      : undefined,
+    minTimeoutMs: action.action === 'sleep' ? action.ms + SLEEP_HEADROOM_MS : undefined,
+  };
+}
+
+/** One page step's value (already substituted) → its page action. */
 function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, report: (at: DataPath, m: string) => void): PageAction {
   switch (kind) {
     case 'goto':

@@ -30,12 +30,71 @@ export type PageAction =
   | { action: 'screenshot'; file: string; full_page?: boolean }
   | { action: 'sleep'; ms: number };
 
+/** A request body that is not JSON: UTF-8 text, or the bytes of a local file (an absolute path). */
+export type RawBody = { text: string } | { file: string };
+
+/** One multipart/form-data field: a text value, or a local file's bytes (an absolute path). */
+export type FormField = { name: string; value: string } | { name: string; file: string };
+
+/**
+ * How a response becomes the fields that `expect`, `until` and `save` see (runner/decode.ts):
+ * `exec` → exit_code, stdout, stderr (decoded from base64, one trailing newline removed), duration_ms, timed_out;
+ * `spawn` → process_id, pid, started_at; `process_status` → state, exit_code;
+ * `file` (bytes) → text, size_bytes, sha256, json (when the text parses); `file_info` → the FileInfo fields;
+ * `clipboard` → text; `execute` → result, stdout, stderr (and `success: false` fails the step).
+ */
+export type Decoder = 'exec' | 'spawn' | 'process_status' | 'file' | 'file_info' | 'clipboard' | 'execute';
+
+/** A condition on one value. `equals` compares JSON values deeply; `one_of` is equality with any of them. */
+export type Condition =
+  | { equals: unknown }
+  | { one_of: unknown[] }
+  | { contains: string }
+  | { matches: string }
+  | { at_least: number };
+
+/** A check on one field of a decoded response; with `json_path` (`$.a.b[0]`), on the value at that path inside it. */
+export type Assertion = { subject: string; json_path?: string } & Condition;
+
+/** A call to the Browser Cloud API and what to do with its response. */
+export interface ApiCall {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string>;
+  /** Sent as JSON. At most one of body, raw_body, form. */
+  body?: unknown;
+  raw_body?: RawBody;
+  form?: FormField[];
+  /** `bytes` for binary responses (screenshots, files); default `json`. */
+  response?: 'json' | 'bytes';
+  decode?: Decoder;
+  /** Checked against the decoded response; any that fails fails the step (kind `assertion`). */
+  expect?: Assertion[];
+  /** The variable the decoded response (or, without `decode`, the JSON response) is stored under. */
+  save?: string;
+  /** Writes the response bytes to this file in the scenario's output folder and reports it. */
+  artifact?: { type: 'screenshot' | 'file'; file: string };
+}
+
+/**
+ * Repeats an API call until every `until` assertion holds or the step's time runs out (an assertion
+ * failure naming `waiting_for`). Responses with a `pending_status` (e.g. 404 for a file that does not exist
+ * yet) mean "not yet". `expect` and `save` then apply to the last response.
+ */
+export interface PollCall extends ApiCall {
+  until: Assertion[];
+  interval_ms: number;
+  pending_status?: number[];
+  /** What is awaited, for the timeout message: `file /tmp/report.pdf to exist`. */
+  waiting_for: string;
+}
+
 export type Operation =
   /** Serve a local folder over HTTP on loopback for the run; its URL becomes `serve.url`. */
   | { op: 'serve'; dir: string; save: 'serve' }
   | { op: 'serve_stop' }
-  /** A call to the Browser Cloud API. `save` names the variable the JSON response is stored under. */
-  | { op: 'api'; method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; body?: unknown; save?: string }
+  | ({ op: 'api' } & ApiCall)
+  | ({ op: 'poll' } & PollCall)
   /** Connect Playwright over CDP to `ws_url` (a template such as `{{ session.cdp_ws_url }}`). */
   | { op: 'connect'; ws_url: string }
   | { op: 'disconnect' }

@@ -23,6 +23,8 @@ export interface Problem {
 
 const TARGET_KEYS = 'selector, text, role, label, placeholder, test_id';
 
+const COMPUTER_ACTIONS = 'click_mouse, move_mouse, type_text, press_key, scroll, drag_mouse, set_cursor, sleep';
+
 /** What a union expects, for values that fit none of its branches. Keyed by the union's JSON pointer. */
 const EXPECTED: Record<string, string> = {
   '/$defs/duration': 'expected a duration such as 500, "500ms", "2s" or "1m"',
@@ -30,10 +32,28 @@ const EXPECTED: Record<string, string> = {
   '/$defs/target': `expected a selector string or an object with one of ${TARGET_KEYS}`,
   '/$defs/goto': 'expected a URL string or an object with url and optional wait_until',
   '/$defs/press': 'expected a key name such as "Enter" or an object with key and optional target fields',
-  '/$defs/screenshot': 'expected nothing, a name, or an object with name and full_page',
+  '/$defs/screenshot': 'expected nothing, a name, or an object with name, full_page, screen and region',
   '/$defs/match': 'expected a string or an object with one of equals, contains, matches',
   '/$defs/var_value': 'expected a string, number or boolean',
   '/$defs/fill_value': 'expected a string or number',
+  '/$defs/computer': 'expected a list of actions, or one action such as { click_mouse: { x: 10, y: 20 } }',
+  '/$defs/type_text': 'expected the text to type, or an object with text and optional delay',
+  '/$defs/press_key': 'expected a key such as "Return", a list of keys, or an object with keys',
+  '/$defs/exec': 'expected a shell command line, or an object with command and optional args, cwd, env, as_user, as_root, timeout, expect, save',
+  '/$defs/spawn': 'expected a shell command line, or an object with command and optional args, cwd, env, as_user, as_root, save',
+  '/$defs/wait_process': 'expected the name a spawn step saved, or an object with process and optional timeout, expect',
+  '/$defs/exit_code': 'expected an exit code, a list of exit codes, or "any"',
+  '/$defs/arg': 'expected a string or number',
+  '/$defs/read_file': 'expected an absolute path, or an object with path and optional save, save_to, expect',
+  '/$defs/wait_file': 'expected an absolute path, or an object with path and optional timeout, min_bytes',
+  '/$defs/execute': 'expected JavaScript code, or an object with code and optional timeout, expect, save',
+  '/$defs/json_expect': 'expected { path, equals } or a list of them',
+  '/$defs/file_mode': 'expected an octal mode such as "644" or "0600"',
+  '/$defs/save_name': 'expected a variable name: letters, digits and _, not starting with a digit',
+  '/$defs/abs_path': 'expected an absolute path such as /tmp/report.txt',
+  '/$defs/artifact_name': 'expected a file name without folders, such as report.pdf',
+  '/$defs/as_user': 'expected a user name',
+  '/$defs/file_expect/properties/sha256': 'expected 64 hexadecimal digits',
 };
 
 /** Messages for "one of these keys" rules, where the generic wording would be vague. */
@@ -44,6 +64,12 @@ const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> 
   },
   '/$defs/at_most_one_locator': { many: `a target has exactly one of ${TARGET_KEYS}` },
   '/$defs/exact_applies': { none: "'exact' only applies to text, role, label or placeholder", at: 'exact' },
+  '/$defs/computer_action': {
+    none: `an action needs one of ${COMPUTER_ACTIONS}`,
+    many: 'an action is an object with exactly one key (use one list item per action)',
+  },
+  '/$defs/clipboard': { none: "expected 'write' (text to put on the clipboard) or 'read: true'", many: "use 'write' or 'read', not both" },
+  '/$defs/write_file': { none: "expected 'content' (text) or 'from' (a local file)", many: "use 'content' or 'from', not both" },
 };
 
 const ajv = new Ajv({ allErrors: true, verbose: true });

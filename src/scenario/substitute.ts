@@ -1,5 +1,5 @@
-// Compile-time template substitution: variables and `env.*` are replaced now; `serve.url` and `session.*`
-// are left for the runner. Problems are collected (not thrown) so one run reports all of them.
+// Compile-time template substitution: variables and `env.*` are replaced now; `serve.url`, `session.*` and
+// the variables steps save are left for the runner. Problems are collected (not thrown) so one run reports all of them.
 
 import { renderTemplate } from './template.js';
 import type { DataPath } from './path.js';
@@ -12,6 +12,8 @@ export interface SubstitutionContext {
   cliVars: Record<string, string>;
   env: Record<string, string | undefined>;
   hasServe: boolean;
+  /** Whether `name` is a variable a step saves at run time (left for the runner) and whether this use is fine. */
+  savedUse?(name: string, usedAt: DataPath): { error?: string } | undefined;
   report(path: DataPath, message: string): void;
 }
 
@@ -58,6 +60,11 @@ export function createSubstituter(ctx: SubstitutionContext): Substituter {
       return undefined;
     }
     if (Object.hasOwn(ctx.cliVars, name) || Object.hasOwn(ctx.fileVars, name)) return variable(name, usedAt);
+    const saved = ctx.savedUse?.(name, usedAt);
+    if (saved) {
+      if (saved.error) ctx.report(usedAt, saved.error);
+      return undefined;
+    }
     ctx.report(usedAt, name === '' ? 'empty template {{ }}' : `unknown variable '${name}'`);
     return undefined;
   }

@@ -27,7 +27,9 @@ export function resolveRuntime<T>(value: T, scope: Record<string, unknown>): T {
   const resolve = (name: string): string => {
     const found = lookup(scope, name);
     if (found === undefined || found === null) throw new Error(`cannot resolve {{ ${name} }}: '${name}' has no value`);
-    return typeof found === 'object' ? JSON.stringify(found) : String(found);
+    if (typeof found !== 'object') return String(found);
+    const text = (found as { [SAVED_TEXT]?: unknown })[SAVED_TEXT];
+    return typeof text === 'string' ? text : JSON.stringify(found);
   };
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return renderTemplate(v, resolve);
@@ -38,9 +40,25 @@ export function resolveRuntime<T>(value: T, scope: Record<string, unknown>): T {
   return walk(value) as T;
 }
 
+/** `report.json.items[0].name` → ['report', 'json', 'items', '0', 'name']: list items by index, as in JSON paths. */
+export function templatePath(name: string): string[] {
+  return name.replace(/\[(\d+)\]/g, '.$1').split('.');
+}
+
+// A symbol, not a field, so the text never shadows a field of the same name and never shows in JSON.
+const SAVED_TEXT = Symbol('saved text');
+
+/**
+ * A value a step saved: `{{ name }}` renders `text` (an exec's stdout, a file's text, ...), and
+ * `{{ name.field }}` one of `fields` (`{{ out.exit_code }}`, `{{ report.json.total }}`).
+ */
+export function savedValue(text: string, fields: Record<string, unknown>): Record<string, unknown> {
+  return { ...fields, [SAVED_TEXT]: text };
+}
+
 function lookup(scope: Record<string, unknown>, name: string): unknown {
   let current: unknown = scope;
-  for (const part of name.split('.')) {
+  for (const part of templatePath(name)) {
     if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
     current = (current as Record<string, unknown>)[part];
   }

@@ -10,6 +10,7 @@ import type { ServiceContext } from './context.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
 import { registerComputerRoutes } from './routes/computer.js';
 import { registerFsRoutes } from './routes/fs.js';
+import { registerPlaywrightRoutes } from './routes/playwright.js';
 import { registerProcessRoutes } from './routes/process.js';
 
 export interface AppDeps extends ServiceContext {
@@ -80,5 +81,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerComputerRoutes(app, deps);
   registerProcessRoutes(app, deps);
   registerFsRoutes(app, deps);
+  registerPlaywrightRoutes(app, deps);
   return app;
 }

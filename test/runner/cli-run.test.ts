@@ -142,7 +142,7 @@ describe('bcs plan and validate', () => {
   });
 
   it('validates files and folders, and reports errors with positions', async () => {
-    expect((await runCli(['validate', 'scenarios'])).stdout).toMatch(/1 scenario file valid/);
+    expect((await runCli(['validate', 'scenarios'])).stdout).toMatch(/2 scenario files valid/);
     const bad = await scenario('bad-validate.yaml', `name: 3\nsteps: []\n`);
     const res = await runCli(['validate', bad]);
     expect(res.code).toBe(2);

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { formatDiagnostic, loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
 
 const FILE = 'scenarios/bad.yaml';
-const KINDS = 'goto, click, fill, press, expect, screenshot, sleep';
+const KINDS = 'goto, click, fill, press, expect, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute';
 const TARGETS = 'selector, text, role, label, placeholder, test_id';
 
 /** The formatted diagnostics for an inline scenario. */
@@ -146,7 +146,7 @@ describe('validateScenario', () => {
       `${FILE}:3:33 steps[0].goto.wait_until must be one of load, domcontentloaded, networkidle, commit`,
       `${FILE}:4:12 steps[1].press: expected a key name such as "Enter" or an object with key and optional target fields`,
       `${FILE}:5:12 steps[2].press: missing required field 'key'`,
-      `${FILE}:6:19 unknown field 'full' in steps[3].screenshot; expected one of name, full_page`,
+      `${FILE}:6:19 unknown field 'full' in steps[3].screenshot; expected one of name, full_page, screen, region`,
       `${FILE}:7:55 steps[4].click.click_count must be >= 1`,
     ]);
   });

@@ -1,10 +1,11 @@
 // File system primitives behind /browsers/{id}/fs/*: FileInfo as the hosted in-VM server reports it,
 // octal modes, errno → wire error mapping, and the two ways a client path is resolved inside a view.
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, createReadStream, fstat, open as fsOpen, type ReadStream, type Stats } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import { ServiceError, badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
 import type { HostView } from './host-view.js';
 
@@ -126,15 +127,19 @@ export async function resolveEntry(view: HostView, clientPath: string, field: st
   return join(parent, posix.basename(clean));
 }
 
-/** Opens a regular file for reading; never follows a leaf symlink and never blocks on a FIFO. */
-export async function openForRead(hostPath: string): Promise<{ handle: FileHandle; stats: Stats }> {
-  const handle = await open(hostPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+/**
+ * Opens a regular file for reading as a stream; never follows a leaf symlink and never blocks on a FIFO.
+ * A plain fd, not a FileHandle: FileHandle streams await a promise per chunk, a third of the throughput.
+ * The stream owns the fd and closes it when it ends or is destroyed.
+ */
+export async function openForRead(hostPath: string): Promise<{ stream: ReadStream; stats: Stats }> {
+  const fd = await promisify(fsOpen)(hostPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const stats = await handle.stat();
+    const stats = await promisify(fstat)(fd);
     if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: stats.isDirectory() ? 'EISDIR' : 'ENOTREG' });
-    return { handle, stats };
+    return { stream: createReadStream('', { fd, highWaterMark: 1024 * 1024 }), stats };
   } catch (err) {
-    await handle.close();
+    closeSync(fd);
     throw err;
   }
 }

@@ -144,11 +144,11 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       async (req, reply) => {
         const session = live(req);
         const host = await resolveIn(session, req.query.path, QUERY_PATH);
-        const { handle, stats } = await openForRead(host).catch((err) =>
+        const { stream, stats } = await openForRead(host).catch((err) =>
           Promise.reject(notRegularError(err, QUERY_PATH, req.query.path)),
         );
         reply.type('application/octet-stream').header('content-length', stats.size);
-        return reply.send(handle.createReadStream());
+        return reply.send(stream);
       },
     );
 

@@ -1,0 +1,126 @@
+// Plan operations that call the Browser Cloud API: one call (`api`) or a call repeated until a condition
+// holds (`poll`). Bodies are built here (JSON, raw bytes, multipart), responses are decoded and checked
+// locally, artifacts written, and results saved for later steps' templates.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
+import { ApiError, type ApiResponse, type CloudClient, type RequestOptions } from '../src/api/index.js';
+import type { ApiCall, PlanStep, PollCall } from '../src/scenario/plan.js';
+import { savedValue } from '../src/scenario/template.js';
+import { failedChecks, failureMessage } from './checks.js';
+import { decode, type Decoded } from './decode.js';
+import { StepFailure, assertionFailed } from './failures.js';
+import { sleep } from './page-actions.js';
+import type { Artifact } from './results.js';
+
+export interface ApiOpContext {
+  client: CloudClient;
+  /** What templates resolve against; `save` writes here. */
+  scope: Record<string, unknown>;
+  step: PlanStep;
+  signal: AbortSignal;
+  /** This scenario's artifact folder; artifact paths are reported relative to `outputRoot`. */
+  artifactDir: string;
+  outputRoot: string;
+  work: { requestIds: string[]; artifacts: Artifact[] };
+}
+
+/** Below this, a poll's last request still gets a fair chance to answer. */
+const MIN_REQUEST_MS = 1_000;
+
+export async function runApiCall(call: ApiCall, ctx: ApiOpContext): Promise<void> {
+  const res = await send(call, ctx, ctx.step.timeout_ms, true);
+  await handleResponse(call, res.data, ctx);
+}
+
+export async function runPoll(poll: PollCall, ctx: ApiOpContext): Promise<void> {
+  const deadline = Date.now() + ctx.step.timeout_ms;
+  let lastRequestId: string | undefined;
+  let last = 'no answer yet';
+  try {
+    for (;;) {
+      try {
+        const res = await send(poll, ctx, Math.max(MIN_REQUEST_MS, deadline - Date.now()), false);
+        lastRequestId = res.requestId;
+        const decoded = decodeOrRaw(poll, res.data);
+        const failed = decoded ? failedChecks(poll.until, decoded) : [];
+        if (failed.length === 0) return await handleResponse(poll, res.data, ctx, decoded);
+        last = failed.map((f) => f.message).join('; ');
+      } catch (err) {
+        if (!(err instanceof ApiError) || !poll.pending_status?.includes(err.status)) throw err;
+        lastRequestId = err.requestId;
+        last = `${err.status} ${err.message.slice(`${err.method} ${err.path}: ${err.status} `.length)}`;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw assertionFailed(`expected ${poll.waiting_for} within ${ctx.step.timeout_ms} ms; last check: ${last}`);
+      await sleep(Math.min(poll.interval_ms, left), ctx.signal);
+    }
+  } finally {
+    // Only the request that decided the outcome: a long wait would otherwise list hundreds of ids.
+    if (lastRequestId) ctx.work.requestIds.push(lastRequestId);
+  }
+}
+
+async function send(call: ApiCall, ctx: ApiOpContext, timeoutMs: number, record: boolean): Promise<ApiResponse<unknown>> {
+  const opts: RequestOptions = {
+    query: call.query,
+    timeoutMs,
+    signal: ctx.signal,
+    responseType: call.response === 'bytes' ? 'bytes' : 'json',
+    ...(await requestBody(call)),
+  };
+  // A scenario's own calls act on the browser (typing, running commands): repeating one after a lost
+  // response could do it twice. Reads may be retried; setup and teardown keep the client's policy.
+  if (ctx.step.phase === 'main' && call.method !== 'GET') opts.maxRetries = 0;
+  try {
+    const res = await ctx.client.request<unknown>(call.method, call.path, opts);
+    if (record && res.requestId) ctx.work.requestIds.push(res.requestId);
+    return res;
+  } catch (err) {
+    // The failed call is the one worth finding in the service's log.
+    if (record && err instanceof ApiError && err.requestId) ctx.work.requestIds.push(err.requestId);
+    throw err;
+  }
+}
+
+async function requestBody(call: ApiCall): Promise<Pick<RequestOptions, 'body' | 'headers'>> {
+  if (call.raw_body) {
+    const bytes = 'text' in call.raw_body ? Buffer.from(call.raw_body.text, 'utf8') : await readLocal(call.raw_body.file);
+    return { body: bytes, headers: { 'content-type': 'application/octet-stream' } };
+  }
+  if (call.form) {
+    const form = new FormData();
+    for (const field of call.form) {
+      if ('file' in field) form.append(field.name, new Blob([new Uint8Array(await readLocal(field.file))]), basename(field.file));
+      else form.append(field.name, field.value);
+    }
+    return { body: form };
+  }
+  return call.body === undefined ? {} : { body: call.body };
+}
+
+async function readLocal(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    throw new StepFailure('step', `cannot read local file ${file}: ${(err as Error).message}`);
+  }
+}
+
+async function handleResponse(call: ApiCall, data: unknown, ctx: ApiOpContext, decoded = decodeOrRaw(call, data)): Promise<void> {
+  // Written before the checks, so a file that fails them is there to look at.
+  if (call.artifact) {
+    const file = join(ctx.artifactDir, call.artifact.file);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, data instanceof Uint8Array ? data : JSON.stringify(data));
+    ctx.work.artifacts.push({ type: call.artifact.type, path: relative(ctx.outputRoot, file) });
+  }
+  if (decoded && call.expect?.length) {
+    const failed = failedChecks(call.expect, decoded);
+    if (failed.length) throw assertionFailed(failureMessage(failed, decoded));
+  }
+  if (call.save) ctx.scope[call.save] = decoded ? savedValue(decoded.text, decoded.fields) : data;
+}
+
+function decodeOrRaw(call: ApiCall, data: unknown): Decoded | undefined {
+  return call.decode ? decode(call.decode, data) : undefined;
+}

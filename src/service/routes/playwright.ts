@@ -1,0 +1,71 @@
+// /browsers/{id}/playwright/execute: runs the caller's Playwright code against the session's browser, in
+// a worker process of its own (see host/playwright-exec.ts). As on the hosted service, whatever the code
+// does (returns, throws, times out, crashes its process) is a 200 with success and error; only a bad
+// request is a 4xx.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { Accounts } from '../host/accounts.js';
+import { PlaywrightExecutor, responseBody } from '../host/playwright-exec.js';
+import { Launcher } from '../host/process-launch.js';
+import type { SessionManager } from '../host/sessions.js';
+import { liveSession, sessionParams } from './lookup.js';
+
+export const DEFAULT_TIMEOUT_SEC = 60;
+export const MAX_TIMEOUT_SEC = 300;
+
+const executeBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['code'],
+  properties: {
+    code: { type: 'string', minLength: 1 },
+    timeout_sec: { type: ['integer', 'null'], minimum: 1, maximum: MAX_TIMEOUT_SEC },
+  },
+} as const;
+
+/**
+ * While code runs (or waits its turn), the session counts as active, as with an open CDP connection;
+ * touched well within the shortest inactivity timeout the sweeper may be checking.
+ */
+const ACTIVITY_EVERY_MS = 250;
+
+type ExecuteRoute = { Params: { id: string }; Body: { code: string; timeout_sec?: number | null } };
+
+export function registerPlaywrightRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const executor = new PlaywrightExecutor({ sandbox: ctx.sandbox, launcher: new Launcher(ctx.sandbox, Accounts.fromHost()) });
+  app.addHook('onClose', () => executor.close());
+
+  app.post<ExecuteRoute>(
+    '/browsers/:id/playwright/execute',
+    { schema: { params: sessionParams, body: executeBody } },
+    async (req: FastifyRequest<ExecuteRoute>, reply) => {
+      const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+      const stop = keepActive(ctx.sessions, session.id);
+      try {
+        const timeoutSec = req.body.timeout_sec ?? DEFAULT_TIMEOUT_SEC;
+        const res = await executor.execute(session, { code: req.body.code, timeoutSec }, clientGone(reply));
+        return reply.type('application/json; charset=utf-8').send(responseBody(res));
+      } finally {
+        stop();
+      }
+    },
+  );
+}
+
+function keepActive(sessions: SessionManager, id: string): () => void {
+  const timer = setInterval(() => sessions.touch(id), ACTIVITY_EVERY_MS);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    sessions.touch(id);
+  };
+}
+
+/** Resolves if the client disconnects before the response was sent. */
+function clientGone(reply: FastifyReply): Promise<void> {
+  return new Promise((resolve) => {
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) resolve();
+    });
+  });
+}
