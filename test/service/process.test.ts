@@ -147,8 +147,9 @@ describe('process API', () => {
     if (!serviceIsRoot) return;
     expect((await api.run({ command: 'id', args: ['-u'], as_root: true })).stdout).toBe('0\n');
     expect((await api.run({ command: 'id', args: ['-un'], as_user: 'daemon' })).stdout).toBe('daemon\n');
-    await api.run({ command: 'sh', args: ['-c', 'echo mine > /home/kernel/by-default.txt'] });
-    await api.run({ command: 'sh', args: ['-c', 'echo root > /home/kernel/by-root.txt'], as_root: true });
+    // $HOME is the view's home sandboxed or not (unsandboxed, paths in arguments are host paths).
+    await api.run({ command: 'sh', args: ['-c', 'echo mine > "$HOME/by-default.txt"'] });
+    await api.run({ command: 'sh', args: ['-c', 'echo root > "$HOME/by-root.txt"'], as_root: true });
     const view = svc.sessions.get(sessionId)!.view;
     const owned = await stat(view.hostPath('/home/kernel/by-default.txt'));
     expect(owned.uid).toBe(kernelUid);
@@ -156,7 +157,7 @@ describe('process API', () => {
     // The service (root) reads both, which is what the fs API needs.
     expect(await readFile(view.hostPath('/home/kernel/by-default.txt'), 'utf8')).toBe('mine\n');
     // The default user cannot touch root's file, as on a real host.
-    const denied = await api.exec({ command: 'sh', args: ['-c', 'echo x >> /home/kernel/by-root.txt'] });
+    const denied = await api.exec({ command: 'sh', args: ['-c', 'echo x >> "$HOME/by-root.txt"'] });
     expect(denied.body.exit_code === 0).toBe(kernelUid === 0);
   });
 
