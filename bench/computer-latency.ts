@@ -2,10 +2,11 @@
 // same session and page. A click is mouseMoved + mousePressed + mouseReleased either way.
 //   node dist/bench/computer-latency.js [--runs 200] [--json]
 import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CdpConnection } from '../src/service/host/cdp-connection.js';
 import { startService } from '../src/service/index.js';
+import { machine, printReport, ratio, timeIt } from './report.js';
 import { summarize } from './stats.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 200;
@@ -36,19 +37,14 @@ const directClick = async (x: number, y: number) => {
   await cdp.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', buttons: 0, clickCount: 1 }, sessionId);
 };
 
-const time = async (work: () => Promise<unknown>) => {
-  const t = performance.now();
-  await work();
-  return performance.now() - t;
-};
 
 await api('click_mouse', { x: 1, y: 1 }); // first use attaches the session's input backend
 const apiClick: number[] = [];
 const cdpClick: number[] = [];
 for (let i = 0; i < runs + 10; i++) {
   const x = 100 + (i % 500);
-  const a = await time(() => api('click_mouse', { x, y: 300 }));
-  const d = await time(() => directClick(x, 301));
+  const a = await timeIt(() => api('click_mouse', { x, y: 300 }));
+  const d = await timeIt(() => directClick(x, 301));
   if (i >= 10) apiClick.push(a), cdpClick.push(d);
 }
 
@@ -56,8 +52,8 @@ const actions = Array.from({ length: 100 }, (_, i) => ({ type: 'click_mouse', cl
 const apiBatch: number[] = [];
 const cdpBatch: number[] = [];
 for (let i = 0; i < batchRuns + 2; i++) {
-  const a = await time(() => api('batch', { actions }));
-  const d = await time(async () => {
+  const a = await timeIt(() => api('batch', { actions }));
+  const d = await timeIt(async () => {
     for (const action of actions) await directClick(action.click_mouse.x, 401);
   });
   if (i >= 2) apiBatch.push(a), cdpBatch.push(d);
@@ -71,7 +67,7 @@ const s = { apiClick: summarize(apiClick), cdpClick: summarize(cdpClick), apiBat
 const result = {
   benchmark: 'computer-latency',
   date: new Date().toISOString(),
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+  machine: machine(),
   chromium: { path: service.chromium.path, source: service.chromium.source },
   runs,
   batch_runs: batchRuns,
@@ -80,25 +76,16 @@ const result = {
   click_overhead_p50_ms: Math.round((s.apiClick.p50 - s.cdpClick.p50) * 10) / 10,
   api_batch_100_ms: s.apiBatch,
   direct_cdp_100_clicks_ms: s.cdpBatch,
-  batch_ratio_p50: Math.round((s.apiBatch.p50 / s.cdpBatch.p50) * 100) / 100,
+  batch_ratio_p50: ratio(s.apiBatch.p50, s.cdpBatch.p50),
 };
-if (process.argv.includes('--json')) {
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-} else {
-  const row = (name: string, v: ReturnType<typeof summarize>) => `| ${name} | ${v.p50} | ${v.p90} | ${v.p99} | ${v.min} | ${v.max} |`;
-  process.stdout.write(
-    [
-      `computer-latency: ${runs} interleaved clicks, ${batchRuns} interleaved batches; chromium ${result.chromium.source} (${result.chromium.path})`,
-      '',
-      '| measure (ms) | p50 | p90 | p99 | min | max |',
-      '|---|---|---|---|---|---|',
-      row('API click_mouse', s.apiClick),
-      row('direct CDP click (move+press+release)', s.cdpClick),
-      row('API batch of 100 clicks', s.apiBatch),
-      row('direct CDP, 100 clicks', s.cdpBatch),
-      '',
-      `click overhead p50: +${result.click_overhead_p50_ms} ms (goal <= +2 ms); batch / direct p50: ${result.batch_ratio_p50}x (goal <= 1.2x)`,
-      '',
-    ].join('\n'),
-  );
-}
+printReport(
+  result,
+  `computer-latency: ${runs} interleaved clicks, ${batchRuns} interleaved batches; chromium ${result.chromium.source} (${result.chromium.path})`,
+  [
+    ['API click_mouse', s.apiClick],
+    ['direct CDP click (move+press+release)', s.cdpClick],
+    ['API batch of 100 clicks', s.apiBatch],
+    ['direct CDP, 100 clicks', s.cdpBatch],
+  ],
+  `click overhead p50: +${result.click_overhead_p50_ms} ms (goal <= +2 ms); batch / direct p50: ${result.batch_ratio_p50}x (goal <= 1.2x)`,
+);

@@ -3,10 +3,11 @@
 //   npm run bench -- [--runs 30] [--json]
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromiumArgs } from '../src/service/host/chromium.js';
 import { startService } from '../src/service/index.js';
+import { machine, printReport, ratio } from './report.js';
 import { summarize } from './stats.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 30;
@@ -73,35 +74,26 @@ await rm(dataDir, { recursive: true, force: true });
 const result = {
   benchmark: 'create-latency',
   date: new Date().toISOString(),
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+  machine: machine(),
   chromium: { path: service.chromium.path, source: service.chromium.source },
   runs,
   raw_launch_ms: summarize(raw.ready),
   raw_launch_and_kill_ms: summarize(raw.cycle),
   service_create_ms: summarize(svc.create),
   service_create_delete_ms: summarize(svc.cycle),
-  ratio_create_vs_raw_p50: Math.round((summarize(svc.create).p50 / summarize(raw.ready).p50) * 100) / 100,
-  ratio_create_vs_raw_p99: Math.round((summarize(svc.create).p99 / summarize(raw.ready).p99) * 100) / 100,
-  ratio_cycle_vs_raw_cycle_p50: Math.round((summarize(svc.cycle).p50 / summarize(raw.cycle).p50) * 100) / 100,
+  ratio_create_vs_raw_p50: ratio(summarize(svc.create).p50, summarize(raw.ready).p50),
+  ratio_create_vs_raw_p99: ratio(summarize(svc.create).p99, summarize(raw.ready).p99),
+  ratio_cycle_vs_raw_cycle_p50: ratio(summarize(svc.cycle).p50, summarize(raw.cycle).p50),
 };
 
-if (process.argv.includes('--json')) {
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-} else {
-  const row = (name: string, s: ReturnType<typeof summarize>) => `| ${name} | ${s.p50} | ${s.p90} | ${s.p99} | ${s.min} | ${s.max} |`;
-  process.stdout.write(
-    [
-      `create-latency: ${runs} interleaved runs, chromium ${result.chromium.source} (${result.chromium.path})`,
-      '',
-      '| measure (ms) | p50 | p90 | p99 | min | max |',
-      '|---|---|---|---|---|---|',
-      row('raw launch: spawn -> DevTools URL', result.raw_launch_ms),
-      row('service: POST /browsers', result.service_create_ms),
-      row('raw launch + kill', result.raw_launch_and_kill_ms),
-      row('service: POST /browsers + DELETE', result.service_create_delete_ms),
-      '',
-      `create / raw launch: p50 ${result.ratio_create_vs_raw_p50}x, p99 ${result.ratio_create_vs_raw_p99}x; cycle / raw cycle p50 ${result.ratio_cycle_vs_raw_cycle_p50}x`,
-      '',
-    ].join('\n'),
-  );
-}
+printReport(
+  result,
+  `create-latency: ${runs} interleaved runs, chromium ${result.chromium.source} (${result.chromium.path})`,
+  [
+    ['raw launch: spawn -> DevTools URL', result.raw_launch_ms],
+    ['service: POST /browsers', result.service_create_ms],
+    ['raw launch + kill', result.raw_launch_and_kill_ms],
+    ['service: POST /browsers + DELETE', result.service_create_delete_ms],
+  ],
+  `create / raw launch: p50 ${result.ratio_create_vs_raw_p50}x, p99 ${result.ratio_create_vs_raw_p99}x; cycle / raw cycle p50 ${result.ratio_cycle_vs_raw_cycle_p50}x`,
+);

@@ -6,11 +6,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Accounts } from '../src/service/host/accounts.js';
 import { Launcher } from '../src/service/host/process-launch.js';
 import { startService } from '../src/service/index.js';
+import { machine, printReport, ratio, timeIt } from './report.js';
 import { summarize } from './stats.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 100;
@@ -24,11 +25,6 @@ const { session_id } = (await (await fetch(`${service.baseUrl}/browsers`, { meth
 const view = service.sessions.get(session_id)!.view;
 const base = `${service.baseUrl}/browsers/${session_id}`;
 
-const time = async (work: () => Promise<unknown>) => {
-  const t = performance.now();
-  await work();
-  return performance.now() - t;
-};
 const run = (file: string, args: string[], opts: object) =>
   new Promise<void>((resolve, reject) => {
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
@@ -49,8 +45,8 @@ const apiExec = async () => {
 const execApi: number[] = [];
 const execDirect: number[] = [];
 for (let i = 0; i < runs + 5; i++) {
-  const a = await time(apiExec);
-  const d = await time(direct);
+  const a = await timeIt(apiExec);
+  const d = await timeIt(direct);
   if (i >= 5) execApi.push(a), execDirect.push(d);
 }
 
@@ -63,8 +59,8 @@ for (let i = 0; i < fileRuns + 1; i++) {
   // Each side is a producer and a consumer in separate processes, the consumer discarding the bytes:
   // curl reading the API against one cat piping into another. (`cat > /dev/null` alone would be special:
   // it never copies the bytes anywhere.)
-  const a = await time(() => run('curl', ['-sf', '-o', '/dev/null', '-H', `authorization: Bearer ${service.apiKey}`, `${base}/fs/read_file?path=/home/kernel/big.bin`], {}));
-  const d = await time(() => run('sh', ['-c', `cat '${hostFile}' | cat > /dev/null`], {}));
+  const a = await timeIt(() => run('curl', ['-sf', '-o', '/dev/null', '-H', `authorization: Bearer ${service.apiKey}`, `${base}/fs/read_file?path=/home/kernel/big.bin`], {}));
+  const d = await timeIt(() => run('sh', ['-c', `cat '${hostFile}' | cat > /dev/null`], {}));
   if (i >= 1) readApi.push(a), readCat.push(d);
 }
 
@@ -76,7 +72,7 @@ const s = { execApi: summarize(execApi), execDirect: summarize(execDirect), read
 const result = {
   benchmark: 'host-latency',
   date: new Date().toISOString(),
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+  machine: machine(),
   sandboxed: plan.sandboxed,
   runs,
   exec_api_ms: s.execApi,
@@ -86,25 +82,16 @@ const result = {
   read_file_cat_ms: s.readCat,
   read_file_api_mb_per_s_p50: mbps(s.readApi.p50),
   read_file_cat_mb_per_s_p50: mbps(s.readCat.p50),
-  read_file_throughput_ratio_p50: Math.round((s.readCat.p50 / s.readApi.p50) * 100) / 100,
+  read_file_throughput_ratio_p50: ratio(s.readCat.p50, s.readApi.p50),
 };
-if (process.argv.includes('--json')) {
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-} else {
-  const row = (name: string, v: ReturnType<typeof summarize>) => `| ${name} | ${v.p50} | ${v.p90} | ${v.p99} | ${v.min} | ${v.max} |`;
-  process.stdout.write(
-    [
-      `host-latency: ${runs} interleaved execs (${plan.sandboxed ? 'sandboxed' : 'unsandboxed'}), ${fileRuns} interleaved reads of ${FILE_MB} MB`,
-      '',
-      '| measure (ms) | p50 | p90 | p99 | min | max |',
-      '|---|---|---|---|---|---|',
-      row('API process/exec `true`', s.execApi),
-      row('direct spawn of the same command line', s.execDirect),
-      row(`API fs/read_file ${FILE_MB} MB`, s.readApi),
-      row(`cat of the same ${FILE_MB} MB`, s.readCat),
-      '',
-      `exec overhead p50: +${result.exec_overhead_p50_ms} ms (goal <= +5 ms); read_file ${result.read_file_api_mb_per_s_p50} MB/s vs cat ${result.read_file_cat_mb_per_s_p50} MB/s: ${Math.round(result.read_file_throughput_ratio_p50 * 100)}% (goal >= 80%)`,
-      '',
-    ].join('\n'),
-  );
-}
+printReport(
+  result,
+  `host-latency: ${runs} interleaved execs (${plan.sandboxed ? 'sandboxed' : 'unsandboxed'}), ${fileRuns} interleaved reads of ${FILE_MB} MB`,
+  [
+    ['API process/exec `true`', s.execApi],
+    ['direct spawn of the same command line', s.execDirect],
+    [`API fs/read_file ${FILE_MB} MB (curl)`, s.readApi],
+    [`cat | cat of the same ${FILE_MB} MB`, s.readCat],
+  ],
+  `exec overhead p50: +${result.exec_overhead_p50_ms} ms (goal <= +5 ms); read_file ${result.read_file_api_mb_per_s_p50} MB/s vs cat ${result.read_file_cat_mb_per_s_p50} MB/s: ${Math.round(result.read_file_throughput_ratio_p50 * 100)}% (goal >= 80%)`,
+);

@@ -2,13 +2,13 @@
 // a worker process of its own (see host/playwright-exec.ts). As on the hosted service, whatever the code
 // does (returns, throws, times out, crashes its process) is a 200 with success and error; only a bad
 // request is a 4xx.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { Accounts } from '../host/accounts.js';
 import { PlaywrightExecutor, responseBody } from '../host/playwright-exec.js';
 import { Launcher } from '../host/process-launch.js';
-import type { SessionManager } from '../host/sessions.js';
 import { liveSession, sessionParams } from './lookup.js';
+import { clientGone, keepActive } from './long-requests.js';
 
 export const DEFAULT_TIMEOUT_SEC = 60;
 export const MAX_TIMEOUT_SEC = 300;
@@ -40,7 +40,7 @@ export function registerPlaywrightRoutes(app: FastifyInstance, ctx: ServiceConte
     { schema: { params: sessionParams, body: executeBody } },
     async (req: FastifyRequest<ExecuteRoute>, reply) => {
       const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
-      const stop = keepActive(ctx.sessions, session.id);
+      const stop = keepActive(ctx.sessions, session.id, ACTIVITY_EVERY_MS);
       try {
         const timeoutSec = req.body.timeout_sec ?? DEFAULT_TIMEOUT_SEC;
         const res = await executor.execute(session, { code: req.body.code, timeoutSec }, clientGone(reply));
@@ -52,20 +52,4 @@ export function registerPlaywrightRoutes(app: FastifyInstance, ctx: ServiceConte
   );
 }
 
-function keepActive(sessions: SessionManager, id: string): () => void {
-  const timer = setInterval(() => sessions.touch(id), ACTIVITY_EVERY_MS);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    sessions.touch(id);
-  };
-}
 
-/** Resolves if the client disconnects before the response was sent. */
-function clientGone(reply: FastifyReply): Promise<void> {
-  return new Promise((resolve) => {
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) resolve();
-    });
-  });
-}

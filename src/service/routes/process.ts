@@ -1,16 +1,17 @@
 // /browsers/{id}/process/*: run commands on the browser host, as the hosted API does. Where this differs
 // (a timeout is 200 with exit_code 124 and timed_out: true; exec output is capped per stream and says so)
 // the extra fields are additions, so the hosted SDK reads the responses unchanged.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { invalidField } from '../errors.js';
 import { Accounts } from '../host/accounts.js';
 import { Launcher, type ProcessRequest } from '../host/process-launch.js';
 import { ensureRunning, ProcessRegistry, type SpawnRequest } from '../host/processes.js';
 import type { OutputSubscriber } from '../host/process-output.js';
-import type { SessionManager } from '../host/sessions.js';
 import { openSse } from '../sse.js';
 import { liveSession, sessionParams } from './lookup.js';
+import { defaultEmptyBody } from './empty-body.js';
+import { clientGone, keepActive } from './long-requests.js';
 
 const NO_NUL = '^[^\\u0000]*$';
 
@@ -77,7 +78,6 @@ const resizeBody = {
 /** A client reading more slowly than this many bytes behind pauses the process's output. */
 const STREAM_HIGH_WATER = 1024 * 1024;
 /** While an exec runs or a stream is open, the session counts as active (as an open CDP connection does). */
-const ACTIVITY_EVERY_MS = 1000;
 
 type SessionRoute = { Params: { id: string } };
 type ProcessRoute = { Params: { id: string; process_id: string } };
@@ -183,25 +183,5 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
   );
 }
 
-/** Lets `kill` without a body mean the default signal. */
-async function defaultEmptyBody(req: FastifyRequest): Promise<void> {
-  req.body ??= {};
-}
 
-function keepActive(sessions: SessionManager, id: string): () => void {
-  const timer = setInterval(() => sessions.touch(id), ACTIVITY_EVERY_MS);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    sessions.touch(id);
-  };
-}
 
-/** Resolves if the client disconnects before the response was sent. */
-function clientGone(reply: FastifyReply): Promise<void> {
-  return new Promise((resolve) => {
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) resolve();
-    });
-  });
-}
