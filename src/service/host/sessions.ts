@@ -28,7 +28,7 @@ export interface LiveSession {
   /** Client sockets of the CDP proxy; destroyed when the session ends. */
   readonly connections: Set<Socket>;
   /** Settles when the service's own set-up of the browser is done; CDP clients and input wait for it. */
-  readonly ready: Promise<void>;
+  ready: Promise<void>;
   /** Run when the session ends, before Chromium is killed: processes, watches, input backends. */
   readonly cleanups: Array<() => Promise<void> | void>;
   ending?: Promise<void>;
@@ -50,6 +50,13 @@ export interface SessionManagerDeps {
   log: Logger;
 }
 
+/**
+ * Called for every new session before anyone can reach it: the session's `ready` waits for the returned
+ * promise, and CDP clients and input wait for `ready`. Replays, telemetry and the like attach here and
+ * push their own cleanups onto `session.cleanups`.
+ */
+export type SessionStartHook = (session: LiveSession, row: BrowserRow) => Promise<void> | void;
+
 export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
@@ -59,11 +66,16 @@ export class SessionManager {
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
   private frame: Promise<{ width: number; height: number }> | undefined;
+  private readonly startHooks: SessionStartHook[] = [];
 
   constructor(private readonly deps: SessionManagerDeps) {}
 
   get(id: string): LiveSession | undefined {
     return this.live.get(id);
+  }
+
+  onStart(hook: SessionStartHook): void {
+    this.startHooks.push(hook);
   }
 
   /** Measures the executable's window frame (once); call at start so no create pays for it. */
@@ -185,6 +197,15 @@ export class SessionManager {
       ready: downloads.then(() => undefined),
     };
     this.live.set(id, session);
+    const started = { ...row, pid: chromium.pid };
+    const hooks = this.startHooks.map(async (hook) => {
+      try {
+        await hook(session, started);
+      } catch (err) {
+        this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'a session start hook failed');
+      }
+    });
+    session.ready = Promise.all([session.ready, ...hooks]).then(() => undefined);
     void chromium.exited.then((info) => {
       if (!session.ending) void this.end(id, 'browser_exited', describeExit(info, chromium));
     });
