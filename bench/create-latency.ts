@@ -15,7 +15,8 @@ const WARMUP = 3;
 const VIEWPORT = { width: 1920, height: 1080 };
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-bench-'));
-const service = await startService({ dataDir, logLevel: 'silent' });
+// Cold creates are what this measures; the standby's handoffs are measured by pool-latency.ts.
+const service = await startService({ dataDir, logLevel: 'silent', standby: 0 });
 const headers = { authorization: `Bearer ${service.apiKey}`, 'content-type': 'application/json' };
 
 /** Spawn to "DevTools listening", then kill and wait for exit: what any launcher must at least pay. */

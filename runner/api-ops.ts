@@ -21,7 +21,9 @@ export interface ApiOpContext {
   /** This scenario's artifact folder; artifact paths are reported relative to `outputRoot`. */
   artifactDir: string;
   outputRoot: string;
-  work: { requestIds: string[]; artifacts: Artifact[] };
+  work: { requestIds: string[]; artifacts: Artifact[]; replayOffsetMs?: number };
+  /** Whether an earlier step failed: `body_if_failed` is sent then. */
+  failed: boolean;
 }
 
 /** Below this, a poll's last request still gets a fair chance to answer. */
@@ -29,6 +31,13 @@ const MIN_REQUEST_MS = 1_000;
 
 export async function runApiCall(call: ApiCall, ctx: ApiOpContext): Promise<void> {
   const res = await send(call, ctx, ctx.step.timeout_ms, true);
+  if (call.empty_response_error && (res.status === 204 || res.data === undefined)) {
+    throw new StepFailure('infrastructure', call.empty_response_error);
+  }
+  if (call.marks_step) {
+    const offset = (res.data as { offset_ms?: unknown } | undefined)?.offset_ms;
+    if (typeof offset === 'number') ctx.work.replayOffsetMs = offset;
+  }
   await handleResponse(call, res.data, ctx);
 }
 
@@ -66,7 +75,7 @@ async function send(call: ApiCall, ctx: ApiOpContext, timeoutMs: number, record:
     timeoutMs,
     signal: ctx.signal,
     responseType: call.response === 'bytes' ? 'bytes' : 'json',
-    ...(await requestBody(call)),
+    ...(await requestBody(call.body_if_failed !== undefined && ctx.failed ? { ...call, body: call.body_if_failed } : call)),
   };
   // A scenario's own calls act on the browser (typing, running commands): repeating one after a lost
   // response could do it twice. Reads may be retried; setup and teardown keep the client's policy.

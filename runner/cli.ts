@@ -142,9 +142,12 @@ program
   )
   .addOption(new Option('--chromium <path>', 'Chromium executable to launch').env('BCS_CHROMIUM'))
   .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
+  .option('--standby <n>', 'browsers kept launched so POST /browsers with default options is a handoff (0 turns it off)', '1')
   .action(async (o) => {
     const port = Number(o.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got '${o.port}'`);
+    const standby = Number(o.standby);
+    if (!Number.isInteger(standby) || standby < 0 || standby > 100) throw new UsageError(`--standby must be 0-100, got '${o.standby}'`);
     const service = await startService({
       host: o.host,
       port,
@@ -152,6 +155,7 @@ program
       dataDir: resolve(o.dataDir),
       chromium: o.chromium || undefined,
       logLevel: o.logLevel,
+      standby,
     });
     process.stdout.write(`BCS_BASE_URL=${service.baseUrl}\n`);
     if (service.apiKeyGenerated) process.stdout.write(`BCS_API_KEY=${service.apiKey}\n`);

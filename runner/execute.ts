@@ -6,6 +6,7 @@ import type { CloudClient } from '../src/api/client.js';
 import type { Operation, Plan, PlanStep, PollCall } from '../src/scenario/plan.js';
 import { resolveRuntime } from '../src/scenario/template.js';
 import { runApiCall, runPoll } from './api-ops.js';
+import { attachTelemetry } from './telemetry.js';
 import { StepFailure, classify } from './failures.js';
 import { performPageAction } from './page-actions.js';
 import type { RunReporter } from './reporter.js';
@@ -26,19 +27,24 @@ interface RunState {
   server?: StaticServer;
   browser?: Browser;
   page?: Page;
+  /** Set once a step failed: a leased browser is then released for replacement, not reuse. */
+  failed: boolean;
+  /** The results so far, for attaching telemetry to the steps it happened in. */
+  results: StepResult[];
 }
 
 interface StepWork {
   requestIds: string[];
   artifacts: Artifact[];
+  replayOffsetMs?: number;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
 
 export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<ScenarioResult> {
   const startedAt = new Date();
-  const state: RunState = { scope: {} };
   const results: StepResult[] = [];
+  const state: RunState = { scope: { run: { started_at: startedAt.toISOString() } }, failed: false, results };
   let failure: StepResult | undefined;
 
   for (const step of plan.steps.filter((s) => s.phase !== 'teardown')) {
@@ -52,7 +58,10 @@ export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<Scenar
     // skips the rest and teardown releases it.
     const result = await runStep(plan, step, state, deps, step.phase === 'setup' ? NEVER_ABORTED : deps.signal);
     results.push(result);
-    if (result.status === 'failed') failure = result;
+    if (result.status === 'failed') {
+      failure = result;
+      state.failed = true;
+    }
   }
   // Teardown ignores the abort signal: releasing what was acquired is exactly what Ctrl-C must still do.
   let teardownFailed = false;
@@ -107,6 +116,7 @@ async function runStep(plan: Plan, step: PlanStep, state: RunState, deps: Execut
     result.status = 'failed';
     result.error = { kind: failure.kind, message: failure.message, location: locationOf(step.source) };
   }
+  if (work.replayOffsetMs !== undefined) result.replay_offset_ms = work.replayOffsetMs;
   result.duration_ms = Date.now() - started.getTime();
   deps.reporter.stepFinished?.(plan, result);
   return result;
@@ -140,7 +150,7 @@ async function runOperation(
     case 'api':
     case 'poll': {
       const { op: kind, ...call } = op;
-      const ctx = { client: deps.client, scope: state.scope, step, signal, work, ...artifactDirs(plan, deps) };
+      const ctx = { client: deps.client, scope: state.scope, step, signal, work, failed: state.failed, ...artifactDirs(plan, deps) };
       await (kind === 'api' ? runApiCall(call, ctx) : runPoll(call as PollCall, ctx));
       return;
     }
@@ -155,6 +165,9 @@ async function runOperation(
       await state.browser?.close().catch(() => {});
       state.browser = undefined;
       state.page = undefined;
+      return;
+    case 'attach_telemetry':
+      await attachTelemetry(deps.client, op.path, op.query, state.results, signal);
       return;
     case 'page': {
       if (!state.page) throw new StepFailure('infrastructure', 'no page: the browser was not connected');

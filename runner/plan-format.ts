@@ -37,7 +37,7 @@ export function describeOperation(op: Operation): string {
       return 'stop serving';
     case 'api': {
       const { op: _op, ...call } = op;
-      if (!call.decode && !call.expect && !call.artifact) {
+      if (!call.decode && !call.expect && !call.artifact && call.body_if_failed === undefined && !call.empty_response_error && !call.marks_step) {
         // The plain form, as setup and teardown calls have always read.
         return `${request(call)}${call.save ? ` -> {{ ${call.save} }}` : ''}`;
       }
@@ -57,6 +57,8 @@ export function describeOperation(op: Operation): string {
       const { op: _op, action, ...args } = op;
       return `page ${action} ${JSON.stringify(args)}`;
     }
+    case 'attach_telemetry':
+      return `GET ${op.path}?${Object.entries(op.query).map(([k, v]) => `${k}=${v}`).join('&')} (every page)\nattach console errors and failed requests to the steps they happened in`;
   }
 }
 
@@ -73,6 +75,9 @@ function request(call: ApiCall): string {
 
 function followUps(call: ApiCall): string[] {
   const lines: string[] = [];
+  if (call.body_if_failed !== undefined) lines.push(`if an earlier step failed, send ${JSON.stringify(call.body_if_failed)} instead`);
+  if (call.empty_response_error) lines.push(`no body (204): fail with "${call.empty_response_error}"`);
+  if (call.marks_step) lines.push("the step's offset in the replay is the response's offset_ms");
   if (call.artifact) lines.push(`write ${call.artifact.type} artifact ${call.artifact.file}`);
   if (call.expect?.length) lines.push(`expect ${call.expect.map(describeAssertion).join(', ')}`);
   if (call.save) lines.push(`save ${call.decode ? `${call.decode} result` : 'response'} as {{ ${call.save} }}`);

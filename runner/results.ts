@@ -16,7 +16,7 @@ export interface StepError {
 
 export interface Artifact {
   /** `screenshot`: a PNG of the page or the screen; `file`: a file read from the browser host (`save_to`). */
-  type: 'screenshot' | 'file';
+  type: 'screenshot' | 'file' | 'video';
   /** Path relative to the output directory. */
   path: string;
 }
@@ -34,8 +34,20 @@ export interface StepResult {
   /** `x-request-id`s of the API calls this step made, to find them in the service's log. */
   request_ids: string[];
   artifacts: Artifact[];
+  /** Where the step starts in the scenario's replay video (with `replay: { record: true }`). */
+  replay_offset_ms?: number;
+  /** Console errors and failed requests that happened while the step ran (with `telemetry`). */
+  telemetry?: TelemetryNote[];
   /** Why a step was skipped (an earlier failure, nothing to release). */
   note?: string;
+}
+
+export interface TelemetryNote {
+  /** The event type, e.g. `console_error`, `network_loading_failed`, `network_response`. */
+  type: string;
+  /** When it happened (ISO 8601). */
+  at: string;
+  message: string;
 }
 
 export type ScenarioStatus = 'passed' | 'failed' | 'error';

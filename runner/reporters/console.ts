@@ -32,6 +32,7 @@ export function consoleReporter(out: NodeJS.WritableStream, opts: ConsoleOptions
       line += `      ${red(r.error.message)}\n      ${dim(`at ${r.error.location}`)}\n`;
     }
     for (const a of r.artifacts) line += `      ${dim(`${a.type}: ${a.path}`)}\n`;
+    for (const t of r.telemetry ?? []) line += `      ${paint(33, `${t.type}: ${t.message}`)}\n`;
     return line;
   };
 

@@ -14,6 +14,7 @@ import { compileComputer } from './computer-steps.js';
 import { HOST_KINDS, compileHostStep, compileScreenScreenshot, type CompiledKind, type KindContext } from './host-steps.js';
 import { checkSavedUse, collectSaves } from './saves.js';
 import { createSubstituter } from './substitute.js';
+import { markerOperation, sessionSteps } from './session-steps.js';
 import { STEP_KINDS } from './validate.js';
 
 export interface CompileOptions {
@@ -31,14 +32,14 @@ interface ScenarioData {
   vars?: Obj;
   serve?: string;
   browser?: Obj;
+  replay?: { record: boolean; framerate?: number };
+  telemetry?: boolean | { console?: boolean; network?: boolean };
   timeout?: number | string;
   steps: Obj[];
 }
 
 const DEFAULT_STEP_TIMEOUT_MS = 10_000;
 const SERVE_TIMEOUT_MS = 10_000;
-const CREATE_BROWSER_TIMEOUT_MS = 60_000;
-const RELEASE_TIMEOUT_MS = 30_000;
 /** Headroom over a sleep's own length, so a long `sleep` without an explicit timeout cannot time out. */
 const SLEEP_HEADROOM_MS = 1_000;
 
@@ -74,14 +75,8 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
       operations: [{ op: 'serve', dir: path.resolve(path.dirname(loaded.file), data.serve), save: 'serve' }],
     });
   }
-  const browserSource = source(data.browser !== undefined ? ['browser'] : ['name'], 'key');
-  setup.push({
-    phase: 'setup', kind: 'browser', name: 'create browser', source: browserSource, timeout_ms: CREATE_BROWSER_TIMEOUT_MS,
-    operations: [
-      { op: 'api', method: 'POST', path: '/browsers', body: data.browser ?? {}, save: 'session' },
-      { op: 'connect', ws_url: '{{ session.cdp_ws_url }}' },
-    ],
-  });
+  const session = sessionSteps(data, source, report);
+  setup.push(...session.setup);
 
   const scenarioDir = path.dirname(loaded.file);
   data.steps.forEach((step, i) => {
@@ -93,18 +88,16 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
     let timeout = explicit ?? defaultTimeout;
     if (compiled.waitMs !== undefined) timeout = compiled.waitMs;
     else if (explicit === undefined && compiled.minTimeoutMs !== undefined) timeout = Math.max(timeout, compiled.minTimeoutMs);
+    const name = typeof step.name === 'string' ? step.name : compiled.name;
+    if (kind === 'marker' && !session.recording) report([...at, kind], "a marker needs the run to be recorded: add 'replay: { record: true }'");
     main.push({
-      phase: 'main', kind,
-      name: typeof step.name === 'string' ? step.name : compiled.name,
-      source: source(at), timeout_ms: timeout,
-      operations: compiled.operations,
+      phase: 'main', kind, name, source: source(at), timeout_ms: timeout,
+      // Every step of a recorded run marks where it starts in the video; a marker step is its own mark.
+      operations: session.recording && kind !== 'marker' ? [markerOperation(name), ...compiled.operations] : compiled.operations,
     });
   });
 
-  teardown.push({
-    phase: 'teardown', kind: 'release', name: 'delete browser', source: browserSource, timeout_ms: RELEASE_TIMEOUT_MS,
-    operations: [{ op: 'disconnect' }, { op: 'api', method: 'DELETE', path: '/browsers/{{ session.session_id }}' }],
-  });
+  teardown.push(...session.teardown);
   if (data.serve !== undefined) {
     teardown.push({
       phase: 'teardown', kind: 'serve_stop', name: `stop serving ${data.serve}`, source: source(['serve'], 'key'),
@@ -122,6 +115,7 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
 
 /** One step's value (already substituted) → its operations, default name and timeout needs. */
 function compileKind(kind: string, written: unknown, ctx: KindContext): CompiledKind {
+  if (kind === 'marker') return { name: `marker ${String(written)}`, operations: [markerOperation(String(written))] };
   if (kind === 'computer') return compileComputer(written as Obj | Obj[], ctx);
   if (kind === 'screenshot' && isObj(written) && written.screen === true) return compileScreenScreenshot(written, ctx);
   if ((HOST_KINDS as readonly string[]).includes(kind)) return compileHostStep(kind, written, ctx);

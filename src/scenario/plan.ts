@@ -73,7 +73,13 @@ export interface ApiCall {
   /** The variable the decoded response (or, without `decode`, the JSON response) is stored under. */
   save?: string;
   /** Writes the response bytes to this file in the scenario's output folder and reports it. */
-  artifact?: { type: 'screenshot' | 'file'; file: string };
+  artifact?: { type: 'screenshot' | 'file' | 'video'; file: string };
+  /** Sent instead of `body` when an earlier step failed (a pool lease is released without reuse then). */
+  body_if_failed?: unknown;
+  /** A response without a body (204) fails the step with this message (a pool acquire that timed out). */
+  empty_response_error?: string;
+  /** The response's `offset_ms` is where this step starts in the scenario's replay video. */
+  marks_step?: boolean;
 }
 
 /**
@@ -98,7 +104,12 @@ export type Operation =
   /** Connect Playwright over CDP to `ws_url` (a template such as `{{ session.cdp_ws_url }}`). */
   | { op: 'connect'; ws_url: string }
   | { op: 'disconnect' }
-  | ({ op: 'page' } & PageAction);
+  | ({ op: 'page' } & PageAction)
+  /**
+   * Reads the session's telemetry events (GET `path` with `query`, every page) and attaches the console
+   * errors and failed requests to the step that was running when each happened.
+   */
+  | { op: 'attach_telemetry'; path: string; query: Record<string, string> };
 
 export type StepPhase = 'setup' | 'main' | 'teardown';
 

@@ -10,8 +10,13 @@ import type { ServiceContext } from './context.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
 import { registerComputerRoutes } from './routes/computer.js';
 import { registerFsRoutes } from './routes/fs.js';
+import { registerLogRoutes } from './routes/logs.js';
+import { registerOrgRoutes } from './routes/org.js';
 import { registerPlaywrightRoutes } from './routes/playwright.js';
+import { registerPoolRoutes } from './routes/pools.js';
 import { registerProcessRoutes } from './routes/process.js';
+import { registerReplayRoutes } from './routes/replays.js';
+import { installApiCallEvents, registerTelemetryRoutes } from './routes/telemetry.js';
 
 export interface AppDeps extends ServiceContext {
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
@@ -60,6 +65,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     reply.header('x-request-id', req.id);
   });
   installAuth(app, deps.keys, deps.now);
+  installApiCallEvents(app, deps);
 
   app.setErrorHandler((err, req, reply) => {
     const { status, body, headers } = toErrorResponse(err);
@@ -77,10 +83,17 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     sessions: deps.sessions,
     tokens: deps.tokens,
     headful: deps.headful,
+    telemetry: deps.telemetry,
+    pools: deps.pools,
   });
+  registerPoolRoutes(app, deps);
+  registerOrgRoutes(app, deps);
   registerComputerRoutes(app, deps);
   registerProcessRoutes(app, deps);
   registerFsRoutes(app, deps);
   registerPlaywrightRoutes(app, deps);
+  registerReplayRoutes(app, deps);
+  registerLogRoutes(app, deps);
+  registerTelemetryRoutes(app, deps);
   return app;
 }

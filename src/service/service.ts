@@ -6,13 +6,23 @@ import { buildApp } from './app.js';
 import { bearerToken } from './auth.js';
 import { findChromium, type ChromiumExecutable } from './host/chromium-path.js';
 import { CdpTokens, handleCdpUpgrade } from './host/cdp-proxy.js';
+import { ConcurrencyLimit } from './host/limits.js';
+import { PoolManager } from './host/pools.js';
 import { detectSandbox, type Sandbox } from './host/sandbox.js';
 import { SessionManager } from './host/sessions.js';
+import { Standby } from './host/standby.js';
+import { SessionLogs } from './host/session-logs.js';
+import { TelemetryHub } from './host/telemetry-hub.js';
+import { OtlpExporter, type OtlpDestination } from './host/telemetry-otlp.js';
 import { headfulSupport } from './host/xvfb.js';
 import { newApiKey } from './ids.js';
 import { ApiKeysRepo } from './store/api-keys-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
 import { openDatabase } from './store/db.js';
+import { LimitsRepo } from './store/limits-repo.js';
+import { PoolsRepo } from './store/pools-repo.js';
+import { ReplaysRepo } from './store/replays-repo.js';
+import { TelemetryRepo } from './store/telemetry-repo.js';
 
 export interface ServiceOptions {
   /** Where the database and session folders live. */
@@ -32,6 +42,12 @@ export interface ServiceOptions {
    * host. BCS_SANDBOX=off does the same.
    */
   sandbox?: 'auto' | 'off';
+  /** OTLP/HTTP collectors a browser's `telemetry.export.otlp.destination` may name. */
+  otlpDestinations?: Record<string, OtlpDestination>;
+  /** Browsers kept launched for `POST /browsers` with default launch options (default 1; 0 turns it off). */
+  standby?: number;
+  /** Sets `max_concurrent_sessions` at start (null: no limit); without it the stored limit stays. */
+  maxConcurrentSessions?: number | null;
 }
 
 export interface RunningService {
@@ -41,6 +57,8 @@ export interface RunningService {
   apiKeyGenerated: boolean;
   chromium: ChromiumExecutable;
   sessions: SessionManager;
+  pools: PoolManager;
+  standby: Standby;
   /** The process sandbox; null when processes run unsandboxed (`sandboxReason` says why). */
   sandbox: Sandbox | null;
   sandboxReason: string;
@@ -75,12 +93,35 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), now, log });
   // Measured in the background now, so the first create does not pay for the whole measurement.
   void sessions.windowFrame();
-  app = buildApp({ keys, browsers, sessions, tokens, now, headful: await headfulSupport(chromium.headlessShell), sandbox, logLevel });
+  // Logs first: telemetry writes to a session's service log from its own start hook.
+  const sessionLogs = new SessionLogs();
+  sessions.onStart(sessionLogs.onSessionStart);
+  const telemetryEvents = new TelemetryRepo(db);
+  const exporter = new OtlpExporter(opts.otlpDestinations ?? {}, log);
+  const telemetry = new TelemetryHub({ repo: telemetryEvents, exporter, sessionLog: (id, line) => sessionLogs.service(id, line), log });
+  sessions.onStart(telemetry.onSessionStart);
+  const headful = await headfulSupport(chromium.headlessShell);
+  const limits = new LimitsRepo(db);
+  if (opts.maxConcurrentSessions !== undefined) limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
+  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful });
+  const limit = new ConcurrencyLimit(limits, { onDemand: () => sessions.onDemandSessions, reserved: () => pools.reserved() });
+  pools.setLimit(limit);
+  sessions.setAdmission((onDemand) => limit.admitSession(onDemand));
+  const standby = new Standby(sessions, opts.standby ?? 1, log);
+  app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays: new ReplaysRepo(db) });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
+  // After stale sessions are ended: pools refill what the last run had, the standby launches its own.
+  pools.start();
+  standby.start();
 
-  const cdpDeps = { sessions, tokens, isValidApiKey: (key: string) => keys.authenticate(key, now()) !== undefined };
+  const cdpDeps = {
+    sessions,
+    tokens,
+    isValidApiKey: (key: string) => keys.authenticate(key, now()) !== undefined,
+    connections: telemetry.connections,
+  };
   app.server.on('upgrade', (req, socket, head) => {
     // A stray header such as `Bearer` alone must not throw inside the upgrade event.
     if (req.headers.authorization && !bearerToken(req.headers.authorization)) delete req.headers.authorization;
@@ -99,12 +140,17 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     apiKeyGenerated: opts.apiKey === undefined,
     chromium,
     sessions,
+    pools,
+    standby,
     sandbox,
     sandboxReason,
     close: () =>
       (closing ??= (async () => {
+        pools.close();
+        await standby.close();
         await sessions.closeAll('service_shutdown', 'the service was stopped');
         await app.close();
+        await telemetry.close();
         db.close();
       })()),
   };

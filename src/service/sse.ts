@@ -3,8 +3,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface SseStream {
-  /** Writes one event; returns false once the client has gone. */
-  send(data: unknown): boolean;
+  /** Writes one event, with an `id:` line when given (resumable streams); returns false once the client has gone. */
+  send(data: unknown, id?: string | number): boolean;
   close(): void;
   /** Resolves when the client disconnects or close() is called. */
   readonly closed: Promise<void>;
@@ -36,9 +36,9 @@ export function openSse(req: FastifyRequest, reply: FastifyReply, keepAliveMs = 
   };
   res.on('close', finish);
   return {
-    send(data) {
+    send(data, id) {
       if (isClosed) return false;
-      res.write(`data: ${JSON.stringify(data)}\n\n`);
+      res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`);
       return true;
     },
     close() {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { formatDiagnostic, loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
 
 const FILE = 'scenarios/bad.yaml';
-const KINDS = 'goto, click, fill, press, expect, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute';
+const KINDS = 'goto, click, fill, press, expect, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, marker';
 const TARGETS = 'selector, text, role, label, placeholder, test_id';
 
 /** The formatted diagnostics for an inline scenario. */
@@ -20,7 +20,7 @@ describe('validateScenario', () => {
 
   test('unknown top-level key, at the key', () => {
     expect(problems(`${HEAD}stesp:\n  - goto: x\nsteps:\n  - goto: x\n`)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, serve, browser, timeout, steps`,
+      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, serve, browser, replay, telemetry, timeout, steps`,
     ]);
   });
 
@@ -80,7 +80,7 @@ describe('validateScenario', () => {
     const source = `${HEAD}browser:\n  viewport: { width: x, height: 800 }\n  headles: true\nsteps:\n  - goto: x\n`;
     expect(problems(source)).toEqual([
       `${FILE}:3:22 browser.viewport.width must be an integer`,
-      `${FILE}:4:3 unknown field 'headles' in browser; expected one of headless, stealth, timeout_seconds, viewport, start_url, name, tags, kiosk_mode`,
+      `${FILE}:4:3 unknown field 'headles' in browser; expected one of headless, stealth, timeout_seconds, viewport, start_url, name, tags, kiosk_mode, pool, acquire_timeout`,
     ]);
   });
 
@@ -175,7 +175,7 @@ describe('validateScenario', () => {
       '',
     ].join('\n');
     expect(problems(source)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, serve, browser, timeout, steps`,
+      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, serve, browser, replay, telemetry, timeout, steps`,
       `${FILE}:4:20 browser.timeout_seconds must be >= 10`,
       `${FILE}:5:22 browser.viewport.width must be an integer`,
       `${FILE}:7:5 unknown step kind 'gto'; expected one of ${KINDS}`,

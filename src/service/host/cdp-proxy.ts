@@ -7,15 +7,24 @@ import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SessionManager } from './sessions.js';
+import { WsMessageCounter } from './telemetry-ws-frames.js';
 
 const CDP_PATH = /^\/browsers\/([^/?]+)\/cdp\/?$/;
 
 /** Session tokens are an HMAC of the session id under a secret that lives only in this process. */
 export class CdpTokens {
   private readonly secret = randomBytes(32);
+  /** Bumped when a pool browser changes hands, so an earlier holder's URL stops working. */
+  private readonly generations = new Map<string, number>();
 
   tokenFor(sessionId: string): string {
-    return createHmac('sha256', this.secret).update(sessionId).digest('base64url');
+    const generation = this.generations.get(sessionId) ?? 0;
+    return createHmac('sha256', this.secret).update(`${sessionId}.${generation}`).digest('base64url');
+  }
+
+  /** Invalidates every token issued for the session so far. */
+  revoke(sessionId: string): void {
+    this.generations.set(sessionId, (this.generations.get(sessionId) ?? 0) + 1);
   }
 
   verify(sessionId: string, token: string): boolean {
@@ -30,6 +39,15 @@ export interface CdpProxyDeps {
   tokens: CdpTokens;
   /** Lets clients that can set headers use their API key instead of the token. */
   isValidApiKey(key: string): boolean;
+  /** Told of each client connection that reached Chromium, and of its end (telemetry's connection category). */
+  connections?: CdpConnectionEvents;
+}
+
+export type CdpDisconnectReason = 'client_close' | 'upstream_error' | 'context_cancelled';
+
+export interface CdpConnectionEvents {
+  connected(sessionId: string): void;
+  disconnected(sessionId: string, info: { reason: CdpDisconnectReason; duration_ms: number; message_count: number }): void;
 }
 
 /** Handles an HTTP upgrade; answers plain HTTP errors for anything that is not an authorised CDP request. */
@@ -44,6 +62,7 @@ export function handleCdpUpgrade(deps: CdpProxyDeps, req: IncomingMessage, clien
   if (!authorised) return reject(client, 401, 'unauthorized', 'missing or invalid session token');
   const session = deps.sessions.get(sessionId);
   if (!session || session.ending) return reject(client, 404, 'not_found', `browser '${sessionId}' is not active`);
+  if (session.parked) return reject(client, 404, 'not_found', `browser '${sessionId}' is idle in its pool; acquire it first`);
 
   const socket = client as Socket;
   const release = deps.sessions.attach(sessionId, socket);
@@ -62,7 +81,21 @@ function pipeToBrowser(
   if (socket.destroyed) return release();
   const upstreamUrl = new URL(wsEndpoint);
   const upstream = connect(Number(upstreamUrl.port), upstreamUrl.hostname);
-  const closeBoth = () => {
+  // Who closed first says why the connection ended; only frame headers are read to count messages.
+  const fromClient = new WsMessageCounter();
+  const fromBrowser = new WsMessageCounter(true);
+  let connectedAt = 0;
+  let closed = false;
+  const closeBoth = (reason: CdpDisconnectReason) => {
+    if (!closed && connectedAt) {
+      const ending = !!deps.sessions.get(sessionId)?.ending;
+      deps.connections?.disconnected(sessionId, {
+        reason: ending ? 'context_cancelled' : fromClient.closeSeen ? 'client_close' : reason,
+        duration_ms: Date.now() - connectedAt,
+        message_count: fromClient.count + fromBrowser.count,
+      });
+    }
+    closed = true;
     release();
     upstream.destroy();
     socket.destroy();
@@ -74,14 +107,23 @@ function pipeToBrowser(
     if (head.length) upstream.write(head);
     upstream.pipe(socket);
     socket.pipe(upstream);
+    connectedAt = Date.now();
+    deps.connections?.connected(sessionId);
+    if (head.length) fromClient.push(head);
   });
   const touch = () => deps.sessions.touch(sessionId);
-  socket.on('data', touch);
-  upstream.on('data', touch);
-  upstream.once('error', closeBoth);
-  upstream.once('close', closeBoth);
-  socket.once('error', closeBoth);
-  socket.once('close', closeBoth);
+  socket.on('data', (chunk: Buffer) => {
+    touch();
+    if (deps.connections) fromClient.push(chunk);
+  });
+  upstream.on('data', (chunk: Buffer) => {
+    touch();
+    if (deps.connections) fromBrowser.push(chunk);
+  });
+  upstream.once('error', () => closeBoth('upstream_error'));
+  upstream.once('close', () => closeBoth('upstream_error'));
+  socket.once('error', () => closeBoth('client_close'));
+  socket.once('close', () => closeBoth('client_close'));
 }
 
 /** Rewrites the client's handshake for Chromium: its real path, a loopback Host, no Origin, no credentials. */

@@ -34,6 +34,8 @@ export interface LaunchedChromium {
   exited: Promise<ExitInfo>;
   /** The last lines Chromium wrote to stderr, for crash reports. */
   stderrTail(): string;
+  /** Calls `listener` with each later chunk of stderr (the session's log stream); returns the unsubscribe. */
+  onStderr(listener: (chunk: string) => void): () => void;
   /** Kills the whole process group (browser, renderers, GPU process) and waits for the leader to exit. */
   kill(): Promise<ExitInfo>;
 }
@@ -95,6 +97,7 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
     env: { ...process.env, ...extraEnv },
   });
   let tail = '';
+  const stderrListeners = new Set<(chunk: string) => void>();
   const exited = new Promise<ExitInfo>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
@@ -115,6 +118,7 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
       tail = (tail + chunk).slice(-STDERR_TAIL_BYTES);
+      for (const listener of stderrListeners) listener(chunk);
       if (settled) return;
       const match = /DevTools listening on (ws:\/\/\S+)/.exec(tail);
       if (!match) return;
@@ -125,6 +129,10 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
         wsEndpoint: match[1]!,
         exited,
         stderrTail: () => tail,
+        onStderr: (listener) => {
+          stderrListeners.add(listener);
+          return () => stderrListeners.delete(listener);
+        },
         kill: () => {
           killGroup(child);
           return exited;

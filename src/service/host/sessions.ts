@@ -1,63 +1,23 @@
-// Live browser sessions: launches Chromium for each, and ends each exactly once with a recorded reason
-// (DELETE, inactivity, Chromium exiting, service shutdown). The database holds the record; this holds
-// the processes and connections that die with the service.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// Live browser sessions: launches Chromium for each (or adopts one launched ahead of time), and ends each
+// exactly once with a recorded reason (DELETE, inactivity, Chromium exiting, service shutdown). The
+// database holds the record; this holds the processes and connections that die with the service.
+import { unlink, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import type { BrowserEndReason, BrowserCreateParams } from '../../api/types.js';
 import { conflict, unavailable } from '../errors.js';
 import { newId } from '../ids.js';
-import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
-import { CdpConnection } from './cdp-connection.js';
-import { killProcessGroup, launchChromium, measureWindowFrame, type ExitInfo, type LaunchedChromium } from './chromium.js';
-import type { ChromiumExecutable } from './chromium-path.js';
-import { DOWNLOADS_DIR, HOME_DIR, HostView, USER_DATA_DIR } from './host-view.js';
-import { sandboxCommand, type Sandbox, type SandboxLaunch } from './sandbox.js';
-import { startXvfb, type XDisplay } from './xvfb.js';
+import type { BrowserRow } from '../store/browsers-repo.js';
+import { PID_FILE, launchBrowser, launchSpecOf, removeDir, sessionLayout, stopBrowser } from './browser-launch.js';
+import type { LaunchEnv, LaunchSpec, WarmBrowser } from './browser-launch.js';
+import { measureWindowFrame, type ExitInfo, type LaunchedChromium } from './chromium.js';
+import { recoverStale } from './session-recovery.js';
+import type { Admission, LiveSession, SessionEndListener, SessionManagerDeps, SessionStartHook, WarmSource } from './session-types.js';
 
-export interface LiveSession {
-  readonly id: string;
-  /** The session's host view: its folder holding home/kernel/..., tmp, ... (see host-view.ts). */
-  readonly view: HostView;
-  readonly timeoutMs: number;
-  readonly chromium: LaunchedChromium;
-  /** The X display of a headful session; headless sessions have none. */
-  readonly screen?: XDisplay;
-  lastActivity: number;
-  /** Client sockets of the CDP proxy; destroyed when the session ends. */
-  readonly connections: Set<Socket>;
-  /** Settles when the service's own set-up of the browser is done; CDP clients and input wait for it. */
-  ready: Promise<void>;
-  /** Run when the session ends, before Chromium is killed: processes, watches, input backends. */
-  readonly cleanups: Array<() => Promise<void> | void>;
-  ending?: Promise<void>;
-}
+export { DEFAULT_VIEWPORT } from './browser-launch.js';
 
-export interface Logger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+export type { Admission, LiveSession, Logger, SessionEndListener, SessionManagerDeps, SessionStartHook, WarmOffer, WarmSource } from './session-types.js';
 
-export interface SessionManagerDeps {
-  repo: BrowsersRepo;
-  chromium: ChromiumExecutable;
-  /** Where the browser runs: inside the session's view when there is a sandbox. */
-  sandbox: Sandbox | null;
-  /** Each session gets `<sessionsDir>/<id>/` holding its host view (user data now, downloads later). */
-  sessionsDir: string;
-  now: () => Date;
-  log: Logger;
-}
-
-/**
- * Called for every new session before anyone can reach it: the session's `ready` waits for the returned
- * promise, and CDP clients and input wait for `ready`. Replays, telemetry and the like attach here and
- * push their own cleanups onto `session.cleanups`.
- */
-export type SessionStartHook = (session: LiveSession, row: BrowserRow) => Promise<void> | void;
-
-export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
 export class SessionManager {
@@ -67,8 +27,26 @@ export class SessionManager {
   private closing = false;
   private frame: Promise<{ width: number; height: number }> | undefined;
   private readonly startHooks: SessionStartHook[] = [];
+  private readonly endListeners: SessionEndListener[] = [];
+  private warmSource: WarmSource | undefined;
+  private admission: Admission | undefined;
+  /** On-demand sessions running or being created: what a concurrency limit counts. */
+  private onDemand = 0;
+  private coldCreates = 0;
+  /** Launched browsers that are not sessions (yet): the standby's, and creates between launch and record. */
+  private readonly unregistered = new Set<WarmBrowser>();
+  private readonly launches = new Set<Promise<unknown>>();
+  private readonly env: LaunchEnv;
 
-  constructor(private readonly deps: SessionManagerDeps) {}
+  constructor(private readonly deps: SessionManagerDeps) {
+    this.env = {
+      chromium: deps.chromium,
+      sandbox: deps.sandbox,
+      sessionsDir: deps.sessionsDir,
+      frame: () => this.windowFrame(),
+      warn: (obj, msg) => deps.log.warn(obj, msg),
+    };
+  }
 
   get(id: string): LiveSession | undefined {
     return this.live.get(id);
@@ -76,6 +54,31 @@ export class SessionManager {
 
   onStart(hook: SessionStartHook): void {
     this.startHooks.push(hook);
+  }
+
+  onEnd(listener: SessionEndListener): void {
+    this.endListeners.push(listener);
+  }
+
+  setWarmSource(source: WarmSource | undefined): void {
+    this.warmSource = source;
+  }
+
+  setAdmission(admission: Admission | undefined): void {
+    this.admission = admission;
+  }
+
+  get onDemandSessions(): number {
+    return this.onDemand;
+  }
+
+  /** Creates waiting for a launch right now; background launches (the standby's refill) give way to them. */
+  get coldCreatesInFlight(): number {
+    return this.coldCreates;
+  }
+
+  get isClosing(): boolean {
+    return this.closing;
   }
 
   /** Measures the executable's window frame (once); call at start so no create pays for it. */
@@ -104,17 +107,66 @@ export class SessionManager {
     if (session) session.lastActivity = Date.now();
   }
 
-  async create(params: BrowserCreateParams, projectId: string | null): Promise<BrowserRow> {
+  /**
+   * Creates a session: adopts a matching standby browser when there is one (a handoff, no launch), else
+   * records the session and launches its browser. `poolId` creates a parked browser for that pool.
+   */
+  async create(params: BrowserCreateParams, projectId: string | null, opts: { poolId?: string } = {}): Promise<BrowserRow> {
     if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
-    const { repo, now } = this.deps;
+    const poolId = opts.poolId ?? null;
+    // Admitted and counted before the first await, so parallel creates cannot overshoot a limit together.
+    if (poolId === null) {
+      this.admission?.(this.onDemand);
+      this.onDemand++;
+    }
+    try {
+      return await this.createAdmitted(params, projectId, poolId);
+    } catch (err) {
+      if (poolId === null) this.onDemand--;
+      throw err;
+    }
+  }
+
+  private async createAdmitted(params: BrowserCreateParams, projectId: string | null, poolId: string | null): Promise<BrowserRow> {
+    const spec = launchSpecOf(params);
+    const offer = poolId === null ? this.warmSource?.take(spec) : undefined;
+    if (offer) {
+      let row: BrowserRow;
+      try {
+        row = this.record(offer.id, params, projectId, poolId);
+      } catch (err) {
+        this.warmSource!.putBack(offer);
+        throw err;
+      }
+      let warm: WarmBrowser;
+      try {
+        warm = await offer.browser;
+      } catch (err) {
+        this.deps.repo.remove(offer.id);
+        throw err;
+      }
+      // The record holds the pid now, and the folder is the session's view, where the file would show.
+      void unlink(join(this.deps.sessionsDir, warm.id, PID_FILE)).catch(() => undefined);
+      return this.activate(row, warm);
+    }
     const id = newId();
-    const dir = join(this.deps.sessionsDir, id);
-    const view = new HostView(dir);
-    const userDataDir = view.hostPath(USER_DATA_DIR);
-    // Inside the sandbox Chromium sees the view, so its paths are the hosted service's paths. The packaged
-    // headless shell lives in the host's temp dir, which the view hides: it runs beside the view instead.
-    const sandbox = this.deps.sandbox && !this.deps.chromium.path.startsWith(`${tmpdir()}${sep}`) ? this.deps.sandbox : null;
-    const inView = (viewPath: string) => (sandbox ? viewPath : view.hostPath(viewPath));
+    // The record goes in first: the unique index settles name races before any browser is launched.
+    const row = this.record(id, params, projectId, poolId);
+    let launched: WarmBrowser;
+    this.coldCreates++;
+    try {
+      launched = await this.launch(spec, { id, recorded: true });
+    } catch (err) {
+      this.deps.repo.remove(id);
+      throw err;
+    } finally {
+      this.coldCreates--;
+    }
+    return this.activate(row, launched);
+  }
+
+  private record(id: string, params: BrowserCreateParams, projectId: string | null, poolId: string | null): BrowserRow {
+    const { sandbox, userDataDir } = sessionLayout(this.env, id);
     const row: BrowserRow = {
       id,
       project_id: projectId,
@@ -126,75 +178,81 @@ export class SessionManager {
       timeout_seconds: params.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
       viewport: params.viewport ?? null,
       start_url: params.start_url ?? null,
-      created_at: now().toISOString(),
+      created_at: this.deps.now().toISOString(),
       deleted_at: null,
       end_reason: null,
       end_detail: null,
       pid: null,
       user_data_dir: userDataDir,
       sandboxed: sandbox !== null,
+      pool_id: poolId,
     };
-    // The record goes in first: the unique index settles name races before any browser is launched.
     try {
-      repo.insert(row);
+      this.deps.repo.insert(row);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw conflict(`a browser named '${params.name}' is already active in this project`);
       }
       throw err;
     }
-    let chromium: LaunchedChromium;
-    let screen: XDisplay | undefined;
-    const viewport = row.viewport ?? DEFAULT_VIEWPORT;
-    try {
-      await view.createLayout();
-      await writeDownloadPreferences(userDataDir, inView(DOWNLOADS_DIR));
-      // A headful browser fills its own screen, toolbar included, as on the hosted service.
-      if (!row.headless) screen = await startXvfb(viewport.width, viewport.height);
-      chromium = await launchChromium(this.deps.chromium, {
-        userDataDir: inView(USER_DATA_DIR),
-        wrap: sandbox ? (file, args, env) => sandboxCommand(sandbox, browserLaunch(view, file, args, env)) : undefined,
-        headless: row.headless,
-        viewport,
-        display: screen?.display,
-        frame: row.headless ? await this.windowFrame() : undefined,
-        startUrl: row.start_url ?? undefined,
-        kioskMode: row.kiosk_mode,
-        stealth: row.stealth,
-      });
-    } catch (err) {
-      await screen?.stop();
-      repo.remove(id);
-      this.track(removeDir(dir));
-      throw unavailable('browser_launch_failed', `could not launch Chromium: ${(err as Error).message}`);
-    }
-    if (this.closing) {
-      await chromium.kill();
-      await screen?.stop();
-      repo.remove(id);
-      this.track(removeDir(dir));
-      throw unavailable('shutting_down', 'the service is shutting down');
-    }
-    // The headless shell ignores the profile's download preference and refuses downloads unless a CDP
-    // client allows them, for as long as that client stays connected: the service stays connected. This
-    // runs beside the create; CDP clients and input wait for it (`ready`), so nobody acts before it.
-    const downloads = this.deps.chromium.headlessShell
-      ? allowDownloads(chromium.wsEndpoint, inView(DOWNLOADS_DIR)).catch((err: Error) => {
-          this.deps.log.warn({ session_id: id, err: err.message }, 'could not enable downloads');
-          return undefined;
-        })
-      : Promise.resolve(undefined);
-    repo.setProcess(id, chromium.pid, userDataDir);
+    return row;
+  }
+
+  /**
+   * Launches a browser that is not a session yet; `discard` it or pass it to a create (WarmSource).
+   * `recorded`: the session's record exists already (a cold create), so no pid file is needed.
+   */
+  launch(spec: LaunchSpec, opts: { id?: string; recorded?: boolean } = {}): Promise<WarmBrowser> {
+    const id = opts.id ?? newId();
+    const work = (async () => {
+      if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
+      let warm: WarmBrowser;
+      try {
+        warm = await launchBrowser(this.env, id, spec);
+      } catch (err) {
+        this.track(removeDir(join(this.deps.sessionsDir, id)));
+        throw unavailable('browser_launch_failed', `could not launch Chromium: ${(err as Error).message}`);
+      }
+      this.unregistered.add(warm);
+      if (!opts.recorded) await writeFile(join(this.deps.sessionsDir, id, PID_FILE), String(warm.chromium.pid)).catch(() => undefined);
+      if (this.closing) {
+        await this.discard(warm);
+        throw unavailable('shutting_down', 'the service is shutting down');
+      }
+      return warm;
+    })();
+    const settled = work.catch(() => undefined);
+    this.launches.add(settled);
+    void settled.finally(() => this.launches.delete(settled));
+    return work;
+  }
+
+  /** Stops a launched browser that will not become a session, and removes its folder. */
+  async discard(warm: WarmBrowser): Promise<void> {
+    if (!this.unregistered.delete(warm)) return;
+    const work = stopBrowser(warm).then(() => removeDir(join(this.deps.sessionsDir, warm.id)));
+    this.track(work);
+    await work.catch(() => undefined);
+  }
+
+  private activate(row: BrowserRow, warm: WarmBrowser): BrowserRow {
+    this.unregistered.delete(warm);
+    const { id } = row;
+    const { chromium } = warm;
+    this.deps.repo.setProcess(id, chromium.pid, row.user_data_dir!);
     const session: LiveSession = {
       id,
-      view,
+      view: warm.view,
       timeoutMs: row.timeout_seconds * 1000,
       chromium,
-      screen,
+      screen: warm.screen,
+      // An adopted browser may have waited a while; its session starts now.
       lastActivity: Date.now(),
       connections: new Set(),
-      cleanups: [async () => (await downloads)?.close()],
-      ready: downloads.then(() => undefined),
+      cleanups: [async () => (await warm.downloads)?.close()],
+      ready: warm.downloads.then(() => undefined),
+      poolId: row.pool_id,
+      parked: row.pool_id !== null,
     };
     this.live.set(id, session);
     const started = { ...row, pid: chromium.pid };
@@ -209,7 +267,7 @@ export class SessionManager {
     void chromium.exited.then((info) => {
       if (!session.ending) void this.end(id, 'browser_exited', describeExit(info, chromium));
     });
-    return { ...row, pid: chromium.pid };
+    return started;
   }
 
   /** Ends a live session once: records why, drops its CDP clients, kills its processes, removes its files. */
@@ -218,7 +276,15 @@ export class SessionManager {
     if (!session) return Promise.resolve();
     session.ending ??= (async () => {
       this.deps.repo.end(id, reason, detail, this.deps.now());
+      if (session.poolId === null) this.onDemand--;
       for (const socket of session.connections) socket.destroy();
+      for (const listener of this.endListeners) {
+        try {
+          listener(session, reason);
+        } catch (err) {
+          this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'a session end listener failed');
+        }
+      }
       await Promise.all(
         session.cleanups.map(async (cleanup) => {
           try {
@@ -235,6 +301,11 @@ export class SessionManager {
       this.track(removeDir(join(this.deps.sessionsDir, id)));
     })();
     return session.ending;
+  }
+
+  /** Disconnects a session's CDP clients without ending it (a pool browser changing hands). */
+  dropClients(id: string): void {
+    for (const socket of this.live.get(id)?.connections ?? []) socket.destroy();
   }
 
   /** Counts a CDP client connection; an open connection keeps the session alive. Returns the release. */
@@ -256,33 +327,30 @@ export class SessionManager {
 
   sweepInactive(nowMs = Date.now()): void {
     for (const session of this.live.values()) {
-      if (session.ending || session.connections.size > 0) continue;
+      if (session.ending || session.parked || session.connections.size > 0) continue;
       if (nowMs - session.lastActivity >= session.timeoutMs) {
         void this.end(session.id, 'timeout', `no API or CDP activity for ${session.timeoutMs / 1000} s`);
       }
     }
   }
 
-  /** Ends every session (service shutdown) and waits until their processes and files are gone. */
+  /** Ends every session and stops every launched browser (service shutdown); waits until all are gone. */
   async closeAll(reason: BrowserEndReason, detail: string): Promise<void> {
     this.closing = true;
     if (this.sweeper) clearInterval(this.sweeper);
     await Promise.all([...this.live.keys()].map((id) => this.end(id, reason, detail)));
+    // Launches under way finish and stop themselves; what is left unregistered is stopped here.
+    await Promise.all(this.launches);
+    await Promise.all([...this.unregistered].map((warm) => this.discard(warm)));
     await Promise.all(this.cleanups);
   }
 
-  /**
-   * Sessions still marked active at startup belong to a service that died without closing them:
-   * kill their browsers if they still run, and record the end.
-   */
-  async recoverStale(): Promise<number> {
-    const stale = this.deps.repo.listActive();
-    for (const row of stale) {
-      if (row.pid && (await isOurChromium(row.pid, join(this.deps.sessionsDir, row.id)))) killProcessGroup(row.pid);
-      this.deps.repo.end(row.id, 'service_restart', 'the service restarted while this session was active', this.deps.now());
-      this.track(removeDir(join(this.deps.sessionsDir, row.id)));
-    }
-    return stale.length;
+  /** Ends the sessions a service that died without closing them left behind (see session-recovery.ts). */
+  recoverStale(): Promise<number> {
+    return recoverStale(
+      { repo: this.deps.repo, sessionsDir: this.deps.sessionsDir, now: this.deps.now, isLive: (id) => this.live.has(id) },
+      (work) => this.track(work),
+    );
   }
 
   private track(work: Promise<unknown>): void {
@@ -295,54 +363,8 @@ export class SessionManager {
   }
 }
 
-/** Chromium's helpers can still be writing for a moment after the group is killed; retry the removal. */
-function removeDir(dir: string): Promise<void> {
-  return rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
-}
-
 function describeExit(info: ExitInfo, chromium: LaunchedChromium): string {
   const how = info.signal ? `was killed by ${info.signal}` : `exited with code ${info.code}`;
   const said = chromium.stderrTail().trim().split('\n').slice(-1)[0];
   return `chromium ${how}${said ? ` (last output: ${said.slice(0, 300)})` : ''}`;
-}
-
-/** Chromium runs as root in the sandbox with its home at the view's /home/kernel, like the hosted VM's. */
-function browserLaunch(view: HostView, command: string, args: string[], env: Record<string, string>): SandboxLaunch {
-  return {
-    view,
-    cwd: HOME_DIR,
-    env: { HOME: HOME_DIR, PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
-    identity: { name: 'root', uid: 0, gid: 0 },
-    newSession: true,
-    command,
-    args,
-  };
-}
-
-async function allowDownloads(wsEndpoint: string, downloadsDir: string): Promise<CdpConnection> {
-  const cdp = await CdpConnection.connect(wsEndpoint);
-  try {
-    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloadsDir });
-    return cdp;
-  } catch (err) {
-    cdp.close();
-    throw err;
-  }
-}
-
-/** Downloads go to the view's Downloads folder without asking, as on the hosted service. */
-async function writeDownloadPreferences(userDataDir: string, downloadsDir: string): Promise<void> {
-  const prefs = { download: { default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true }, savefile: { default_directory: downloadsDir } };
-  await mkdir(join(userDataDir, 'Default'), { recursive: true });
-  await writeFile(join(userDataDir, 'Default', 'Preferences'), JSON.stringify(prefs));
-}
-
-/** A recorded pid may have been reused by now; only kill it if its command line names the session's folder. */
-async function isOurChromium(pid: number, sessionDir: string): Promise<boolean> {
-  try {
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes(sessionDir);
-  } catch {
-    return false;
-  }
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {
   BrowserCreateParams,
   BrowserListParams,
+  BrowserPoolRef,
   BrowserSession,
   BrowserUpdateParams,
 } from '../../api/types.js';
@@ -11,6 +12,8 @@ import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow } from './lookup.js';
 import type { CdpTokens } from '../host/cdp-proxy.js';
 import type { SessionManager } from '../host/sessions.js';
+import { telemetryCreateSchema, telemetryUpdateSchema } from '../host/telemetry-config.js';
+import type { TelemetryHub } from '../host/telemetry-hub.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
 
 export interface BrowserRouteDeps {
@@ -18,6 +21,9 @@ export interface BrowserRouteDeps {
   sessions: SessionManager;
   tokens: CdpTokens;
   headful: { available: boolean; reason: string };
+  telemetry?: TelemetryHub;
+  /** Names the pool of a pooled session. */
+  pools?: { ref(poolId: string): BrowserPoolRef };
 }
 
 const tags = {
@@ -33,7 +39,8 @@ const idOrNameParams = {
   properties: { id_or_name: { type: 'string', minLength: 1, maxLength: 255 } },
 } as const;
 
-const createBody = {
+/** Also the source of the browser fields of pool bodies (routes/pools.ts). */
+export const createBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -55,6 +62,7 @@ const createBody = {
     name: { type: 'string', minLength: 1, maxLength: 255 },
     tags,
     kiosk_mode: { type: 'boolean' },
+    telemetry: telemetryCreateSchema,
   },
 } as const;
 
@@ -64,6 +72,7 @@ const updateBody = {
   properties: {
     name: { type: 'string', maxLength: 255 },
     tags,
+    telemetry: telemetryUpdateSchema,
   },
 } as const;
 
@@ -101,7 +110,9 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
       if (req.body.headless === false && !deps.headful.available) {
         throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${deps.headful.reason}; create with headless: true`);
       }
-      const row = await sessions.create(req.body, req.auth.projectId);
+      const create = () => sessions.create(req.body, req.auth.projectId);
+      // Telemetry settings are checked first and seen by the new session's start hooks.
+      const row = await (deps.telemetry ? deps.telemetry.withCreate(req.body.telemetry, create) : create());
       return present(req, row);
     },
   );
@@ -142,6 +153,7 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
     async (req) => {
       const row = find(req, req.params.id_or_name);
       const { name, tags: newTags } = req.body;
+      const applyTelemetry = deps.telemetry?.prepareUpdate(row.id, req.body.telemetry);
       try {
         repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
       } catch (err) {
@@ -150,6 +162,7 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
         }
         throw err;
       }
+      await applyTelemetry?.();
       sessions.touch(row.id);
       return present(req, repo.get(row.id)!);
     },
@@ -167,11 +180,15 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
 }
 
 /** ws:// or wss:// plus the host the client used to reach us, so the CDP URL works from where it called. */
-function wsOrigin(req: FastifyRequest): string {
+export function wsOrigin(req: FastifyRequest): string {
   return `${req.protocol === 'https' ? 'wss' : 'ws'}://${req.host}`;
 }
 
-export function presentSession(row: BrowserRow, origin: string, deps: { tokens: CdpTokens }): BrowserSession {
+export function presentSession(
+  row: BrowserRow,
+  origin: string,
+  deps: { tokens: CdpTokens; telemetry?: Pick<TelemetryHub, 'present'>; pools?: { ref(poolId: string): BrowserPoolRef } },
+): BrowserSession {
   const session: BrowserSession = {
     session_id: row.id,
     cdp_ws_url: `${origin}/browsers/${row.id}/cdp?jwt=${deps.tokens.tokenFor(row.id)}`,
@@ -186,6 +203,9 @@ export function presentSession(row: BrowserRow, origin: string, deps: { tokens: 
   if (row.name) session.name = row.name;
   if (row.viewport) session.viewport = row.viewport;
   if (row.start_url) session.start_url = row.start_url;
+  if (row.pool_id) session.pool = deps.pools?.ref(row.pool_id) ?? { id: row.pool_id };
+  const telemetry = deps.telemetry?.present(row.id);
+  if (telemetry) session.telemetry = telemetry;
   const endMs = row.deleted_at ? Date.parse(row.deleted_at) : Date.now();
   session.usage = { uptime_ms: Math.max(0, endMs - Date.parse(row.created_at)) };
   if (row.deleted_at) {

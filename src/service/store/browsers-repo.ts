@@ -20,6 +20,8 @@ export interface BrowserRow {
   pid: number | null;
   user_data_dir: string | null;
   sandboxed: boolean;
+  /** The browser pool the session belongs to; null for on-demand sessions. */
+  pool_id: string | null;
 }
 
 type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed'> & {
@@ -41,7 +43,7 @@ export interface ListQuery {
 }
 
 const COLUMNS = `id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
-  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed`;
+  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id`;
 
 export class BrowsersRepo {
   private readonly stmts;
@@ -50,7 +52,7 @@ export class BrowsersRepo {
     this.stmts = {
       insert: db.prepare(
         `INSERT INTO browsers (${COLUMNS}) VALUES (@id, @project_id, @name, @tags, @headless, @stealth, @kiosk_mode,
-          @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir, @sandboxed)`,
+          @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir, @sandboxed, @pool_id)`,
       ),
       byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE id = ?`),
       activeByName: db.prepare<[string, string], StoredRow>(
@@ -98,7 +100,11 @@ export class BrowsersRepo {
     this.stmts.remove.run(id);
   }
 
-  update(id: string, fields: { name?: string | null; tags?: Record<string, string> }): void {
+  /** Throws SQLITE_CONSTRAINT_UNIQUE when the new name is taken. Pools also set lease-scoped fields. */
+  update(
+    id: string,
+    fields: { name?: string | null; tags?: Record<string, string>; timeout_seconds?: number; start_url?: string | null },
+  ): void {
     const sets: string[] = [];
     const params: Record<string, unknown> = { id };
     if (fields.name !== undefined) {
@@ -108,6 +114,14 @@ export class BrowsersRepo {
     if (fields.tags !== undefined) {
       sets.push('tags = @tags');
       params.tags = JSON.stringify(fields.tags);
+    }
+    if (fields.timeout_seconds !== undefined) {
+      sets.push('timeout_seconds = @timeout_seconds');
+      params.timeout_seconds = fields.timeout_seconds;
+    }
+    if (fields.start_url !== undefined) {
+      sets.push('start_url = @start_url');
+      params.start_url = fields.start_url;
     }
     if (sets.length) this.db.prepare(`UPDATE browsers SET ${sets.join(', ')} WHERE id = @id`).run(params);
   }

@@ -1,0 +1,160 @@
+// Launching a session's browser, apart from recording the session: a cold create launches into the folder
+// of the session it has just recorded, while the standby (standby.ts) launches ahead of time into the
+// folder of a session id that has no record yet, and a later create adopts that browser under that id.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import type { BrowserCreateParams } from '../../api/types.js';
+import { CdpConnection } from './cdp-connection.js';
+import { launchChromium, type LaunchedChromium } from './chromium.js';
+import type { ChromiumExecutable } from './chromium-path.js';
+import { DOWNLOADS_DIR, HOME_DIR, HostView, USER_DATA_DIR } from './host-view.js';
+import { sandboxCommand, type Sandbox, type SandboxLaunch } from './sandbox.js';
+import { startXvfb, type XDisplay } from './xvfb.js';
+
+export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
+
+/**
+ * Everything that decides how Chromium is started. Two creates with equal specs get interchangeable
+ * browsers, which is what lets a create adopt a pre-launched one. A new create option that changes the
+ * command line or the profile (extensions, proxies, policies) must be added here.
+ */
+export interface LaunchSpec {
+  headless: boolean;
+  viewport: { width: number; height: number };
+  kioskMode: boolean;
+  stealth: boolean;
+  startUrl: string | null;
+}
+
+export function launchSpecOf(params: BrowserCreateParams): LaunchSpec {
+  const viewport = params.viewport ? { width: params.viewport.width, height: params.viewport.height } : DEFAULT_VIEWPORT;
+  return {
+    headless: params.headless ?? true,
+    viewport,
+    kioskMode: params.kiosk_mode ?? false,
+    stealth: params.stealth ?? false,
+    startUrl: params.start_url ?? null,
+  };
+}
+
+export function specKey(spec: LaunchSpec): string {
+  return JSON.stringify([spec.headless, spec.viewport.width, spec.viewport.height, spec.kioskMode, spec.stealth, spec.startUrl]);
+}
+
+/** A running Chromium that is, or is about to become, the browser of session `id`. */
+export interface WarmBrowser {
+  readonly id: string;
+  readonly spec: LaunchSpec;
+  readonly view: HostView;
+  readonly chromium: LaunchedChromium;
+  readonly screen?: XDisplay;
+  /** The service's own connection that lets the headless shell download; resolves undefined elsewhere. */
+  readonly downloads: Promise<CdpConnection | undefined>;
+}
+
+export interface LaunchEnv {
+  chromium: ChromiumExecutable;
+  sandbox: Sandbox | null;
+  sessionsDir: string;
+  /** The window frame to add to headless windows (measured once per executable). */
+  frame(): Promise<{ width: number; height: number }>;
+  warn(obj: object, msg: string): void;
+}
+
+/** Where session `id` lives, and whether its browser runs in the sandbox. */
+export function sessionLayout(env: LaunchEnv, id: string) {
+  const dir = join(env.sessionsDir, id);
+  const view = new HostView(dir);
+  // Inside the sandbox Chromium sees the view, so its paths are the hosted service's paths. The packaged
+  // headless shell lives in the host's temp dir, which the view hides: it runs beside the view instead.
+  const sandbox = env.sandbox && !env.chromium.path.startsWith(`${tmpdir()}${sep}`) ? env.sandbox : null;
+  return { dir, view, sandbox, userDataDir: view.hostPath(USER_DATA_DIR) };
+}
+
+/**
+ * Marks a folder whose browser has no session record (the standby's), so a restart after a hard stop can
+ * kill it. Removed when the browser becomes a session, whose record holds the pid instead.
+ */
+export const PID_FILE = 'browser.pid';
+
+/** Launches Chromium for session `id`; on failure nothing is left running (the folder is the caller's). */
+export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec): Promise<WarmBrowser> {
+  const { view, sandbox } = sessionLayout(env, id);
+  const inView = (viewPath: string) => (sandbox ? viewPath : view.hostPath(viewPath));
+  let screen: XDisplay | undefined;
+  let chromium: LaunchedChromium;
+  try {
+    await view.createLayout();
+    await writeDownloadPreferences(view.hostPath(USER_DATA_DIR), inView(DOWNLOADS_DIR));
+    // A headful browser fills its own screen, toolbar included, as on the hosted service.
+    if (!spec.headless) screen = await startXvfb(spec.viewport.width, spec.viewport.height);
+    chromium = await launchChromium(env.chromium, {
+      userDataDir: inView(USER_DATA_DIR),
+      wrap: sandbox ? (file, args, e) => sandboxCommand(sandbox, browserLaunch(view, file, args, e)) : undefined,
+      headless: spec.headless,
+      viewport: spec.viewport,
+      display: screen?.display,
+      frame: spec.headless ? await env.frame() : undefined,
+      startUrl: spec.startUrl ?? undefined,
+      kioskMode: spec.kioskMode,
+      stealth: spec.stealth,
+    });
+  } catch (err) {
+    await screen?.stop();
+    throw err;
+  }
+  // The headless shell ignores the profile's download preference and refuses downloads unless a CDP
+  // client allows them, for as long as that client stays connected: the service stays connected. This
+  // runs beside the create; CDP clients and input wait for it (the session's `ready`).
+  const downloads = env.chromium.headlessShell
+    ? allowDownloads(chromium.wsEndpoint, inView(DOWNLOADS_DIR)).catch((err: Error) => {
+        env.warn({ session_id: id, err: err.message }, 'could not enable downloads');
+        return undefined;
+      })
+    : Promise.resolve(undefined);
+  return { id, spec, view, chromium, screen, downloads };
+}
+
+/** Stops a browser that never became a session, or whose session is gone. */
+export async function stopBrowser(warm: WarmBrowser): Promise<void> {
+  (await warm.downloads)?.close();
+  await warm.chromium.kill();
+  await warm.screen?.stop();
+}
+
+/** Chromium's helpers can still be writing for a moment after the group is killed; retry the removal. */
+export function removeDir(dir: string): Promise<void> {
+  return rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+}
+
+/** Chromium runs as root in the sandbox with its home at the view's /home/kernel, like the hosted VM's. */
+function browserLaunch(view: HostView, command: string, args: string[], env: Record<string, string>): SandboxLaunch {
+  return {
+    view,
+    cwd: HOME_DIR,
+    env: { HOME: HOME_DIR, PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
+    identity: { name: 'root', uid: 0, gid: 0 },
+    newSession: true,
+    command,
+    args,
+  };
+}
+
+async function allowDownloads(wsEndpoint: string, downloadsDir: string): Promise<CdpConnection> {
+  const cdp = await CdpConnection.connect(wsEndpoint);
+  try {
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloadsDir });
+    return cdp;
+  } catch (err) {
+    cdp.close();
+    throw err;
+  }
+}
+
+/** Downloads go to the view's Downloads folder without asking, as on the hosted service. */
+async function writeDownloadPreferences(userDataDir: string, downloadsDir: string): Promise<void> {
+  const prefs = { download: { default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true }, savefile: { default_directory: downloadsDir } };
+  await mkdir(join(userDataDir, 'Default'), { recursive: true });
+  await writeFile(join(userDataDir, 'Default', 'Preferences'), JSON.stringify(prefs));
+}

@@ -1,0 +1,176 @@
+// The browser pools of the service: created, changed and deleted through the API, stored in SQLite and
+// recreated (and refilled) when the service starts. Each pool's browsers live in a LivePool (pool.ts).
+import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef, Viewport } from '../../api/types.js';
+import { ServiceError, conflict, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { BrowsersRepo } from '../store/browsers-repo.js';
+import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../store/pools-repo.js';
+import type { ConcurrencyLimit } from './limits.js';
+import { LivePool } from './pool.js';
+import type { Logger, SessionManager } from './sessions.js';
+
+export const DEFAULT_POOL_TIMEOUT_SECONDS = 600;
+export const DEFAULT_FILL_RATE = 25;
+
+/** The create body; the update body has the same fields, all optional, plus `discard_all_idle`. */
+export interface PoolSettings {
+  size: number;
+  name?: string;
+  headless?: boolean;
+  stealth?: boolean;
+  kiosk_mode?: boolean;
+  viewport?: Viewport;
+  start_url?: string;
+  timeout_seconds?: number;
+  fill_rate_per_minute?: number;
+}
+
+export type PoolUpdate = Partial<PoolSettings> & { discard_all_idle?: boolean };
+
+export interface PoolManagerDeps {
+  repo: PoolsRepo;
+  browsers: BrowsersRepo;
+  sessions: SessionManager;
+  tokens: { revoke(sessionId: string): void };
+  log: Logger;
+  now: () => Date;
+  headful: { available: boolean; reason: string };
+}
+
+export class PoolManager {
+  private readonly pools = new Map<string, LivePool>();
+  private limit: ConcurrencyLimit | undefined;
+
+  constructor(private readonly deps: PoolManagerDeps) {
+    deps.sessions.onEnd((session) => {
+      if (session.poolId) this.pools.get(session.poolId)?.memberEnded(session.id);
+    });
+  }
+
+  /** The limit pools are checked against; set once both exist (the limit counts pool reservations). */
+  setLimit(limit: ConcurrencyLimit): void {
+    this.limit = limit;
+  }
+
+  /** Recreates the stored pools and starts filling them (service start, after stale sessions are ended). */
+  start(): void {
+    for (const row of this.deps.repo.all()) this.add(row);
+  }
+
+  close(): void {
+    for (const pool of this.pools.values()) pool.close();
+  }
+
+  /** Browsers reserved by pools: the sum of their sizes, whatever is running right now. */
+  reserved(): number {
+    let n = 0;
+    for (const pool of this.pools.values()) n += pool.row.config.size;
+    return n;
+  }
+
+  ref(poolId: string): BrowserPoolRef {
+    const name = this.pools.get(poolId)?.row.name;
+    return name ? { id: poolId, name } : { id: poolId };
+  }
+
+  /** By id, else by name, within the project. */
+  find(projectId: string | null, idOrName: string): LivePool {
+    const row = this.deps.repo.get(idOrName) ?? this.deps.repo.getByName(projectId, idOrName);
+    const pool = row && (row.project_id ?? null) === projectId ? this.pools.get(row.id) : undefined;
+    if (!pool) throw notFound('browser pool', idOrName);
+    return pool;
+  }
+
+  list(q: Parameters<PoolsRepo['list']>[0]): { pools: LivePool[]; hasMore: boolean } {
+    const page = this.deps.repo.list(q);
+    return { pools: page.rows.map((row) => this.pools.get(row.id)).filter((p) => p !== undefined), hasMore: page.hasMore };
+  }
+
+  create(projectId: string | null, body: PoolSettings): LivePool {
+    const config: StoredPoolConfig = {
+      size: body.size,
+      headless: body.headless ?? true,
+      stealth: body.stealth ?? false,
+      kiosk_mode: body.kiosk_mode ?? false,
+      ...(body.viewport ? { viewport: body.viewport } : {}),
+      ...(body.start_url ? { start_url: body.start_url } : {}),
+      timeout_seconds: body.timeout_seconds ?? DEFAULT_POOL_TIMEOUT_SECONDS,
+      fill_rate_per_minute: body.fill_rate_per_minute ?? DEFAULT_FILL_RATE,
+    };
+    this.checkHeadful(config);
+    // Checked and then recorded without an await in between, so concurrent requests cannot overshoot.
+    this.limit?.admitReservation(config.size);
+    const row: PoolRow = { id: newId(), project_id: projectId, name: body.name ?? null, config, created_at: this.deps.now().toISOString() };
+    this.write(row, () => this.deps.repo.insert(row));
+    return this.add(row);
+  }
+
+  async update(pool: LivePool, body: PoolUpdate): Promise<LivePool> {
+    const { discard_all_idle: discard, name, ...changes } = body;
+    const old = pool.row;
+    const config: StoredPoolConfig = { ...old.config };
+    for (const [key, value] of Object.entries(changes)) {
+      if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
+    }
+    // As on the hosted API: "" clears the start URL, and is a no-op for the name (it cannot be cleared).
+    if (config.start_url === '') delete config.start_url;
+    this.checkHeadful(config);
+    this.limit?.admitReservation(config.size - old.config.size);
+    const row: PoolRow = { ...old, name: name ? name : old.name, config };
+    this.write(row, () => this.deps.repo.update(row.id, row.name, config));
+    await pool.reconfigure(row, discard ?? false);
+    return pool;
+  }
+
+  /** Refused while browsers are leased unless `force`, which ends them too. */
+  async delete(pool: LivePool, force: boolean): Promise<void> {
+    const leased = pool.acquiredCount;
+    if (leased > 0 && !force) {
+      throw conflict(
+        `browser pool '${pool.row.name ?? pool.id}' has ${leased} acquired browser${leased === 1 ? '' : 's'}; release ${leased === 1 ? 'it' : 'them'} or delete with force: true`,
+      );
+    }
+    this.pools.delete(pool.id);
+    this.deps.repo.remove(pool.id);
+    await pool.destroy();
+  }
+
+  private add(row: PoolRow): LivePool {
+    const { sessions, browsers, tokens, log } = this.deps;
+    const pool = new LivePool(row, { sessions, browsers, tokens, log });
+    this.pools.set(row.id, pool);
+    pool.fill();
+    return pool;
+  }
+
+  private write(row: PoolRow, write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw conflict(`a browser pool named '${row.name}' already exists in this project`);
+      }
+      throw err;
+    }
+  }
+
+  private checkHeadful(config: StoredPoolConfig): void {
+    if (!config.headless && !this.deps.headful.available) {
+      throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${this.deps.headful.reason}; use headless: true`);
+    }
+  }
+}
+
+export function presentPool(pool: LivePool): BrowserPool {
+  const { row } = pool;
+  const config: BrowserPoolConfig = { ...row.config, ...(row.name ? { name: row.name } : {}) };
+  return {
+    id: row.id,
+    ...(row.name ? { name: row.name } : {}),
+    acquired_count: pool.acquiredCount,
+    available_count: pool.availableCount,
+    browser_pool_config: config,
+    created_at: row.created_at,
+    extension_ids: [],
+  };
+}

@@ -1,0 +1,163 @@
+// /browsers/{id}/telemetry/events (the archive, also for deleted sessions) and /telemetry/stream (live SSE
+// with resume), plus the hooks that record every API call touching a session as a `control` event.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TelemetryCategory, TelemetryEnvelope } from '../../api/types.js';
+import type { ServiceContext } from '../context.js';
+import { invalidField, notFound } from '../errors.js';
+import { CATEGORIES } from '../host/telemetry-config.js';
+import { openSse } from '../sse.js';
+import { findSessionRow, sessionParams } from './lookup.js';
+
+const eventsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    // A repeated parameter or a comma list; checked in the handler, which names the bad value.
+    category: {},
+    since: { type: 'string', maxLength: 64 },
+    until: { type: 'string', maxLength: 64 },
+    order: { type: 'string', enum: ['asc', 'desc'] },
+    offset: { type: 'integer', minimum: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+  },
+} as const;
+
+const streamQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { replay: { type: 'string', maxLength: 64 } },
+} as const;
+
+interface EventsQuery {
+  category?: unknown;
+  since?: string;
+  until?: string;
+  order?: 'asc' | 'desc';
+  offset?: number;
+  limit: number;
+}
+
+/** A slow reader is cut off past this much buffered output; it can resume with Last-Event-ID. */
+const STREAM_HIGH_WATER = 8 * 1024 * 1024;
+
+export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get<{ Params: { id: string }; Querystring: EventsQuery }>(
+    '/browsers/:id/telemetry/events',
+    { schema: { params: sessionParams, querystring: eventsQuery } },
+    async (req, reply) => {
+      const row = findSessionRow(ctx.browsers, req, req.params.id, true);
+      const q = req.query;
+      const order = q.order ?? 'asc';
+      if (order === 'desc' && q.since !== undefined) throw invalidField('querystring.since', 'cannot be combined with order=desc');
+      const nowMs = ctx.now().getTime();
+      const untilUs = q.until === undefined ? undefined : parseInstant(q.until, 'querystring.until', nowMs);
+      // The cursor (offset) already places the page; since only applies to a first page read forwards.
+      const sinceUs = order === 'asc' && q.offset === undefined ? parseInstant(q.since ?? '5m', 'querystring.since', nowMs) : undefined;
+      const page = ctx.telemetryEvents.list({
+        browserId: row.id,
+        categories: parseCategoryParam(q.category),
+        sinceUs,
+        untilUs,
+        order,
+        cursor: q.offset,
+        limit: q.limit,
+      });
+      const last = page.events.at(-1);
+      const next = page.hasMore && last ? (order === 'asc' ? last.seq + 1 : last.seq - 1) : 0;
+      reply.header('X-Has-More', String(page.hasMore && next > 0));
+      reply.header('X-Next-Offset', String(next));
+      return page.events;
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { replay?: string } }>(
+    '/browsers/:id/telemetry/stream',
+    { schema: { params: sessionParams, querystring: streamQuery } },
+    async (req, reply) => {
+      const row = findSessionRow(ctx.browsers, req, req.params.id);
+      if (!ctx.telemetry.isLive(row.id)) throw notFound('browser', req.params.id);
+      const afterSeq = parseLastEventId(req.headers['last-event-id']);
+      const sse = openSse(req, reply);
+      const send = (env: TelemetryEnvelope) => {
+        if (reply.raw.writableLength > STREAM_HIGH_WATER) return sse.close();
+        sse.send(env, env.seq);
+      };
+      const { backlog, stop } = ctx.telemetry.subscribe(
+        row.id,
+        // Last-Event-ID is a reconnect: it resumes, whatever replay says.
+        { afterSeq, replayAll: afterSeq === undefined && req.query.replay === 'all' },
+        { event: send, end: () => sse.close() },
+      );
+      for (const env of backlog) send(env);
+      await sse.closed;
+      stop();
+    },
+  );
+}
+
+/**
+ * Records each API call on a session as a control event (operation id = method and route), when its
+ * response has been sent. Calls are tied to a session when they start, so a DELETE by name still counts.
+ * Must be installed after auth (unauthenticated calls are nobody's) and before the routes.
+ */
+export function installApiCallEvents(app: FastifyInstance, ctx: Pick<ServiceContext, 'telemetry' | 'browsers'>): void {
+  const sessionOf = new WeakMap<FastifyRequest, string>();
+  app.addHook('onRequest', async (req) => {
+    const route = req.routeOptions.url;
+    // Reading telemetry is not an action on the browser; counting it would feed the stream its own reads.
+    if (!route?.startsWith('/browsers/:') || route.includes('/telemetry/')) return;
+    const params = req.params as Record<string, string | undefined>;
+    const key = params.id ?? params.id_or_name;
+    if (!key || !req.auth) return;
+    const projectId = req.auth.projectId;
+    const id = ctx.telemetry.resolve(key, projectId, (name) => ctx.browsers.getActiveByName(projectId, name)?.id);
+    if (id) sessionOf.set(req, id);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const id = sessionOf.get(req);
+    if (!id) return;
+    ctx.telemetry.apiCall(id, {
+      operation_id: `${req.method} ${req.routeOptions.url!.replace(/:([A-Za-z_]+)/g, '{$1}')}`,
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
+      request_id: String(req.id),
+    });
+  });
+}
+
+function parseCategoryParam(raw: unknown): TelemetryCategory[] | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]));
+  for (const v of values) {
+    if (typeof v !== 'string' || !(CATEGORIES as readonly string[]).includes(v.trim())) {
+      throw invalidField('querystring.category', `unknown category ${JSON.stringify(v)}; one of ${CATEGORIES.join(', ')}`);
+    }
+  }
+  return values.map((v) => (v as string).trim() as TelemetryCategory);
+}
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** An RFC 3339 instant or a duration meaning that long ago (`5m`, `1h30m`, `90s`), as Unix microseconds. */
+export function parseInstant(text: string, field: string, nowMs: number): number {
+  const duration = /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h|d))+$/.test(text);
+  if (duration) {
+    let ms = 0;
+    for (const [, n, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/g)) ms += Number(n) * DURATION_UNITS[unit!]!;
+    return Math.round((nowMs - ms) * 1000);
+  }
+  const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.exec(text);
+  const ms = rfc3339 ? Date.parse(text.replace(' ', 'T')) : NaN;
+  if (Number.isNaN(ms)) throw invalidField(field, 'must be an RFC 3339 time (2025-01-02T15:04:05Z) or a duration such as 5m');
+  // Date keeps milliseconds; microseconds given in the text are kept too.
+  const micros = rfc3339?.[1] ? Number((rfc3339[1].slice(1) + '000000').slice(3, 6)) : 0;
+  return ms * 1000 + micros;
+}
+
+function parseLastEventId(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header[0] : header;
+  if (text === undefined || text.trim() === '') return undefined;
+  if (!/^\d{1,15}$/.test(text.trim())) throw invalidField('header.last-event-id', 'must be a non-negative integer (a seq)');
+  return Number(text.trim());
+}
