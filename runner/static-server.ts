@@ -12,7 +12,8 @@ export interface StaticServer {
 export async function serveFolder(dir: string): Promise<StaticServer> {
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) throw new Error(`serve: '${dir}' is not a folder`);
-  const app = Fastify({ logger: false });
+  // Closing must not wait for the browser's keep-alive connections: a pooled browser outlives the run.
+  const app = Fastify({ logger: false, forceCloseConnections: true });
   await app.register(fastifyStatic, { root: dir, index: ['index.html'], cacheControl: false, etag: true });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;

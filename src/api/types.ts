@@ -154,6 +154,8 @@ export interface BrowserPoolAcquireParams {
   name?: string;
   tags?: Record<string, string>;
   start_url?: string;
+  /** Capture for this lease; back to the default when it is released. */
+  telemetry?: BrowserTelemetryRequest | null;
 }
 
 export interface BrowserPoolReleaseParams {

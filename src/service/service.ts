@@ -100,6 +100,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const exporter = new OtlpExporter(opts.otlpDestinations ?? {}, log);
   const telemetry = new TelemetryHub({ repo: telemetryEvents, exporter, sessionLog: (id, line) => sessionLogs.service(id, line), log });
   sessions.onStart(telemetry.onSessionStart);
+  // Telemetry set at acquire belongs to that lease; the next holder starts from the default.
+  sessions.onRelease((id) => telemetry.applyCreate(id, null));
   const headful = await headfulSupport(chromium.headlessShell);
   const limits = new LimitsRepo(db);
   if (opts.maxConcurrentSessions !== undefined) limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });

@@ -116,3 +116,25 @@ describe('browsers from a pool', () => {
     expect(step.error.message).toBe("no browser in pool 'tiny-pool' became free within 1000 ms");
   });
 });
+
+describe('telemetry on a leased browser', () => {
+  it('is set for the lease and attaches to steps', async () => {
+    await svc.call('POST', '/browser_pools', { body: { name: 'telemetry-pool', size: 1, headless: true } });
+    await expect.poll(async () => (await svc.call('GET', '/browser_pools/telemetry-pool')).body.available_count, { timeout: 30_000 }).toBe(1);
+    const { res, scenario } = await run(
+      'pooled-telemetry',
+      `name: pooled telemetry
+serve: site
+browser: { pool: telemetry-pool }
+telemetry: { console: true }
+steps:
+  - goto: "{{ serve.url }}/index.html"
+  - click: "#oops"
+  - sleep: 300ms
+`,
+    );
+    expect(res.code, JSON.stringify(scenario.steps.filter((s: { error?: unknown }) => s.error))).toBe(0);
+    const notes = scenario.steps.flatMap((s: { telemetry?: { message: string }[] }) => s.telemetry ?? []).map((t: { message: string }) => t.message);
+    expect(notes.join('\n')).toContain('boom from the page');
+  });
+});

@@ -193,6 +193,7 @@ export class LivePool {
     live.parked = true;
     sessions.dropClients(sessionId);
     tokens.revoke(sessionId);
+    await sessions.released(sessionId);
     browsers.update(sessionId, { name: null, tags: {}, start_url: member.startUrl });
     if (!reuse || this.closed || this.members.size > this.row.config.size) {
       const why = reuse ? `${this.label} no longer needs it` : `released to ${this.label} with reuse: false`;

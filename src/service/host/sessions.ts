@@ -27,6 +27,7 @@ export class SessionManager {
   private closing = false;
   private frame: Promise<{ width: number; height: number }> | undefined;
   private readonly startHooks: SessionStartHook[] = [];
+  private readonly releaseHooks: ((sessionId: string) => Promise<void> | void)[] = [];
   private readonly endListeners: SessionEndListener[] = [];
   private warmSource: WarmSource | undefined;
   private admission: Admission | undefined;
@@ -54,6 +55,26 @@ export class SessionManager {
 
   onStart(hook: SessionStartHook): void {
     this.startHooks.push(hook);
+  }
+
+  /**
+   * Called when a pool lease ends and the browser is about to be reset for the next holder: what belonged
+   * to the lease (a recording) must end with it, though the session lives on.
+   */
+  onRelease(hook: (sessionId: string) => Promise<void> | void): void {
+    this.releaseHooks.push(hook);
+  }
+
+  async released(sessionId: string): Promise<void> {
+    await Promise.all(
+      this.releaseHooks.map(async (hook) => {
+        try {
+          await hook(sessionId);
+        } catch (err) {
+          this.deps.log.warn({ session_id: sessionId, err: (err as Error).message }, 'a release hook failed');
+        }
+      }),
+    );
   }
 
   onEnd(listener: SessionEndListener): void {

@@ -10,6 +10,7 @@ import type { BrowserRow } from '../store/browsers-repo.js';
 import { createBody, presentSession, wsOrigin } from './browsers.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { clientGone } from './long-requests.js';
+import { telemetryCreateSchema } from '../host/telemetry-config.js';
 
 export interface PoolRouteDeps {
   pools: PoolManager;
@@ -77,6 +78,8 @@ const acquireBody = {
     name: browser.name,
     tags: browser.tags,
     start_url: browser.start_url,
+    // Lease-scoped: applied to the leased browser now, back to the default when the lease ends.
+    telemetry: telemetryCreateSchema,
   },
 } as const;
 
@@ -146,6 +149,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
       const row = await pool.acquire(req.body, seconds * 1000, clientGone(reply));
       // 204 tells the client the poll ran out; it asks again.
       if (!row) return reply.code(204).send();
+      if (req.body.telemetry && deps.telemetry) await deps.telemetry.applyCreate(row.id, req.body.telemetry);
       return present(req, row);
     },
   );

@@ -61,6 +61,8 @@ export interface ReplayView {
 
 export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const manager = new ReplayManager({ repo: ctx.replays, dir: join(ctx.dataDir, 'replays'), now: ctx.now, log: app.log });
+  // A recording belongs to the lease that started it: it ends (and is kept) when the browser goes back.
+  ctx.sessions.onRelease((sessionId) => manager.stopForSession(sessionId));
   app.addHook('onReady', async () => {
     const recovered = await manager.recover();
     if (recovered) app.log.info({ recovered }, 'finalised replays left unfinished by the previous run');
