@@ -66,3 +66,18 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** Pids of every process whose command line mentions `needle` (Chromium and all its helpers). */
+export async function processesMentioning(needle: string): Promise<number[]> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if ((await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(needle)) pids.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
+}

@@ -1,21 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { eventually, isAlive, startTestService } from '../helpers/service.js';
+import { eventually, isAlive, startTestService, processesMentioning } from '../helpers/service.js';
 
-/** Pids of every process whose command line mentions `needle` (Chromium and all its helpers). */
-async function processesMentioning(needle: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if ((await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(needle)) pids.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return pids;
-}
 
 describe('session lifecycle', () => {
   it('ends a session after timeout_seconds without activity, and an open CDP connection keeps it alive', async () => {

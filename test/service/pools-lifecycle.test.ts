@@ -1,11 +1,11 @@
 // Pools over time: a lease left idle is reclaimed, pools survive a restart, nothing outlives the service.
 import Kernel from '@onkernel/sdk';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { eventually, startTestService } from '../helpers/service.js';
+import { eventually, startTestService, processesMentioning } from '../helpers/service.js';
 
 const sdk = (svc: { apiKey: string; baseUrl: string }) => new Kernel({ apiKey: svc.apiKey, baseURL: svc.baseUrl, maxRetries: 0 });
 
@@ -15,19 +15,6 @@ const counts = (kernel: Kernel, pool: string, available: number, acquired = 0) =
     return p.available_count === available && p.acquired_count === acquired ? p : undefined;
   }, 30_000);
 
-/** Pids of every process whose command line mentions `needle` (Chromium and all its helpers). */
-async function processesMentioning(needle: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if ((await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(needle)) pids.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return pids;
-}
 
 /**
  * close() waits for each browser's process group leader; the rest of a sandbox's PID namespace is killed by

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, isAlive, startTestService, type TestService } from '../helpers/service.js';
+import { eventually, isAlive, startTestService, type TestService, processesMentioning } from '../helpers/service.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -15,18 +15,6 @@ afterAll(async () => {
 
 const warmedUp = () => eventually(() => (svc.standby.available === 1 ? true : undefined), 30_000, 20);
 
-async function processesMentioning(needle: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if ((await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(needle)) pids.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return pids;
-}
 
 describe('warm standby', () => {
   it('hands a standby browser to a plain create: fast, fresh, working, and refilled in the background', async () => {
