@@ -30,7 +30,9 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'bcs-embedded-'));
   try {
-    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent' });
+    // No warm standby: a run creates its browsers one by one, often with its own viewport, and a spare
+    // browser launching beside the first scenario would only compete with it for the CPU.
+    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: 0 });
     const chromiumLabel = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
     return {
       info: { kind: 'embedded', base_url: service.baseUrl, chromium: chromiumLabel },
