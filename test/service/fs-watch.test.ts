@@ -3,6 +3,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { SseReader } from '../helpers/sse.js';
 
 let svc: TestService;
 let id: string;
@@ -33,44 +34,24 @@ const write = (path: string, body: string) =>
 const host = (viewPath: string) => join(svc.sessions.get(id)!.view.root, viewPath);
 
 /** Reads an SSE response with fetch + a reader, collecting the JSON `data:` frames. */
+/** Watch events from the shared SSE reader, matched by their fields. */
 class EventReader {
-  readonly events: FsEvent[] = [];
+  private readonly sse: SseReader<FsEvent>;
   readonly ended: Promise<void>;
-  private wake: () => void = () => {};
 
   constructor(readonly res: Response) {
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    this.ended = (async () => {
-      for (;;) {
-        const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          for (const line of frame.split('\n')) if (line.startsWith('data: ')) this.events.push(JSON.parse(line.slice(6)));
-          this.wake();
-        }
-      }
-      this.wake();
-    })();
+    this.sse = new SseReader<FsEvent>(res);
+    this.ended = this.sse.ended;
+  }
+
+  get events(): FsEvent[] {
+    return this.sse.frames.map((f) => f.data);
   }
 
   /** Resolves with the first event matching, waiting up to `ms`. */
   async waitFor(match: Partial<FsEvent>, ms = 5000): Promise<FsEvent> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const found = this.events.find((e) => Object.entries(match).every(([k, v]) => e[k as keyof FsEvent] === v));
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no event ${JSON.stringify(match)} in ${JSON.stringify(this.events)}`);
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        setTimeout(resolve, 50);
-      });
-    }
+    const frame = await this.sse.waitFor((e) => Object.entries(match).every(([k, v]) => e[k as keyof FsEvent] === v), ms);
+    return frame.data;
   }
 }
 
