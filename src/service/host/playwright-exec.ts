@@ -133,6 +133,11 @@ export class PlaywrightExecutor {
     return state;
   }
 
+  /** A pool lease ended: its worker (and whatever globals it kept) goes; the next holder gets a new one. */
+  release(id: string): Promise<void> {
+    return this.closeSession(id);
+  }
+
   private async closeSession(id: string): Promise<void> {
     const state = this.sessions.get(id);
     if (!state) return;

@@ -154,6 +154,14 @@ export class ProcessRegistry {
     }
     return procs;
   }
+
+  /** A pool lease ended: its processes die with it, and the next holder starts with an empty table. */
+  async release(session: LiveSession): Promise<void> {
+    const procs = this.bySession.get(session);
+    if (!procs) return;
+    this.bySession.delete(session);
+    await procs.closeAll();
+  }
 }
 
 /** Collects exec output up to `limit` bytes per stream and keeps draining (never blocking) past it. */

@@ -33,6 +33,7 @@ type ExecuteRoute = { Params: { id: string }; Body: { code: string; timeout_sec?
 
 export function registerPlaywrightRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const executor = new PlaywrightExecutor({ sandbox: ctx.sandbox, launcher: new Launcher(ctx.sandbox, Accounts.fromHost()) });
+  ctx.sessions.onRelease((id) => executor.release(id));
   app.addHook('onClose', () => executor.close());
 
   app.post<ExecuteRoute>(

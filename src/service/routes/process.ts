@@ -84,6 +84,10 @@ type ProcessRoute = { Params: { id: string; process_id: string } };
 
 export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const registry = new ProcessRegistry(new Launcher(ctx.sandbox, Accounts.fromHost()));
+  ctx.sessions.onRelease(async (id) => {
+    const session = ctx.sessions.get(id);
+    if (session) await registry.release(session);
+  });
   const sessionProcs = (req: FastifyRequest<SessionRoute>) =>
     registry.forSession(liveSession(ctx.browsers, ctx.sessions, req, req.params.id));
   const find = (req: FastifyRequest<ProcessRoute>) => sessionProcs(req).get(req.params.process_id);
