@@ -47,9 +47,13 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 describe('downloads', () => {
   it('a link clicked at OS level downloads into /home/kernel/Downloads', async () => {
     const b = (await svc.call('POST', '/browsers', { body: { start_url: siteUrl, viewport: { width: 800, height: 600 } } })).body;
-    // The page loads on its own (start_url); nothing but the computer API touches the browser.
-    await new Promise((r) => setTimeout(r, 500));
-    expect((await svc.call('POST', `/browsers/${b.session_id}/computer/click_mouse`, { body: { x: 50, y: 50 } })).status).toBe(200);
+    // The page loads on its own (start_url); nothing but the computer API touches the browser. A click that
+    // lands before the page has loaded does nothing, so click until the download begins.
+    await eventually(async () => {
+      expect((await svc.call('POST', `/browsers/${b.session_id}/computer/click_mouse`, { body: { x: 50, y: 50 } })).status).toBe(200);
+      const info = await svc.call('GET', `/browsers/${b.session_id}/fs/list_files?path=${encodeURIComponent('/home/kernel/Downloads')}`);
+      return info.status === 200 && info.body.length > 0 ? true : undefined;
+    }, 20_000, 750);
     expect(sha(await readBack(b.session_id, '/home/kernel/Downloads/report.bin'))).toBe(sha(REPORT));
     if (b.sandboxed) {
       // Processes see the same folder under the same name.
