@@ -15,6 +15,7 @@ import type { SessionManager } from '../host/sessions.js';
 import { telemetryCreateSchema, telemetryUpdateSchema } from '../host/telemetry-config.js';
 import type { TelemetryHub } from '../host/telemetry-hub.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
+import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
 
 export interface BrowserRouteDeps {
   repo: BrowsersRepo;
@@ -80,8 +81,7 @@ const listQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    offset: { type: 'integer', minimum: 0, default: 0 },
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    ...offsetPageQuery,
     status: { type: 'string', enum: ['active', 'deleted', 'all'] },
     query: { type: 'string', maxLength: 255 },
     tags,
@@ -131,8 +131,7 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
         offset: q.offset,
         limit: q.limit,
       });
-      reply.header('X-Has-More', String(page.hasMore));
-      reply.header('X-Next-Offset', String(page.hasMore ? q.offset + page.rows.length : 0));
+      setPageHeaders(reply, q.offset, page.rows.length, page.hasMore);
       return page.rows.map((row) => present(req, row));
     },
   );

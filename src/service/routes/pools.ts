@@ -11,6 +11,7 @@ import { createBody, presentSession, wsOrigin } from './browsers.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { clientGone } from './long-requests.js';
 import { telemetryCreateSchema } from '../host/telemetry-config.js';
+import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
 
 export interface PoolRouteDeps {
   pools: PoolManager;
@@ -57,8 +58,7 @@ const listQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    offset: { type: 'integer', minimum: 0, default: 0 },
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    ...offsetPageQuery,
     name: { type: 'string', maxLength: 255 },
     query: { type: 'string', maxLength: 255 },
   },
@@ -117,8 +117,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
     async (req, reply) => {
       const q = req.query;
       const page = pools.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
-      reply.header('X-Has-More', String(page.hasMore));
-      reply.header('X-Next-Offset', String(page.hasMore ? q.offset + page.pools.length : 0));
+      setPageHeaders(reply, q.offset, page.pools.length, page.hasMore);
       return page.pools.map(presentPool);
     },
   );

@@ -1,0 +1,15 @@
+// Offset pagination as the hosted API does it: `offset`/`limit` in the query, a bare JSON array in the
+// body, and `X-Has-More` plus `X-Next-Offset` (the absolute start of the next page, 0 on the last).
+import type { FastifyReply } from 'fastify';
+
+/** The query properties every offset-paged list takes. */
+export const offsetPageQuery = {
+  offset: { type: 'integer', minimum: 0, default: 0 },
+  limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+} as const;
+
+/** Sets the paging headers for a page of `count` items that started at `offset`. */
+export function setPageHeaders(reply: FastifyReply, offset: number, count: number, hasMore: boolean): void {
+  reply.header('X-Has-More', String(hasMore));
+  reply.header('X-Next-Offset', String(hasMore ? offset + count : 0));
+}
