@@ -136,6 +136,7 @@ export interface BrowserPoolConfig {
   timeout_seconds: number;
   /** Percent of `size` per minute; see the README for how the embedded service applies it. */
   fill_rate_per_minute: number;
+  telemetry?: BrowserTelemetryRequest;
 }
 
 export interface BrowserPool {

@@ -100,12 +100,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const exporter = new OtlpExporter(opts.otlpDestinations ?? {}, log);
   const telemetry = new TelemetryHub({ repo: telemetryEvents, exporter, sessionLog: (id, line) => sessionLogs.service(id, line), log });
   sessions.onStart(telemetry.onSessionStart);
-  // Telemetry set at acquire belongs to that lease; the next holder starts from the default.
-  sessions.onRelease((id) => telemetry.applyCreate(id, null));
+  // Telemetry set at acquire belongs to that lease; the next holder gets what the browser was launched with.
+  sessions.onRelease((id) => telemetry.restoreCreated(id));
   const headful = await headfulSupport(chromium.headlessShell);
   const limits = new LimitsRepo(db);
   if (opts.maxConcurrentSessions !== undefined) limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
-  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful });
+  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, telemetry });
   const limit = new ConcurrencyLimit(limits, { onDemand: () => sessions.onDemandSessions, reserved: () => pools.reserved() });
   pools.setLimit(limit);
   sessions.setAdmission((onDemand) => limit.admitSession(onDemand));

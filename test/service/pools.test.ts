@@ -183,7 +183,7 @@ describe('browser pools', () => {
     await counts('tuned', 1);
     expect((await kernel.browserPools.update('tuned', { name: '' })).name).toBe('tuned');
 
-    for (const field of ['proxy_id', 'extensions', 'profile', 'chrome_policy', 'telemetry']) {
+    for (const field of ['proxy_id', 'extensions', 'profile', 'chrome_policy']) {
       const res = await svc.call('POST', '/browser_pools', { body: { size: 1, [field]: field === 'extensions' ? [] : field === 'proxy_id' ? 'x' : {} } });
       expect(res.status).toBe(400);
       expect(res.body.details).toEqual([expect.objectContaining({ field: `body.${field}`, message: `body.${field}: unknown field` })]);

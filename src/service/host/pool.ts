@@ -9,7 +9,7 @@
 // launches 10 at a time. Launching starts as soon as the pool is created, and after any browser leaves.
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BrowserCreateParams, BrowserPoolAcquireParams } from '../../api/types.js';
+import type { BrowserCreateParams, BrowserPoolAcquireParams, BrowserTelemetryRequest } from '../../api/types.js';
 import { ServiceError, conflict, notFound, unavailable } from '../errors.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
 import type { PoolRow } from '../store/pools-repo.js';
@@ -46,6 +46,13 @@ export interface PoolDeps {
   browsers: BrowsersRepo;
   tokens: { revoke(sessionId: string): void };
   log: Logger;
+  telemetry: Pick<PoolTelemetry, 'withCreate'>;
+}
+
+/** What pools need of the telemetry hub: early validation, and launching a browser with settings. */
+export interface PoolTelemetry {
+  validate(req: BrowserTelemetryRequest | null | undefined, field?: string): void;
+  withCreate<T>(req: BrowserTelemetryRequest | null | undefined, create: () => Promise<T>): Promise<T>;
 }
 
 export class LivePool {
@@ -126,7 +133,7 @@ export class LivePool {
     };
     let row: BrowserRow;
     try {
-      row = await sessions.create(params, this.row.project_id, { poolId: this.id });
+      row = await this.deps.telemetry.withCreate(config.telemetry, () => sessions.create(params, this.row.project_id, { poolId: this.id }));
     } catch (err) {
       this.launching--;
       if (!this.closed && !sessions.isClosing) this.backOff((err as Error).message);

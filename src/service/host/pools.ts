@@ -1,12 +1,12 @@
 // The browser pools of the service: created, changed and deleted through the API, stored in SQLite and
 // recreated (and refilled) when the service starts. Each pool's browsers live in a LivePool (pool.ts).
-import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef, Viewport } from '../../api/types.js';
+import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef, BrowserTelemetryRequest, Viewport } from '../../api/types.js';
 import { ServiceError, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrowsersRepo } from '../store/browsers-repo.js';
 import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../store/pools-repo.js';
 import type { ConcurrencyLimit } from './limits.js';
-import { LivePool } from './pool.js';
+import { LivePool, type PoolTelemetry } from './pool.js';
 import type { Logger, SessionManager } from './sessions.js';
 
 export const DEFAULT_POOL_TIMEOUT_SECONDS = 600;
@@ -23,6 +23,8 @@ export interface PoolSettings {
   start_url?: string;
   timeout_seconds?: number;
   fill_rate_per_minute?: number;
+  /** Applied to every browser the pool launches; an acquire's own `telemetry` overrides it for that lease. */
+  telemetry?: BrowserTelemetryRequest | null;
 }
 
 export type PoolUpdate = Partial<PoolSettings> & { discard_all_idle?: boolean };
@@ -35,6 +37,7 @@ export interface PoolManagerDeps {
   log: Logger;
   now: () => Date;
   headful: { available: boolean; reason: string };
+  telemetry: PoolTelemetry;
 }
 
 export class PoolManager {
@@ -96,8 +99,9 @@ export class PoolManager {
       ...(body.start_url ? { start_url: body.start_url } : {}),
       timeout_seconds: body.timeout_seconds ?? DEFAULT_POOL_TIMEOUT_SECONDS,
       fill_rate_per_minute: body.fill_rate_per_minute ?? DEFAULT_FILL_RATE,
+      ...(body.telemetry ? { telemetry: body.telemetry } : {}),
     };
-    this.checkHeadful(config);
+    this.checkConfig(config);
     // Checked and then recorded without an await in between, so concurrent requests cannot overshoot.
     this.limit?.admitReservation(config.size);
     const row: PoolRow = { id: newId(), project_id: projectId, name: body.name ?? null, config, created_at: this.deps.now().toISOString() };
@@ -114,7 +118,9 @@ export class PoolManager {
     }
     // As on the hosted API: "" clears the start URL, and is a no-op for the name (it cannot be cleared).
     if (config.start_url === '') delete config.start_url;
-    this.checkHeadful(config);
+    // null clears the pool's telemetry: browsers launched from now on capture nothing.
+    if (changes.telemetry === null) delete config.telemetry;
+    this.checkConfig(config);
     this.limit?.admitReservation(config.size - old.config.size);
     const row: PoolRow = { ...old, name: name ? name : old.name, config };
     this.write(row, () => this.deps.repo.update(row.id, row.name, config));
@@ -136,8 +142,8 @@ export class PoolManager {
   }
 
   private add(row: PoolRow): LivePool {
-    const { sessions, browsers, tokens, log } = this.deps;
-    const pool = new LivePool(row, { sessions, browsers, tokens, log });
+    const { sessions, browsers, tokens, log, telemetry } = this.deps;
+    const pool = new LivePool(row, { sessions, browsers, tokens, log, telemetry });
     this.pools.set(row.id, pool);
     pool.fill();
     return pool;
@@ -154,7 +160,8 @@ export class PoolManager {
     }
   }
 
-  private checkHeadful(config: StoredPoolConfig): void {
+  private checkConfig(config: StoredPoolConfig): void {
+    this.deps.telemetry.validate(config.telemetry);
     if (!config.headless && !this.deps.headful.available) {
       throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${this.deps.headful.reason}; use headless: true`);
     }

@@ -39,6 +39,8 @@ interface State {
   projectId: string | null;
   categories: CategorySet;
   exportDestination: string | null;
+  /** What the session was created with; a pool lease's own settings give way to it on release. */
+  created: Pending;
   /** Whether the session's telemetry was ever configured (the session object shows it from then on). */
   configured: boolean;
   nextSeq: number;
@@ -80,6 +82,23 @@ export class TelemetryHub {
     return this.creating.run(this.createSettings(req), create);
   }
 
+  /** Throws the 400 a create with these settings would get (pool create and update check early). */
+  validate(req: BrowserTelemetryRequest | null | undefined, field = 'body.telemetry'): void {
+    this.createSettings(req, field);
+  }
+
+  /** A pool browser's lease ended: back to the settings it was launched with. */
+  async restoreCreated(id: string): Promise<void> {
+    const state = this.states.get(id);
+    if (!state?.session) return;
+    const { categories, exportDestination } = state.created;
+    if (state.categories === categories && state.exportDestination === exportDestination) return;
+    state.categories = categories;
+    state.exportDestination = exportDestination;
+    this.save(state);
+    await this.syncCollector(state);
+  }
+
   /**
    * Applies create semantics to a session that is already running: for browsers launched before their
    * request existed (a pool lease handing out a parked browser with the pool's or the acquire's settings).
@@ -109,12 +128,13 @@ export class TelemetryHub {
 
   /** A session start hook: registers the session and, when a CDP category is on, attaches the collector. */
   readonly onSessionStart = async (session: LiveSession, row: BrowserRow): Promise<void> => {
-    const pending = this.creating.getStore();
+    const pending = this.creating.getStore() ?? { categories: null, exportDestination: null };
     const state: State = {
       id: session.id,
       projectId: row.project_id,
-      categories: pending?.categories ?? null,
-      exportDestination: pending?.exportDestination ?? null,
+      categories: pending.categories,
+      exportDestination: pending.exportDestination,
+      created: pending,
       configured: false,
       nextSeq: 1,
       ring: [],

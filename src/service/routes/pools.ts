@@ -1,6 +1,6 @@
 // /browser_pools: create, list, retrieve, update and delete pools; acquire (a long poll), release and flush.
-// Fields of later issues (proxy_id, extensions, profile, chrome_policy, telemetry) are not in the schemas
-// yet, so they are refused as unknown fields rather than accepted and ignored.
+// Fields of later issues (proxy_id, extensions, profile, chrome_policy) are not in the schemas yet, so
+// they are refused as unknown fields rather than accepted and ignored.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrowserPoolAcquireParams, BrowserPoolReleaseParams } from '../../api/types.js';
 import type { CdpTokens } from '../host/cdp-proxy.js';
@@ -33,6 +33,7 @@ const poolFields = {
   timeout_seconds: browser.timeout_seconds,
   // Only the lower bound is the hosted API's; above 100 % the pool could not fill any faster.
   fill_rate_per_minute: { type: 'number', exclusiveMinimum: 0, maximum: 100 },
+  telemetry: telemetryCreateSchema,
 } as const;
 
 const createPoolBody = {
