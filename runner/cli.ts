@@ -105,8 +105,8 @@ program
   .option('--json', 'print the plan as JSON')
   .action(async (file: string, o) => {
     try {
-      const [plan] = await compileAll([file], o.var);
-      process.stdout.write(o.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan!));
+      const { plan } = (await compileAll([file], o.var))[0]!;
+      process.stdout.write(o.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
       finish(EXIT.passed);
     } catch (err) {
       failInvalid(err);

@@ -1,11 +1,13 @@
 // Executes one Plan: setup and main steps in order until the first failure, then every teardown step,
 // whatever happened before (failure, timeout, Ctrl-C), so acquired browsers are always released.
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { CloudClient } from '../src/api/client.js';
+import type { FunctionTable } from '../src/scenario/functions.js';
 import type { Operation, Plan, PlanStep, PollCall } from '../src/scenario/plan.js';
 import { resolveRuntime } from '../src/scenario/template.js';
 import { runApiCall, runPoll } from './api-ops.js';
+import { runFunction } from './functions.js';
 import { attachTelemetry } from './telemetry.js';
 import { StepFailure, classify } from './failures.js';
 import { performPageAction } from './page-actions.js';
@@ -19,6 +21,12 @@ export interface ExecuteDeps {
   reporter: RunReporter;
   /** Aborted on Ctrl-C: the running step stops, later steps are skipped, teardown still runs. */
   signal: AbortSignal;
+  /** The functions the plan's `function` operations name (TypeScript scenarios). */
+  functions?: FunctionTable;
+  /** This scenario's folder for artifacts; default `<outputDir>/<scenario name slug>`. */
+  artifactDir?: string;
+  /** The whole scenario's budget: when it runs out the running step stops, the rest is skipped, teardown runs. */
+  timeoutMs?: number;
 }
 
 /** What steps acquire and later steps use. `scope` is what `{{ ... }}` templates resolve against. */
@@ -37,19 +45,24 @@ interface StepWork {
   requestIds: string[];
   artifacts: Artifact[];
   replayOffsetMs?: number;
+  output?: unknown;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
 
-export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<ScenarioResult> {
+export async function executePlan(plan: Plan, given: ExecuteDeps): Promise<ScenarioResult> {
   const startedAt = new Date();
+  const scenarioDeadline = given.timeoutMs !== undefined ? AbortSignal.timeout(given.timeoutMs) : undefined;
+  const deps: ExecuteDeps = scenarioDeadline ? { ...given, signal: AbortSignal.any([given.signal, scenarioDeadline]) } : given;
+  const timedOut = () => scenarioDeadline?.aborted === true && !given.signal.aborted;
   const results: StepResult[] = [];
   const state: RunState = { scope: { run: { started_at: startedAt.toISOString() } }, failed: false, results };
   let failure: StepResult | undefined;
 
   for (const step of plan.steps.filter((s) => s.phase !== 'teardown')) {
     if (failure || deps.signal.aborted) {
-      results.push(skipped(step, failure ? `skipped: step '${failure.name}' failed` : 'skipped: interrupted'));
+      const why = failure ? `skipped: step '${failure.name}' failed` : timedOut() ? 'skipped: the scenario timed out' : 'skipped: interrupted';
+      results.push(skipped(step, why));
       deps.reporter.stepFinished?.(plan, results.at(-1)!);
       continue;
     }
@@ -72,16 +85,23 @@ export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<Scenar
   }
 
   const setupFailed = failure?.phase === 'setup' || failure?.error?.kind === 'infrastructure';
+  const scenarioTimedOut = timedOut();
+  const artifacts = results.flatMap((r) => r.artifacts);
+  const video = artifacts.find((a) => a.type === 'video');
+  const vtt = artifacts.find((a) => a.type === 'file' && a.path.endsWith('.vtt'));
   return {
     name: plan.scenario.name,
     file: plan.scenario.file,
     tags: plan.scenario.tags,
-    status: setupFailed || (!failure && teardownFailed) ? 'error' : failure ? 'failed' : 'passed',
-    interrupted: deps.signal.aborted,
+    status: setupFailed || (!failure && teardownFailed) ? 'error' : failure || scenarioTimedOut ? 'failed' : 'passed',
+    interrupted: given.signal.aborted,
     started_at: startedAt.toISOString(),
     duration_ms: Date.now() - startedAt.getTime(),
     session_id: state.scope.session?.session_id,
     steps: results,
+    artifact_dir: relative(deps.outputDir, artifactDirs(plan, deps).artifactDir) || '.',
+    ...(video ? { replay: { video: video.path, ...(vtt ? { vtt: vtt.path } : {}) } } : {}),
+    ...(scenarioTimedOut ? { timed_out: true } : {}),
   };
 }
 
@@ -112,11 +132,16 @@ async function runStep(plan: Plan, step: PlanStep, state: RunState, deps: Execut
     await withDeadline(step.timeout_ms, signal, (stepSignal) => runOperations(plan, step, state, deps, work, stepSignal));
   } catch (err) {
     const fallback = step.phase === 'main' ? 'step' : 'infrastructure';
-    const failure = signal.aborted ? new StepFailure('interrupted', 'interrupted') : classify(err, fallback);
+    const failure = !signal.aborted
+      ? classify(err, fallback)
+      : deps.signal.reason instanceof DOMException && deps.signal.reason.name === 'TimeoutError'
+        ? new StepFailure('timeout', 'the scenario ran out of its time (--timeout)')
+        : new StepFailure('interrupted', 'interrupted');
     result.status = 'failed';
     result.error = { kind: failure.kind, message: failure.message, location: locationOf(step.source) };
   }
   if (work.replayOffsetMs !== undefined) result.replay_offset_ms = work.replayOffsetMs;
+  if (work.output !== undefined) result.output = work.output;
   result.duration_ms = Date.now() - started.getTime();
   deps.reporter.stepFinished?.(plan, result);
   return result;
@@ -166,6 +191,11 @@ async function runOperation(
       state.browser = undefined;
       state.page = undefined;
       return;
+    case 'function': {
+      const output = await runFunction(op, { functions: deps.functions ?? {}, browser: state.browser, page: state.page, scope: state.scope, signal });
+      if (output !== undefined) work.output = output;
+      return;
+    }
     case 'attach_telemetry':
       await attachTelemetry(deps.client, op.path, op.query, state.results, signal);
       return;
@@ -206,7 +236,7 @@ async function withDeadline(timeoutMs: number, outer: AbortSignal, work: (signal
 }
 
 function artifactDirs(plan: Plan, deps: ExecuteDeps): { artifactDir: string; outputRoot: string } {
-  return { artifactDir: join(deps.outputDir, slug(plan.scenario.name)), outputRoot: deps.outputDir };
+  return { artifactDir: deps.artifactDir ?? join(deps.outputDir, slug(plan.scenario.name)), outputRoot: deps.outputDir };
 }
 
 function canResolve(ops: Operation[], state: RunState): boolean {

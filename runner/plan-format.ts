@@ -59,6 +59,8 @@ export function describeOperation(op: Operation): string {
     }
     case 'attach_telemetry':
       return `GET ${op.path}?${Object.entries(op.query).map(([k, v]) => `${k}=${v}`).join('&')} (every page)\nattach console errors and failed requests to the steps they happened in`;
+    case 'function':
+      return `call function ${op.id} with the page, context, browser, session and variables${op.save ? ` -> {{ ${op.save} }}` : ''}`;
   }
 }
 

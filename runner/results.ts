@@ -38,8 +38,21 @@ export interface StepResult {
   replay_offset_ms?: number;
   /** Console errors and failed requests that happened while the step ran (with `telemetry`). */
   telemetry?: TelemetryNote[];
-  /** Why a step was skipped (an earlier failure, nothing to release). */
+  /** Why a step was skipped (an earlier failure, nothing to release, a false `if`). */
   note?: string;
+  /** How deep inside control blocks (`if`, `repeat`, `for_each`, `retry`, `include`) the step is; 0 or absent at the top. */
+  depth?: number;
+  /** Which pass of the enclosing `repeat`/`for_each` (1-based) or attempt of the enclosing `retry` block. */
+  iteration?: number;
+  /** How many times the step ran, when its own `retries` made it run more than once. */
+  attempts?: number;
+  /**
+   * The step failed and the scenario went on: `soft` (an `expect_soft`; the scenario still fails at the
+   * end) or `ignored` (`continue_on_error`; the scenario does not fail for it).
+   */
+  continued?: 'soft' | 'ignored';
+  /** What a function step returned (TypeScript scenarios), when it is JSON. */
+  output?: unknown;
 }
 
 export interface TelemetryNote {
@@ -63,6 +76,18 @@ export interface ScenarioResult {
   duration_ms: number;
   session_id?: string;
   steps: StepResult[];
+  /** The scenario's own folder under the output directory (relative to it), where its artifacts are. */
+  artifact_dir: string;
+  /** With `replay: { record: true }`: the video and its WebVTT markers, relative to the output directory. */
+  replay?: { video: string; vtt?: string };
+  /** The scenario ran out of its `--timeout`: main steps were cut short, teardown still ran. */
+  timed_out?: boolean;
+  /** 1-based; above 1 when `--retries` re-ran a failed scenario. */
+  attempt?: number;
+  /** Passed on a retry after failing before. */
+  flaky?: boolean;
+  /** The earlier, failed attempts of this scenario, each with its own artifacts. */
+  previous_attempts?: ScenarioResult[];
 }
 
 export interface RunResult {

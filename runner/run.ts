@@ -1,6 +1,6 @@
 // One `bcs run`: compile every scenario first (an invalid file stops everything before any browser
 // starts), open the target, execute each plan, report, and close the target whatever happened.
-import { ScenarioError, loadPlan, type Diagnostic, type Plan } from '../src/scenario/index.js';
+import { ScenarioError, loadScenario, type CompiledScenario, type Diagnostic } from '../src/scenario/index.js';
 import { executePlan } from './execute.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
@@ -22,13 +22,14 @@ export type RunOutcome =
   | { kind: 'ran'; exitCode: number; result: RunResult };
 
 export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
-  let plans: Plan[];
+  let compiled: CompiledScenario[];
   try {
-    plans = await compileAll(await findScenarioFiles(opts.paths), opts.vars);
+    compiled = await compileAll(await findScenarioFiles(opts.paths), opts.vars);
   } catch (err) {
     if (err instanceof ScenarioError) return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: err.diagnostics };
     return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: [], message: (err as Error).message };
   }
+  const plans = compiled.map((c) => c.plan);
   if (plans.length === 0) return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: [], message: 'no scenario files found' };
 
   const reporter = combine(opts.reporters);
@@ -43,10 +44,10 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
   const scenarios: ScenarioResult[] = [];
   try {
     reporter.runStarted(target.info, plans);
-    for (const plan of plans) {
+    for (const { plan, functions } of compiled) {
       if (opts.signal.aborted) break;
       reporter.scenarioStarted(plan);
-      const result = await executePlan(plan, { client: target.client, outputDir: opts.outputDir, reporter, signal: opts.signal });
+      const result = await executePlan(plan, { client: target.client, outputDir: opts.outputDir, reporter, signal: opts.signal, functions });
       scenarios.push(result);
       reporter.scenarioFinished(result);
     }
@@ -71,12 +72,12 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
 }
 
 /** Compiles every file, collecting the diagnostics of all of them before giving up. */
-export async function compileAll(files: string[], vars?: Record<string, string>): Promise<Plan[]> {
-  const plans: Plan[] = [];
+export async function compileAll(files: string[], vars?: Record<string, string>): Promise<CompiledScenario[]> {
+  const plans: CompiledScenario[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const file of files) {
     try {
-      plans.push(await loadPlan(file, { vars }));
+      plans.push(await loadScenario(file, { vars }));
     } catch (err) {
       if (!(err instanceof ScenarioError)) throw err;
       diagnostics.push(...err.diagnostics);

@@ -6,11 +6,13 @@ import { ScenarioError } from './diagnostics.js';
 import { loadScenarioFile } from './load.js';
 import { validateScenario } from './validate.js';
 import type { Plan } from './plan.js';
+import type { CompiledScenario } from './functions.js';
 
 export type * from './plan.js';
 export type { CompileOptions } from './compile.js';
 export type { Diagnostic } from './diagnostics.js';
 export type { LoadedScenario, Position } from './load.js';
+export type { CompiledScenario, FunctionTable, StepContext, StepFunction } from './functions.js';
 export { compileScenario } from './compile.js';
 export { ScenarioError, formatDiagnostic } from './diagnostics.js';
 export { parseDuration } from './duration.js';
@@ -24,4 +26,9 @@ export async function loadPlan(file: string, opts?: CompileOptions): Promise<Pla
   const diagnostics = validateScenario(loaded);
   if (diagnostics.length > 0) throw new ScenarioError(diagnostics);
   return compileScenario(loaded, opts);
+}
+
+/** Any scenario file (YAML today) → its plan and function table. */
+export async function loadScenario(file: string, opts?: CompileOptions): Promise<CompiledScenario> {
+  return { plan: await loadPlan(file, opts), functions: {} };
 }

@@ -109,7 +109,12 @@ export type Operation =
    * Reads the session's telemetry events (GET `path` with `query`, every page) and attaches the console
    * errors and failed requests to the step that was running when each happened.
    */
-  | { op: 'attach_telemetry'; path: string; query: Record<string, string> };
+  | { op: 'attach_telemetry'; path: string; query: Record<string, string> }
+  /**
+   * Calls entry `id` of the scenario's function table (TypeScript scenarios, src/scenario/functions.ts)
+   * with the page, context, browser, session and variables; its result is saved under `save`.
+   */
+  | { op: 'function'; id: string; save?: string };
 
 export type StepPhase = 'setup' | 'main' | 'teardown';
 
