@@ -21,7 +21,7 @@ export interface ApiOpContext {
   /** This scenario's artifact folder; artifact paths are reported relative to `outputRoot`. */
   artifactDir: string;
   outputRoot: string;
-  work: { requestIds: string[]; artifacts: Artifact[]; replayOffsetMs?: number };
+  work: { requestIds: string[]; artifacts: Artifact[]; replayOffsetMs?: number; soft?: string[] };
   /** Whether an earlier step failed: `body_if_failed` is sent then. */
   failed: boolean;
 }
@@ -126,6 +126,11 @@ async function handleResponse(call: ApiCall, data: unknown, ctx: ApiOpContext, d
   if (decoded && call.expect?.length) {
     const failed = failedChecks(call.expect, decoded);
     if (failed.length) throw assertionFailed(failureMessage(failed, decoded));
+  }
+  // Soft checks fail the step at its end without stopping it: what it saves is still saved.
+  if (decoded && call.expect_soft?.length) {
+    const failed = failedChecks(call.expect_soft, decoded);
+    if (failed.length) (ctx.work.soft ??= []).push(failureMessage(failed, decoded));
   }
   if (call.save) ctx.scope[call.save] = decoded ? savedValue(decoded.text, decoded.fields) : data;
 }

@@ -1,27 +1,19 @@
-// The `bcs` command line: run, plan, validate and serve.
+// The `bcs` command line: run, list, schedule, plan, validate and serve.
 import { Command, CommanderError, Option } from 'commander';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import { ScenarioError, formatDiagnostic, type Diagnostic } from '../src/scenario/index.js';
 import { startService } from '../src/service/index.js';
+import { loadConfig, type SuiteConfig } from './config.js';
 import { EXIT } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
 import { formatPlan } from './plan-format.js';
-import type { RunReporter } from './reporter.js';
-import { consoleReporter } from './reporters/console.js';
-import { jsonReporter } from './reporters/json.js';
-import { compileAll, runScenarios } from './run.js';
-
-const REPORTERS = ['list', 'json'] as const;
-
-class UsageError extends Error {}
-
-function collectVar(value: string, vars: Record<string, string>): Record<string, string> {
-  const eq = value.indexOf('=');
-  if (eq <= 0) throw new UsageError(`--var expects name=value, got '${value}'`);
-  return { ...vars, [value.slice(0, eq)]: value.slice(eq + 1) };
-}
+import { UsageError, buildReporters, collectVar, executionOptions, reporterNames, runFlags, selectionFlags, suiteOptions } from './run-flags.js';
+import { compileAll, prepareSuite, runScenarios } from './run.js';
+import { registerSchedule } from './schedule/command.js';
+import { startWebServer } from './web-server.js';
+import { poolOfPlan } from './workers.js';
 
 function printDiagnostics(diagnostics: Diagnostic[], message?: string): void {
   for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
@@ -40,16 +32,34 @@ function finish(code: number): void {
   process.stdout.write('', () => process.exit(code));
 }
 
+const notice = (message: string) => process.stderr.write(`bcs: ${message}\n`);
+
 function interruptSignal(): AbortSignal {
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    process.stderr.write('\nbcs: interrupted; releasing browsers (press Ctrl-C again to quit now)\n');
+    process.stderr.write('\nbcs: interrupted; releasing browsers and writing reports (press Ctrl-C again to quit now)\n');
     controller.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return controller.signal;
+}
+
+/**
+ * The suite's `web_server`, started once around the whole run. Scenarios find its URL as
+ * `{{ env.BCS_WEB_SERVER_URL }}` (compiled after this is set, so it substitutes like any variable).
+ */
+function webServerOf(config: SuiteConfig | undefined): ((signal: AbortSignal) => Promise<{ stop(): Promise<void> }>) | undefined {
+  const ws = config?.webServer;
+  if (!ws) return undefined;
+  process.env.BCS_WEB_SERVER_URL = ws.url;
+  return async (signal) => {
+    notice(`starting the web server: ${ws.command}`);
+    const server = await startWebServer({ ...ws, signal });
+    notice(server.reused ? `using the server already answering at ${ws.url}` : `web server answering at ${ws.url}`);
+    return server;
+  };
 }
 
 const program = new Command('bcs')
@@ -58,44 +68,66 @@ const program = new Command('bcs')
   .showHelpAfterError()
   .exitOverride();
 
-program
-  .command('run')
-  .description('run scenario files (or every scenario in the given folders)')
-  .argument('<paths...>', 'scenario files or folders')
-  .addOption(new Option('--base-url <url>', 'target a running service instead of the embedded one').env('BCS_BASE_URL'))
-  .addOption(new Option('--api-key <key>', 'API key for --base-url').env('BCS_API_KEY'))
-  .addOption(new Option('--chromium <path>', 'Chromium for the embedded service').env('BCS_CHROMIUM'))
-  .option('--var <name=value>', 'set a scenario variable (repeatable)', collectVar, {})
-  .option('--reporter <names>', `comma-separated reporters: ${REPORTERS.join(', ')}`, 'list')
-  .option('--output-dir <dir>', 'where results and artifacts are written', 'bcs-results')
-  .option('--json', 'print the results as JSON on stdout instead of the step list')
+runFlags(
+  program
+    .command('run')
+    .description('run scenario files (or every scenario in the given folders)')
+    .argument('[paths...]', 'scenario files or folders (default: `paths` in bcs.config.yaml)'),
+).action(async (paths: string[], o) => {
+  const config = await loadConfig(o.config);
+  const suite = suiteOptions(paths, o, config);
+  const exec = executionOptions(o, config);
+  const reporters = buildReporters(reporterNames(o, config), suite.outputDir, { list: !o.json, workers: exec.workers });
+  // On a terminal the live tree owns the screen: notices go through it, or they would tear the tree apart.
+  const live = Boolean(process.stdout.isTTY) && reporters.some((r) => r.name === 'list');
+  const say = live ? (m: string) => reporters.forEach((r) => r.notice?.(m)) : notice;
+  const outcome = await runScenarios({ ...suite, ...exec, reporters, signal: interruptSignal(), notice: say, webServer: webServerOf(config) });
+  if (outcome.kind === 'invalid') printDiagnostics(outcome.diagnostics, outcome.message);
+  if (outcome.kind === 'infrastructure') process.stderr.write(`bcs: ${outcome.message}\n`);
+  if (outcome.kind === 'nothing') notice(outcome.message);
+  if (outcome.kind === 'ran' && o.json) process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
+  finish(outcome.exitCode);
+});
+
+selectionFlags(
+  program
+    .command('list')
+    .description('list the scenarios a run with the same flags would run, without running them')
+    .argument('[paths...]', 'scenario files or folders (default: `paths` in bcs.config.yaml)'),
+)
+  .option('--json', 'print the list as JSON')
   .action(async (paths: string[], o) => {
-    const names = String(o.reporter).split(',').map((s) => s.trim()).filter(Boolean);
-    const unknown = names.filter((n) => !(REPORTERS as readonly string[]).includes(n));
-    if (unknown.length) throw new UsageError(`unknown reporter '${unknown[0]}'; expected ${REPORTERS.join(', ')}`);
-    const outputDir = resolve(o.outputDir);
-    const reporters: RunReporter[] = [];
-    if (names.includes('list') && !o.json) {
-      const tty = Boolean(process.stdout.isTTY);
-      reporters.push(consoleReporter(process.stdout, { tty, color: tty && !process.env.NO_COLOR }));
+    const config = await loadConfig(o.config);
+    const suite = suiteOptions(paths, o, config);
+    let prepared;
+    try {
+      prepared = await prepareSuite(suite, notice);
+    } catch (err) {
+      return failInvalid(err);
     }
-    if (names.includes('json')) reporters.push(jsonReporter(outputDir));
-    const outcome = await runScenarios({
-      paths,
-      vars: o.var,
-      outputDir,
-      reporters,
-      // An empty environment variable means "not set", not "an empty key".
-      baseUrl: o.baseUrl || undefined,
-      apiKey: o.apiKey || undefined,
-      chromium: o.chromium || undefined,
-      signal: interruptSignal(),
-    });
-    if (outcome.kind === 'invalid') printDiagnostics(outcome.diagnostics, outcome.message);
-    if (outcome.kind === 'infrastructure') process.stderr.write(`bcs: ${outcome.message}\n`);
-    if (outcome.kind === 'ran' && o.json) process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
-    finish(outcome.exitCode);
+    const entry = (c: (typeof prepared.selected)[number]) => {
+      const pool = poolOfPlan(c.plan);
+      return { name: c.plan.scenario.name, file: c.plan.scenario.file, tags: c.plan.scenario.tags, ...(pool ? { pool } : {}), artifact_dir: relative(suite.outputDir, prepared.dirs.get(c)!) };
+    };
+    const listed = {
+      total: prepared.selected.length,
+      ...(suite.selection?.shard ? { shard: suite.selection.shard } : {}),
+      scenarios: prepared.selected.map(entry),
+      before: prepared.before.map(entry),
+      after: prepared.after.map(entry),
+    };
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
+    } else {
+      for (const h of listed.before) process.stdout.write(`before  ${h.file}  ${h.name}\n`);
+      for (const s of listed.scenarios) process.stdout.write(`${s.file}  ${s.name}${s.tags.length ? `  [${s.tags.join(', ')}]` : ''}${s.pool ? `  pool ${s.pool}` : ''}\n`);
+      for (const h of listed.after) process.stdout.write(`after   ${h.file}  ${h.name}\n`);
+      process.stdout.write(`${listed.total} scenario${listed.total === 1 ? '' : 's'}${prepared.nothing ? ` (${prepared.nothing})` : ''}\n`);
+    }
+    finish(EXIT.passed);
   });
+
+registerSchedule(program, finish, webServerOf);
 
 program
   .command('plan')
@@ -105,8 +137,10 @@ program
   .option('--json', 'print the plan as JSON')
   .action(async (file: string, o) => {
     try {
-      const { plan } = (await compileAll([file], o.var))[0]!;
-      process.stdout.write(o.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+      // A TypeScript file may hold several scenarios: one plan each (a JSON list then).
+      const plans = (await compileAll([file], o.var)).map((c) => c.plan);
+      if (o.json) process.stdout.write(`${JSON.stringify(plans.length === 1 ? plans[0] : plans, null, 2)}\n`);
+      else process.stdout.write(plans.map((p) => formatPlan(p)).join('\n'));
       finish(EXIT.passed);
     } catch (err) {
       failInvalid(err);
@@ -177,6 +211,9 @@ try {
 } catch (err) {
   if (err instanceof CommanderError) {
     process.exit(err.exitCode === 0 ? 0 : EXIT.invalid);
+  } else if (err instanceof ScenarioError) {
+    printDiagnostics(err.diagnostics);
+    process.exit(EXIT.invalid);
   } else if (err instanceof UsageError) {
     process.stderr.write(`bcs: ${err.message}\n`);
     process.exit(EXIT.invalid);

@@ -2,15 +2,18 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-const SCENARIO_FILE = /\.ya?ml$/;
+/** What a folder search picks up: YAML scenarios and TypeScript ones. A file named explicitly is always taken. */
+const SCENARIO_FILE = /(\.ya?ml|\.scenario\.ts)$/;
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'dist']);
+/** The suite config is YAML too, but never a scenario. */
+const NOT_SCENARIOS = new Set(['bcs.config.yaml', 'bcs.config.yml']);
 
 export async function findScenarioFiles(paths: string[], cwd = process.cwd()): Promise<string[]> {
   const found: string[] = [];
   for (const path of paths) {
-    const info = await stat(path).catch(() => undefined);
+    const info = await stat(resolve(cwd, path)).catch(() => undefined);
     if (!info) throw new Error(`no such file or folder: ${path}`);
-    if (info.isDirectory()) found.push(...(await walk(path)).sort());
+    if (info.isDirectory()) found.push(...(await walk(path, cwd)).sort());
     else found.push(path);
   }
   // Paths stay as the user wrote them (they appear in every message); duplicates are found by real path.
@@ -23,12 +26,17 @@ export async function findScenarioFiles(paths: string[], cwd = process.cwd()): P
   });
 }
 
-async function walk(dir: string): Promise<string[]> {
+async function walk(dir: string, cwd: string): Promise<string[]> {
   const files: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+  for (const entry of await readdir(resolve(cwd, dir), { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) files.push(...(await walk(path)));
-    else if (entry.isFile() && SCENARIO_FILE.test(entry.name)) files.push(path);
+    if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) files.push(...(await walk(path, cwd)));
+    else if (entry.isFile() && SCENARIO_FILE.test(entry.name) && !NOT_SCENARIOS.has(entry.name)) files.push(path);
   }
   return files;
+}
+
+/** A scenario file's path without its scenario extension, for naming its artifact folder. */
+export function stripScenarioExtension(file: string): string {
+  return file.replace(SCENARIO_FILE, '');
 }

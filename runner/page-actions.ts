@@ -1,6 +1,6 @@
 // Page steps, performed with Playwright on the session's page.
 import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { Match, PageAction, Target } from '../src/scenario/plan.js';
 import { assertionFailed } from './failures.js';
@@ -55,16 +55,19 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
     case 'expect':
       await expectOnPage(action, ctx);
       return [];
-    case 'screenshot': {
-      const file = join(ctx.artifactDir, action.file);
-      await mkdir(dirname(file), { recursive: true });
-      await page.screenshot({ path: file, fullPage: action.full_page ?? false, timeout });
-      return [{ type: 'screenshot', path: file.slice(ctx.outputRoot.length + 1) }];
-    }
+    case 'screenshot':
+      return [await screenshotPage(page, join(ctx.artifactDir, action.file), ctx.outputRoot, timeout, action.full_page)];
     case 'sleep':
       await sleep(action.ms, ctx.signal);
       return [];
   }
+}
+
+/** A PNG of the page at `file`, reported relative to `outputRoot`. */
+export async function screenshotPage(page: Page, file: string, outputRoot: string, timeout: number, fullPage = false): Promise<Artifact> {
+  await mkdir(dirname(file), { recursive: true });
+  await page.screenshot({ path: file, fullPage, timeout });
+  return { type: 'screenshot', path: relative(outputRoot, file) };
 }
 
 type ExpectAction = Extract<PageAction, { action: 'expect' }>;

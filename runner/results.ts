@@ -88,6 +88,8 @@ export interface ScenarioResult {
   flaky?: boolean;
   /** The earlier, failed attempts of this scenario, each with its own artifacts. */
   previous_attempts?: ScenarioResult[];
+  /** One of the suite config's `before`/`after` scenarios (not a scenario-level hook step). */
+  hook?: 'before' | 'after';
 }
 
 export interface RunResult {
@@ -96,7 +98,12 @@ export interface RunResult {
   duration_ms: number;
   target: { kind: 'embedded' | 'remote'; base_url: string };
   scenarios: ScenarioResult[];
-  summary: { total: number; passed: number; failed: number; errored: number };
+  /** `flaky` passed on a retry; `timed_out` ran out of `--timeout`; `skipped` never started (see `skipped`). */
+  summary: { total: number; passed: number; failed: number; errored: number; flaky: number; timed_out: number; skipped: number };
+  /** With `--shard i/n`: which part of the selection this run was (1-based). */
+  shard?: { index: number; total: number };
+  /** Selected scenarios that never started: --bail, Ctrl-C, or a failed suite `before` hook. */
+  skipped?: { name: string; file: string; reason: 'bail' | 'interrupted' | 'before hook failed' }[];
 }
 
 export function locationOf(source: SourceLocation): string {

@@ -1,60 +1,201 @@
 // One `bcs run`: compile every scenario first (an invalid file stops everything before any browser
-// starts), open the target, execute each plan, report, and close the target whatever happened.
-import { ScenarioError, loadScenario, type CompiledScenario, type Diagnostic } from '../src/scenario/index.js';
-import { executePlan } from './execute.js';
+// starts), select, open the target, run the suite's `before` hooks, the selected scenarios on a bounded
+// worker queue (with retries), the `after` hooks whatever happened, report, and close the target.
+import { resolve } from 'node:path';
+import { ScenarioError, loadScenarios, type CompiledScenario, type Diagnostic } from '../src/scenario/index.js';
+import { artifactDirs, runAttempts } from './attempts.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
-import { combine, type RunReporter } from './reporter.js';
+import { failedIn, readLastRun, writeLastRun } from './last-failed.js';
+import { ReporterError, combine, type RunReporter } from './reporter.js';
 import type { RunResult, ScenarioResult } from './results.js';
-import { TargetError, openTarget, type TargetOptions } from './target.js';
+import { selectScenarios, type Selection, type Shard } from './select.js';
+import { TargetError, openTarget, type Target, type TargetOptions } from './target.js';
+import { poolOfPlan, poolSizes, runQueue } from './workers.js';
 
-export interface RunOptions extends TargetOptions {
+export interface SuiteOptions {
   paths: string[];
   vars?: Record<string, string>;
+  selection?: Omit<Selection, 'only'>;
+  /** Only the scenarios that failed in the last run in `outputDir`. */
+  lastFailed?: boolean;
   outputDir: string;
+  /** Scenario files run once before all others / after all others (after always runs). */
+  before?: string[];
+  after?: string[];
+}
+
+export interface RunOptions extends SuiteOptions, TargetOptions {
   reporters: RunReporter[];
   signal: AbortSignal;
+  /** Scenarios running at once (default 1). */
+  workers?: number;
+  /** Extra attempts for a scenario that did not pass (default 0). */
+  retries?: number;
+  /** Each scenario's budget; it then fails as timed out, teardown still runs. */
+  timeoutMs?: number;
+  /** Stop starting scenarios after the first one that did not pass. */
+  bail?: boolean;
+  /** Started before the hooks and stopped after everything (the suite's `web_server`); `signal` aborts the start. */
+  webServer?: (signal: AbortSignal) => Promise<{ stop(): Promise<void> }>;
+  /** Progress and decisions worth a line (caps, retries, skips); the CLI prints them on stderr. */
+  notice?: (message: string) => void;
 }
+
+/** What a suite run adds to RunResult (until runner/results.ts has these fields). */
+/** Kept as names for the run's own code; the fields live in results.ts with the rest of the schema. */
+export type SuiteRunResult = RunResult;
+export type SuiteScenarioResult = ScenarioResult;
 
 export type RunOutcome =
   | { kind: 'invalid'; exitCode: 2; diagnostics: Diagnostic[]; message?: string }
   | { kind: 'infrastructure'; exitCode: 3; message: string }
-  | { kind: 'ran'; exitCode: number; result: RunResult };
+  /** Nothing to run, and that is fine: an empty shard, or no failures in the last run. */
+  | { kind: 'nothing'; exitCode: 0; message: string }
+  | { kind: 'ran'; exitCode: number; result: SuiteRunResult };
+
+export interface PreparedSuite {
+  selected: CompiledScenario[];
+  before: CompiledScenario[];
+  after: CompiledScenario[];
+  /** Artifact folder per scenario, decided over everything found so it does not depend on the selection. */
+  dirs: Map<CompiledScenario, string>;
+  /** Set when the selection is legitimately empty. */
+  nothing?: string;
+}
+
+/** Compiles and selects; throws ScenarioError (invalid files) or Error (usage) — both exit 2. */
+export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => void = () => {}): Promise<PreparedSuite> {
+  // A hook file inside a folder being run is a hook, not also a scenario of the suite.
+  const hookFiles = new Set([...(opts.before ?? []), ...(opts.after ?? [])].map((f) => resolve(f)));
+  const files = (await findScenarioFiles(opts.paths)).filter((f) => !hookFiles.has(resolve(f)));
+  const found = await compileAll(files, opts.vars);
+  const before = await compileAll(opts.before ?? [], opts.vars);
+  const after = await compileAll(opts.after ?? [], opts.vars);
+  if (found.length === 0) throw new Error('no scenario files found');
+  const dirs = artifactDirs([...before, ...found, ...after], opts.outputDir);
+  let only: Selection['only'];
+  if (opts.lastFailed) {
+    const last = await readLastRun(opts.outputDir);
+    if (!last) notice(`--last-failed: no earlier run recorded in ${opts.outputDir}; running every selected scenario`);
+    else if (last.failed.length === 0) return { selected: [], before, after, dirs, nothing: 'no scenario failed in the last run; nothing to re-run' };
+    else only = failedIn(last);
+  }
+  const sel = opts.selection ?? {};
+  const { items, matched } = selectScenarios(found, { ...sel, only });
+  if (matched === 0) {
+    if (only) return { selected: [], before, after, dirs, nothing: 'none of the scenarios that failed last time is selected now' };
+    throw new Error(`no scenario matches the selection (${describeSelection(sel)}) among ${found.length} found`);
+  }
+  if (sel.shard) {
+    notice(`shard ${sel.shard.index}/${sel.shard.total}: ${items.length} of ${matched} scenario${matched === 1 ? '' : 's'}`);
+    if (items.length === 0) return { selected: [], before, after, dirs, nothing: `shard ${sel.shard.index}/${sel.shard.total} has no scenarios` };
+  }
+  return { selected: items, before, after, dirs };
+}
 
 export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
-  let compiled: CompiledScenario[];
+  const notice = opts.notice ?? (() => {});
+  let suite: PreparedSuite;
   try {
-    compiled = await compileAll(await findScenarioFiles(opts.paths), opts.vars);
+    suite = await prepareSuite(opts, notice);
   } catch (err) {
     if (err instanceof ScenarioError) return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: err.diagnostics };
     return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: [], message: (err as Error).message };
   }
-  const plans = compiled.map((c) => c.plan);
-  if (plans.length === 0) return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: [], message: 'no scenario files found' };
+  if (suite.nothing) return { kind: 'nothing', exitCode: EXIT.passed, message: suite.nothing };
 
+  const workers = Math.max(1, opts.workers ?? 1);
   const reporter = combine(opts.reporters);
   const startedAt = new Date();
-  let target;
+  let target: Target;
   try {
     target = await openTarget(opts);
   } catch (err) {
     if (err instanceof TargetError) return { kind: 'infrastructure', exitCode: EXIT.infrastructure, message: err.message };
     throw err;
   }
-  const scenarios: ScenarioResult[] = [];
+  let server: { stop(): Promise<void> } | undefined;
+  const done: SuiteScenarioResult[] = [];
+  const skipped: NonNullable<SuiteRunResult['skipped']> = [];
   try {
-    reporter.runStarted(target.info, plans);
-    for (const { plan, functions } of compiled) {
-      if (opts.signal.aborted) break;
-      reporter.scenarioStarted(plan);
-      const result = await executePlan(plan, { client: target.client, outputDir: opts.outputDir, reporter, signal: opts.signal, functions });
-      scenarios.push(result);
-      reporter.scenarioFinished(result);
+    reporter.runStarted(target.info, [...suite.before, ...suite.selected, ...suite.after].map((c) => c.plan), { workers, retries: opts.retries ?? 0 });
+    if (opts.webServer) {
+      try {
+        server = await opts.webServer(opts.signal);
+      } catch (err) {
+        return { kind: 'infrastructure', exitCode: EXIT.infrastructure, message: `the web server did not start: ${(err as Error).message}` };
+      }
     }
+    const attemptDeps = (c: CompiledScenario, retries: number, signal: AbortSignal, suiteHook?: 'before' | 'after') => ({
+      client: target.client, outputDir: opts.outputDir, reporter, signal, retries, timeoutMs: opts.timeoutMs, artifactDir: suite.dirs.get(c)!, notice, suiteHook,
+    });
+
+    // Each `before` hook prepares for the next and for the suite: after one fails, nothing else starts.
+    for (const hook of suite.before) {
+      if (opts.signal.aborted || done.some((r) => r.status !== 'passed')) break;
+      done.push(await runAttempts(hook, attemptDeps(hook, 0, opts.signal, 'before')));
+    }
+    const beforeFailed = done.some((r) => r.status !== 'passed');
+    const results = new Map<CompiledScenario, ScenarioResult>();
+    if (beforeFailed || opts.signal.aborted) {
+      const reason = opts.signal.aborted ? 'interrupted' : 'before hook failed';
+      if (!opts.signal.aborted) notice(`a before hook failed: the ${suite.selected.length} selected scenario${suite.selected.length === 1 ? '' : 's'} do not run`);
+      for (const c of suite.selected) skipped.push({ name: c.plan.scenario.name, file: c.plan.scenario.file, reason });
+    } else {
+      const caps = await poolCaps(suite.selected, target, workers, opts.signal, notice);
+      if (workers > 1) notice(`running ${suite.selected.length} scenarios on ${workers} workers`);
+      let bailed = false;
+      const notStarted = await runQueue(
+        suite.selected,
+        { workers, poolOf: (c) => poolOfPlan(c.plan), poolCapacity: (p) => caps.get(p) ?? Infinity, canStart: () => !bailed && !opts.signal.aborted },
+        async (c) => {
+          const result = await runAttempts(c, attemptDeps(c, opts.retries ?? 0, opts.signal));
+          results.set(c, result);
+          if (opts.bail && result.status !== 'passed' && !bailed) {
+            bailed = true;
+            notice(`--bail: '${c.plan.scenario.name}' did not pass; starting no further scenarios`);
+          }
+        },
+      );
+      for (const c of notStarted) {
+        skipped.push({ name: c.plan.scenario.name, file: c.plan.scenario.file, reason: opts.signal.aborted ? 'interrupted' : 'bail' });
+      }
+    }
+    // Results in selection order, whatever order the workers finished in.
+    for (const c of suite.selected) if (results.has(c)) done.push(results.get(c)!);
+
+    // `after` hooks are cleanup: they run even after Ctrl-C, with a signal of their own (a second Ctrl-C quits).
+    const afterSignal = new AbortController().signal;
+    for (const hook of suite.after) done.push(await runAttempts(hook, attemptDeps(hook, 0, afterSignal, 'after')));
   } finally {
+    await server?.stop().catch((err: Error) => notice(`stopping the web server failed: ${err.message}`));
     await target.close();
   }
-  const result: RunResult = {
+  if (skipped.length) notice(`${skipped.length} scenario${skipped.length === 1 ? '' : 's'} not started (${skipped[0]!.reason})`);
+
+  const result = suiteResult(startedAt, target, done, skipped, opts.selection?.shard);
+  await writeLastRun(opts.outputDir, done.filter((r) => !r.hook)).catch((err: Error) => notice(`could not record the run for --last-failed: ${err.message}`));
+  let exitCode = exitCodeFor(done, opts.signal.aborted);
+  try {
+    await reporter.runFinished(result);
+  } catch (err) {
+    if (!(err instanceof ReporterError)) throw err;
+    // A report CI relies on is missing: as broken as an unreachable service, unless the run was cut short anyway.
+    notice(`writing reports failed: ${err.message}`);
+    if (exitCode !== EXIT.interrupted) exitCode = EXIT.infrastructure;
+  }
+  return { kind: 'ran', exitCode, result };
+}
+
+function suiteResult(
+  startedAt: Date,
+  target: Target,
+  scenarios: SuiteScenarioResult[],
+  skipped: NonNullable<SuiteRunResult['skipped']>,
+  shard: Shard | undefined,
+): SuiteRunResult {
+  return {
     version: 1,
     started_at: startedAt.toISOString(),
     duration_ms: Date.now() - startedAt.getTime(),
@@ -65,19 +206,49 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       passed: scenarios.filter((s) => s.status === 'passed').length,
       failed: scenarios.filter((s) => s.status === 'failed').length,
       errored: scenarios.filter((s) => s.status === 'error').length,
+      flaky: scenarios.filter((s) => s.flaky).length,
+      timed_out: scenarios.filter((s) => s.timed_out).length,
+      skipped: skipped.length,
     },
+    ...(shard ? { shard } : {}),
+    ...(skipped.length ? { skipped } : {}),
   };
-  await reporter.runFinished(result);
-  return { kind: 'ran', exitCode: opts.signal.aborted ? EXIT.interrupted : exitCodeFor(scenarios), result };
 }
 
-/** Compiles every file, collecting the diagnostics of all of them before giving up. */
+/** Pool sizes for the pools the selected scenarios lease from, with a notice where a pool is the bound. */
+async function poolCaps(selected: CompiledScenario[], target: Target, workers: number, signal: AbortSignal, notice: (m: string) => void) {
+  const perPool = new Map<string, number>();
+  for (const c of selected) {
+    const pool = poolOfPlan(c.plan);
+    if (pool !== undefined) perPool.set(pool, (perPool.get(pool) ?? 0) + 1);
+  }
+  if (workers === 1 || perPool.size === 0) return new Map<string, number>();
+  const sizes = await poolSizes(target.client, perPool.keys(), signal);
+  for (const [pool, size] of sizes) {
+    const count = perPool.get(pool)!;
+    if (size < workers && size < count) {
+      notice(`pool '${pool}' has ${size} browser${size === 1 ? '' : 's'}: at most ${size} of its ${count} scenarios run at once; the rest queue for a lease`);
+    }
+  }
+  return sizes;
+}
+
+function describeSelection(sel: Omit<Selection, 'only'>): string {
+  const parts: string[] = [];
+  for (const re of sel.grep ?? []) parts.push(`--grep ${re.source}`);
+  for (const re of sel.grepInvert ?? []) parts.push(`--grep-invert ${re.source}`);
+  for (const t of sel.tags ?? []) parts.push(`--tag ${t}`);
+  for (const t of sel.excludeTags ?? []) parts.push(`--exclude-tag ${t}`);
+  return parts.join(' ') || 'no filters';
+}
+
+/** Compiles every file (a TypeScript file may hold several scenarios), collecting the diagnostics of all of them before giving up. */
 export async function compileAll(files: string[], vars?: Record<string, string>): Promise<CompiledScenario[]> {
   const plans: CompiledScenario[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const file of files) {
     try {
-      plans.push(await loadScenario(file, { vars }));
+      plans.push(...(await loadScenarios(file, { vars })));
     } catch (err) {
       if (!(err instanceof ScenarioError)) throw err;
       diagnostics.push(...err.diagnostics);

@@ -31,8 +31,9 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bcs-embedded-'));
   try {
     // No warm standby: a run creates its browsers one by one, often with its own viewport, and a spare
-    // browser launching beside the first scenario would only compete with it for the CPU.
-    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: 0 });
+    // browser launching beside the first scenario would only compete with it for the CPU. No concurrency
+    // limit: `--workers N` creates N browsers at once and must never be refused a session here.
+    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: 0, maxConcurrentSessions: null });
     const chromiumLabel = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
     return {
       info: { kind: 'embedded', base_url: service.baseUrl, chromium: chromiumLabel },

@@ -47,15 +47,17 @@ export function notable(item: TelemetryEvent): TelemetryNote | undefined {
   return undefined;
 }
 
-/** The step whose run contains `ms`; events between steps go to the one that ran last before them. */
+/**
+ * The step whose run contains `ms`: the last one to start before it. Results are in start order and a
+ * block starts before its steps, so inside a block this is the innermost step; events between steps go
+ * to the one that ran last before them.
+ */
 function stepAt(steps: StepResult[], ms: number): StepResult | undefined {
   let best: StepResult | undefined;
   for (const step of steps) {
     if (!step.started_at) continue;
-    const start = Date.parse(step.started_at);
-    if (start > ms) break;
+    if (Date.parse(step.started_at) > ms) break;
     best = step;
-    if (ms <= start + step.duration_ms) break;
   }
   return best;
 }

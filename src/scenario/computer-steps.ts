@@ -3,7 +3,7 @@
 // Scenarios write each action as a one-key object (`- click_mouse: { x, y }`); the wire wants
 // `{ type: 'click_mouse', click_mouse: { x, y } }`, and the shorthands become their full payloads here.
 
-import { parseDuration } from './duration.js';
+import { durationAt } from './duration.js';
 import type { CompiledKind, KindContext } from './host-steps.js';
 import { SESSION_PATH } from './host-steps.js';
 import type { DataPath } from './path.js';
@@ -45,7 +45,7 @@ function toPayload(type: string, value: unknown, at: DataPath, ctx: KindContext)
       if (Array.isArray(value)) return { keys: value };
       return value as Obj;
     case 'sleep': {
-      const ms = parseDuration(value as string | number);
+      const ms = durationAt(value, at, ctx.report);
       if (ms > MAX_BATCH_SLEEP_MS) ctx.report(at, 'a sleep inside a computer batch is at most 30s; use a sleep step for longer pauses');
       return { duration_ms: ms };
     }

@@ -85,8 +85,14 @@ export function screenshotName(written: unknown): string | undefined {
   return undefined;
 }
 
-/** `NN-slug.png`: NN orders files like the steps (1-based among main steps), slug keeps names filesystem-safe. */
+/**
+ * `NN-slug.png`: NN orders files like the steps (1-based among main steps), slug keeps names filesystem-safe.
+ * Run-time templates (`shot-{{ item }}`) stay, so each pass of a loop gets its own file; the runner makes
+ * what they resolve to safe.
+ */
 export function screenshotFile(mainIndex: number, name: string | undefined): string {
-  const slug = (name ?? 'screenshot').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'screenshot';
+  const parts = (name ?? 'screenshot').split(/(\{\{[^{}]*\}\})/);
+  const slug = parts.map((part, i) => (i % 2 ? part : part.toLowerCase().replace(/[^a-z0-9]+/g, '-'))).join('')
+    .replace(/^-+|-+$/g, '') || 'screenshot';
   return `${String(mainIndex).padStart(2, '0')}-${slug}.png`;
 }

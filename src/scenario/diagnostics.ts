@@ -14,8 +14,12 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${d.file}:${d.line}:${d.col} ${d.message}`;
 }
 
-/** Orders by position and drops exact repeats (several schema rules can report the same thing). */
-export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
+/**
+ * Orders by position and drops exact repeats (several schema rules can report the same thing). Problems
+ * in several files (a scenario and the files it includes) stay grouped by file: `first`, then the others
+ * in the order they were first reported.
+ */
+export function sortDiagnostics(diagnostics: Diagnostic[], first?: string): Diagnostic[] {
   const seen = new Set<string>();
   const unique = diagnostics.filter((d) => {
     const key = formatDiagnostic(d);
@@ -23,7 +27,9 @@ export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
     seen.add(key);
     return true;
   });
-  return unique.sort((a, b) => a.line - b.line || a.col - b.col);
+  const files = [...new Set([...(first !== undefined ? [first] : []), ...unique.map((d) => d.file)])];
+  const rank = (d: Diagnostic) => files.indexOf(d.file);
+  return unique.sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.col - b.col);
 }
 
 export class ScenarioError extends Error {

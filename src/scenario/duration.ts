@@ -1,5 +1,7 @@
 // Durations as scenarios write them: a number of milliseconds, or "500ms", "1.5s", "1m".
 
+import type { DataPath } from './path.js';
+
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)$/;
 
@@ -13,6 +15,22 @@ export function parseDuration(value: number | string): number {
   if (!m) throw new Error(`invalid duration ${JSON.stringify(value)}; expected a duration such as 500, "500ms", "2s" or "1m"`);
   // Rounded so "1.0005s" does not produce fractional milliseconds that timers would truncate anyway.
   return Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
+}
+
+/**
+ * For durations read while compiling, which may come from a template (`timeout: "{{ wait }}"`): a value
+ * that is not a duration is reported at `at` (and counts as 0) instead of thrown.
+ */
+export function durationAt(value: unknown, at: DataPath, report: (at: DataPath, message: string) => void): number {
+  try {
+    return parseDuration(value as number | string);
+  } catch {
+    const text = String(value);
+    report(at, /\{\{/.test(text)
+      ? `a duration must be known when the scenario compiles, but ${JSON.stringify(text)} is only known when it runs`
+      : `expected a duration such as 500, "500ms", "2s" or "1m", got ${JSON.stringify(value)}`);
+    return 0;
+  }
 }
 
 /** How a duration reads in a step name: strings as written, numbers as milliseconds. */

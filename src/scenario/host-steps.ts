@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { screenshotFile, screenshotName, toMatch } from './describe.js';
-import { parseDuration } from './duration.js';
+import { durationAt } from './duration.js';
 import { parseJsonPath } from './json-path.js';
 import type { DataPath } from './path.js';
 import type { ApiCall, Assertion, Operation } from './plan.js';
@@ -26,8 +26,8 @@ const MAX_EXECUTE_TIMEOUT_S = 300;
 export interface KindContext {
   /** Where the kind's value is written: `['steps', i, kind]`. */
   at: DataPath;
-  /** Index of the step in `steps`. */
-  step: number;
+  /** The step's place in execution order, for checking saved values (src/scenario/saves.ts). */
+  seq: number;
   /** 1-based among main steps, for artifact file names. */
   mainIndex: number;
   /** Local files (`from`) are relative to this folder. */
@@ -66,20 +66,25 @@ function compileExec(v: string | Obj, ctx: KindContext): CompiledKind {
   const body = processBody(v);
   let minTimeoutMs: number | undefined;
   if (typeof v !== 'string' && v.timeout !== undefined) {
-    const seconds = Math.max(1, Math.ceil(parseDuration(v.timeout as string | number) / 1000));
+    const seconds = Math.max(1, Math.ceil(durationAt(v.timeout, [...ctx.at, 'timeout'], ctx.report) / 1000));
     if (seconds > MAX_EXEC_TIMEOUT_S) ctx.report([...ctx.at, 'timeout'], 'a command timeout is at most 24h');
     body.timeout_sec = seconds;
     minTimeoutMs = seconds * 1000 + HEADROOM_MS;
   }
   const expect = typeof v !== 'string' && isObj(v.expect) ? v.expect : {};
-  const assertions = [
-    ...exitCode(expect.exit_code),
-    ...(['stdout', 'stderr'] as const).filter((k) => expect[k] !== undefined)
-      .map((k) => matchAssertion(k, expect[k] as string | Obj, [...ctx.at, 'expect', k], ctx)),
+  const soft = typeof v !== 'string' && isObj(v.expect_soft) ? v.expect_soft : {};
+  const checks = (e: Obj, key: string, defaultExit: boolean): Assertion[] => [
+    ...exitCode(e.exit_code, defaultExit),
+    ...(['stdout', 'stderr'] as const).filter((k) => e[k] !== undefined)
+      .map((k) => matchAssertion(k, e[k] as string | Obj, [...ctx.at, key, k], ctx)),
   ];
   return {
     name: `exec ${commandLine(v)}`,
-    operations: [api({ method: 'POST', path: `${SESSION_PATH}/process/exec`, body, decode: 'exec', expect: assertions, save: saveOf(v) })],
+    operations: [api({
+      method: 'POST', path: `${SESSION_PATH}/process/exec`, body, decode: 'exec',
+      // Exit 0 is required unless either list says which exit code to expect.
+      expect: checks(expect, 'expect', soft.exit_code === undefined), expect_soft: checks(soft, 'expect_soft', false), save: saveOf(v),
+    })],
     minTimeoutMs,
   };
 }
@@ -94,9 +99,10 @@ function compileSpawn(v: string | Obj, _ctx: KindContext): CompiledKind {
 function compileWaitProcess(v: string | Obj, ctx: KindContext): CompiledKind {
   const o = typeof v === 'string' ? { process: v } : v;
   const name = String(o.process);
-  const found = findProcess(ctx.saves, name, ctx.step);
+  const found = findProcess(ctx.saves, name, ctx.seq);
   if (found.error) ctx.report(typeof v === 'string' ? ctx.at : [...ctx.at, 'process'], found.error);
   const expect = isObj(o.expect) ? o.expect : {};
+  const soft = isObj(o.expect_soft) ? o.expect_soft : {};
   const poll: Operation = {
     op: 'poll',
     method: 'GET',
@@ -105,31 +111,36 @@ function compileWaitProcess(v: string | Obj, ctx: KindContext): CompiledKind {
     until: [{ subject: 'state', equals: 'exited' }],
     interval_ms: POLL_INTERVAL_MS,
     waiting_for: `process ${name} to exit`,
-    ...nonEmpty('expect', exitCode(expect.exit_code)),
+    ...nonEmpty('expect', exitCode(expect.exit_code, soft.exit_code === undefined)),
+    ...nonEmpty('expect_soft', exitCode(soft.exit_code, false)),
   };
-  return { name: `wait_process ${name}`, operations: [poll], waitMs: durationOf(o.timeout) };
+  return { name: `wait_process ${name}`, operations: [poll], waitMs: durationOf(o.timeout, ctx) };
 }
 
 function compileReadFile(v: string | Obj, ctx: KindContext): CompiledKind {
   const o = typeof v === 'string' ? { path: v } : v;
-  const expect = isObj(o.expect) ? o.expect : {};
-  const at: DataPath = [...ctx.at, 'expect'];
-  const assertions: Assertion[] = [];
-  // In the order written, so failures and `bcs plan` read like the YAML.
-  for (const [key, value] of Object.entries(expect)) {
-    if (key === 'equals' || key === 'contains' || key === 'matches') {
-      assertions.push(matchAssertion('text', { [key]: value }, [...at, key], ctx, [...at, key]));
-    } else if (key === 'bytes_at_least') assertions.push({ subject: 'size_bytes', at_least: value as number });
-    else if (key === 'sha256') assertions.push({ subject: 'sha256', equals: String(value).toLowerCase() });
-    else if (key === 'json') assertions.push(...jsonAssertions('json', value, [...at, 'json'], ctx));
-  }
+  const checks = (key: string): Assertion[] => {
+    const expect = isObj(o[key]) ? (o[key] as Obj) : {};
+    const at: DataPath = [...ctx.at, key];
+    const assertions: Assertion[] = [];
+    // In the order written, so failures and `bcs plan` read like the YAML.
+    for (const [k, value] of Object.entries(expect)) {
+      if (k === 'equals' || k === 'contains' || k === 'matches') {
+        assertions.push(matchAssertion('text', { [k]: value }, [...at, k], ctx, [...at, k]));
+      } else if (k === 'bytes_at_least') assertions.push({ subject: 'size_bytes', at_least: value as number });
+      else if (k === 'sha256') assertions.push({ subject: 'sha256', equals: hasTemplate(String(value)) ? String(value) : String(value).toLowerCase() });
+      else if (k === 'json') assertions.push(...jsonAssertions('json', value, [...at, 'json'], ctx));
+    }
+    return assertions;
+  };
   const call: ApiCall = {
     method: 'GET',
     path: `${SESSION_PATH}/fs/read_file`,
     query: { path: String(o.path) },
     response: 'bytes',
     decode: 'file',
-    expect: assertions,
+    expect: checks('expect'),
+    expect_soft: checks('expect_soft'),
     save: saveOf(o),
   };
   if (typeof o.save_to === 'string') call.artifact = { type: 'file', file: o.save_to };
@@ -162,7 +173,7 @@ function compileUpload(o: Obj, ctx: KindContext): CompiledKind {
   };
 }
 
-function compileWaitFile(v: string | Obj, _ctx: KindContext): CompiledKind {
+function compileWaitFile(v: string | Obj, ctx: KindContext): CompiledKind {
   const o = typeof v === 'string' ? { path: v } : v;
   const file = String(o.path);
   const min = typeof o.min_bytes === 'number' ? o.min_bytes : undefined;
@@ -178,7 +189,7 @@ function compileWaitFile(v: string | Obj, _ctx: KindContext): CompiledKind {
     interval_ms: POLL_INTERVAL_MS,
     waiting_for: min === undefined ? `${file} to exist` : `${file} to have at least ${min} bytes`,
   };
-  return { name: `wait_file ${file}`, operations: [poll], waitMs: durationOf(o.timeout) };
+  return { name: `wait_file ${file}`, operations: [poll], waitMs: durationOf(o.timeout, ctx) };
 }
 
 function compileExecute(v: string | Obj, ctx: KindContext): CompiledKind {
@@ -186,21 +197,27 @@ function compileExecute(v: string | Obj, ctx: KindContext): CompiledKind {
   const body: Obj = { code: String(o.code) };
   let minTimeoutMs: number | undefined;
   if (o.timeout !== undefined) {
-    const seconds = Math.max(1, Math.ceil(parseDuration(o.timeout as string | number) / 1000));
+    const seconds = Math.max(1, Math.ceil(durationAt(o.timeout, [...ctx.at, 'timeout'], ctx.report) / 1000));
     if (seconds > MAX_EXECUTE_TIMEOUT_S) ctx.report([...ctx.at, 'timeout'], 'playwright code may run at most 300s');
     body.timeout_sec = seconds;
     minTimeoutMs = seconds * 1000 + HEADROOM_MS;
   }
-  const expect = isObj(o.expect) ? o.expect : {};
-  const assertions: Assertion[] = [];
-  for (const key of Object.keys(expect)) {
-    if (key === 'result') assertions.push({ subject: 'result', equals: expect.result });
-    if (key === 'json') assertions.push(...jsonAssertions('result', expect.json, [...ctx.at, 'expect', 'json'], ctx));
-  }
+  const checks = (key: string): Assertion[] => {
+    const expect = isObj(o[key]) ? (o[key] as Obj) : {};
+    const assertions: Assertion[] = [];
+    for (const k of Object.keys(expect)) {
+      if (k === 'result') assertions.push({ subject: 'result', equals: expect.result });
+      if (k === 'json') assertions.push(...jsonAssertions('result', expect.json, [...ctx.at, key, 'json'], ctx));
+    }
+    return assertions;
+  };
   const firstLine = String(o.code).trim().split('\n')[0] ?? '';
   return {
     name: `execute ${short(firstLine, 60)}`,
-    operations: [api({ method: 'POST', path: `${SESSION_PATH}/playwright/execute`, body, decode: 'execute', expect: assertions, save: saveOf(o) })],
+    operations: [api({
+      method: 'POST', path: `${SESSION_PATH}/playwright/execute`, body, decode: 'execute',
+      expect: checks('expect'), expect_soft: checks('expect_soft'), save: saveOf(o),
+    })],
     minTimeoutMs,
   };
 }
@@ -212,10 +229,14 @@ function compileClipboard(o: Obj, ctx: KindContext): CompiledKind {
       operations: [api({ method: 'POST', path: `${SESSION_PATH}/computer/clipboard/write`, body: { text: o.write } })],
     };
   }
-  const expect = o.expect === undefined ? [] : [matchAssertion('text', o.expect as string | Obj, [...ctx.at, 'expect'], ctx)];
+  const checks = (key: string): Assertion[] =>
+    o[key] === undefined ? [] : [matchAssertion('text', o[key] as string | Obj, [...ctx.at, key], ctx)];
   return {
     name: 'clipboard read',
-    operations: [api({ method: 'POST', path: `${SESSION_PATH}/computer/clipboard/read`, decode: 'clipboard', expect, save: saveOf(o) })],
+    operations: [api({
+      method: 'POST', path: `${SESSION_PATH}/computer/clipboard/read`, decode: 'clipboard',
+      expect: checks('expect'), expect_soft: checks('expect_soft'), save: saveOf(o),
+    })],
   };
 }
 
@@ -252,16 +273,18 @@ function commandLine(v: string | Obj): string {
   return short(words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' '), 80);
 }
 
-/** The exit code to require: 0 unless the scenario says otherwise; `any` requires nothing. */
-function exitCode(v: unknown): Assertion[] {
+/** The exit code to require: as written, else 0 when `defaultZero`; `any` requires nothing. */
+function exitCode(v: unknown, defaultZero: boolean): Assertion[] {
   if (v === 'any') return [];
   if (Array.isArray(v)) return v.length === 1 ? [{ subject: 'exit_code', equals: v[0] }] : [{ subject: 'exit_code', one_of: v }];
-  return [{ subject: 'exit_code', equals: typeof v === 'number' ? v : 0 }];
+  if (typeof v === 'number') return [{ subject: 'exit_code', equals: v }];
+  return defaultZero ? [{ subject: 'exit_code', equals: 0 }] : [];
 }
 
 function matchAssertion(subject: string, v: string | Obj, at: DataPath, ctx: KindContext, regexAt?: DataPath): Assertion {
   const match = toMatch(v);
-  if ('matches' in match) {
+  // A pattern made at run time (`{{ item }}`) is checked when it is used.
+  if ('matches' in match && !hasTemplate(match.matches)) {
     try {
       new RegExp(match.matches);
     } catch (err) {
@@ -276,7 +299,7 @@ function jsonAssertions(subject: string, v: unknown, at: DataPath, ctx: KindCont
   return list.map((check, i) => {
     const jsonPath = typeof check.path === 'string' ? check.path : '$';
     try {
-      parseJsonPath(jsonPath);
+      if (!hasTemplate(jsonPath)) parseJsonPath(jsonPath);
     } catch (err) {
       ctx.report([...at, ...(Array.isArray(v) ? [i] : []), 'path'], `invalid JSON path: ${(err as Error).message}`);
     }
@@ -306,7 +329,7 @@ function api(call: ApiCall): Operation {
   // Empty lists and absent options are left out, so plans stay short to read and compare.
   const out: Obj = { op: 'api' };
   for (const [key, value] of Object.entries(call)) {
-    if (value === undefined || (Array.isArray(value) && value.length === 0 && key === 'expect')) continue;
+    if (value === undefined || (Array.isArray(value) && value.length === 0 && (key === 'expect' || key === 'expect_soft'))) continue;
     out[key] = value;
   }
   return out as Operation;
@@ -320,8 +343,8 @@ function saveOf(v: unknown): string | undefined {
   return isObj(v) && typeof v.save === 'string' ? v.save : undefined;
 }
 
-function durationOf(v: unknown): number | undefined {
-  return v === undefined ? undefined : parseDuration(v as string | number);
+function durationOf(v: unknown, ctx: KindContext): number | undefined {
+  return v === undefined ? undefined : durationAt(v, [...ctx.at, 'timeout'], ctx.report);
 }
 
 function short(text: string, max: number): string {

@@ -1,9 +1,10 @@
-// The scenario format's public face: load a YAML file, validate it, compile it to a Plan.
+// The scenario format's public face: load a YAML or TypeScript file, validate it, compile it to a Plan.
 
 import { compileScenario } from './compile.js';
 import type { CompileOptions } from './compile.js';
 import { ScenarioError } from './diagnostics.js';
 import { loadScenarioFile } from './load.js';
+import { TS_SCENARIO_FILE, loadTsScenarios } from './load-ts.js';
 import { validateScenario } from './validate.js';
 import type { Plan } from './plan.js';
 import type { CompiledScenario } from './functions.js';
@@ -19,6 +20,11 @@ export { parseDuration } from './duration.js';
 export { loadScenarioFile, loadScenarioSource } from './load.js';
 export { renderTemplate, resolveRuntime, templateNames } from './template.js';
 export { validateScenario } from './validate.js';
+export { SCENARIO_METHODS, ScenarioBuilder, scenario } from './builder.js';
+export { STEP_METHODS, StepsBuilder, steps } from './builder-steps.js';
+export { ComputerActions } from './builder-computer.js';
+export type * from './builder-types.js';
+export { loadTsScenarios } from './load-ts.js';
 
 /** load → validate (throws ScenarioError with every problem) → compile. */
 export async function loadPlan(file: string, opts?: CompileOptions): Promise<Plan> {
@@ -28,7 +34,21 @@ export async function loadPlan(file: string, opts?: CompileOptions): Promise<Pla
   return compileScenario(loaded, opts);
 }
 
-/** Any scenario file (YAML today) → its plan and function table. */
+/**
+ * Every scenario in a file: a YAML file holds one; a TypeScript file (`.ts`, `.mts`) exports one builder or
+ * a list of them as its default export, each compiled to its own plan.
+ */
+export async function loadScenarios(file: string, opts?: CompileOptions): Promise<CompiledScenario[]> {
+  if (TS_SCENARIO_FILE.test(file)) return loadTsScenarios(file, opts);
+  return [{ plan: await loadPlan(file, opts), functions: {} }];
+}
+
+/** A file holding one scenario (YAML or TypeScript) → its plan and function table. */
 export async function loadScenario(file: string, opts?: CompileOptions): Promise<CompiledScenario> {
-  return { plan: await loadPlan(file, opts), functions: {} };
+  const all = await loadScenarios(file, opts);
+  if (all.length !== 1) {
+    const message = `the file exports ${all.length} scenarios; this needs a file with one (loadScenarios reads them all)`;
+    throw new ScenarioError([{ file, line: 1, col: 1, message }]);
+  }
+  return all[0]!;
 }

@@ -1,6 +1,7 @@
 // Reads a scenario file into plain data while keeping the YAML nodes, so any problem found later
 // (schema, templates) can be reported at the exact line and column where it is written.
 
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
@@ -10,6 +11,8 @@ import type { DataPath } from './path.js';
 export interface Position {
   line: number;
   col: number;
+  /** Set when the position is in another file than the scenario's (a TypeScript helper module that added the step); callers spread it after their own `file`. */
+  file?: string;
 }
 
 export interface LoadedScenario {
@@ -28,14 +31,29 @@ export async function loadScenarioFile(file: string): Promise<LoadedScenario> {
   try {
     source = await readFile(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const message =
-      code === 'ENOENT' ? 'scenario file not found'
-      : code === 'EISDIR' ? 'is a directory, not a scenario file'
-      : `cannot read scenario file: ${(err as Error).message}`;
-    throw new ScenarioError([{ file, line: 1, col: 1, message }]);
+    throw unreadable(file, err);
   }
   return loadScenarioSource(file, source);
+}
+
+/** For included files, read while compiling (which is synchronous). */
+export function loadScenarioFileSync(file: string): LoadedScenario {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw unreadable(file, err);
+  }
+  return loadScenarioSource(file, source);
+}
+
+function unreadable(file: string, err: unknown): ScenarioError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const message =
+    code === 'ENOENT' ? 'scenario file not found'
+    : code === 'EISDIR' ? 'is a directory, not a scenario file'
+    : `cannot read scenario file: ${(err as Error).message}`;
+  return new ScenarioError([{ file, line: 1, col: 1, message }]);
 }
 
 export function loadScenarioSource(file: string, source: string): LoadedScenario {

@@ -1,7 +1,8 @@
 // A Plan is plain data: what the runner will do, in order, for one scenario.
 // It is JSON-serialisable so `bcs plan --json` can print it and tests can compare it.
 // Strings may hold `{{ ... }}` templates that only the runner can resolve (values known at run time:
-// `serve.url`, `session.*`); everything known at compile time is already substituted.
+// `serve.url`, `session.*`, saved values, loop variables, secrets); everything known at compile time is
+// already substituted. Control blocks nest their steps (`PlanStep.block`); it is still plain data.
 
 export interface SourceLocation {
   file: string;
@@ -80,6 +81,8 @@ export interface ApiCall {
   empty_response_error?: string;
   /** The response's `offset_ms` is where this step starts in the scenario's replay video. */
   marks_step?: boolean;
+  /** Soft checks (`expect_soft`): failures are reported on the step, the run goes on, the scenario fails at the end. */
+  expect_soft?: Assertion[];
 }
 
 /**
@@ -114,7 +117,55 @@ export type Operation =
    * Calls entry `id` of the scenario's function table (TypeScript scenarios, src/scenario/functions.ts)
    * with the page, context, browser, session and variables; its result is saved under `save`.
    */
-  | { op: 'function'; id: string; save?: string };
+  | { op: 'function'; id: string; save?: string; vars?: Record<string, unknown> }
+  /**
+   * Reads the scenario's secrets (environment variables, local files) into `{{ secrets.NAME }}`; from then
+   * on every value is masked as `***` in whatever the run reports. Values never appear in the plan.
+   */
+  | { op: 'secrets'; secrets: Record<string, SecretSource> }
+  /** Starts the app under test (`sh -c command` in its own process group) and waits until `url` answers below 500. */
+  | ({ op: 'web_server'; save: 'web_server' } & WebServerOptions)
+  | { op: 'web_server_stop' };
+
+/** Where a secret comes from: an environment variable, or a local file (an absolute path; one trailing newline dropped). */
+export type SecretSource = { env: string } | { file: string };
+
+export interface WebServerOptions {
+  command: string;
+  url: string;
+  timeout_ms: number;
+  /** Absolute. */
+  cwd: string;
+  env?: Record<string, string>;
+  /** When `url` already answers, use what answers and start nothing. */
+  reuse_existing?: boolean;
+}
+
+/**
+ * The condition of an `if` block, evaluated at run time. `var` reads a value (saved by a step, a loop
+ * variable, a secret) by its template name; a variable known at compile time has its `value` here already.
+ * `failed`/`passed` look at the latest run of the step with that name; `exists` asks whether a name has a
+ * value (`known` when the compiler could tell).
+ */
+export type IfCondition =
+  | ({ var: string; value?: unknown } & Condition)
+  | { failed: string }
+  | { passed: string }
+  | { exists: string; known?: boolean }
+  | { not: IfCondition }
+  | { all: IfCondition[] }
+  | { any: IfCondition[] };
+
+/**
+ * The steps a control block runs. Loop variables (`as`) are set in the template scope for each pass;
+ * `repeat.times` and `for_each.items` are templates (a string) when their value only exists at run time.
+ */
+export type Block =
+  | { type: 'if'; condition: IfCondition; then: PlanStep[]; else: PlanStep[] }
+  | { type: 'repeat'; times: number | string; as?: string; steps: PlanStep[] }
+  | { type: 'for_each'; items: unknown[] | string; as: string; steps: PlanStep[] }
+  | { type: 'retry'; attempts: number; delay_ms: number; steps: PlanStep[] }
+  | { type: 'include'; file: string; steps: PlanStep[] };
 
 export type StepPhase = 'setup' | 'main' | 'teardown';
 
@@ -127,8 +178,21 @@ export interface PlanStep {
   name: string;
   /** Where the step is written; implicit steps point at what caused them. */
   source: SourceLocation;
+  /** For a block: the whole block's budget, 0 when it has none of its own (its steps keep theirs). */
   timeout_ms: number;
+  /** Empty for blocks. */
   operations: Operation[];
+  /** Control blocks (`if`, `repeat`, `for_each`, `retry`, `include`): the steps inside, numbered depth-first. */
+  block?: Block;
+  /** Main steps from the scenario's `before:` (run ahead of the steps) and `after:` (run even when a step failed). */
+  hook?: 'before' | 'after';
+  /** Runs again on failure, up to this many more times, `retry_delay_ms` apart. */
+  retries?: number;
+  retry_delay_ms?: number;
+  /** A failure is reported and the scenario goes on without failing for it. */
+  continue_on_error?: boolean;
+  /** `expect_soft`: an assertion failure is reported, the run goes on, the scenario fails at the end. */
+  soft?: boolean;
 }
 
 export interface Plan {
@@ -138,6 +202,8 @@ export interface Plan {
     file: string;
     tags: string[];
   };
-  /** Steps in execution order: setup, then main, then teardown (teardown always runs). */
+  /** Steps in execution order: setup, then main (before hooks, steps, after hooks), then teardown (always runs). */
   steps: PlanStep[];
+  /** `false` when the scenario turned off the page screenshot taken when a main step fails. */
+  screenshot_on_failure?: boolean;
 }

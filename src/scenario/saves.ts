@@ -1,7 +1,8 @@
-// Variables that steps save at run time (`save: out` on exec, read_file, spawn, clipboard, execute).
-// Their values only exist while the scenario runs, so the compiler leaves `{{ out.stdout }}` for the
-// runner, but it checks now that every use comes after the step that saves the name and that the
-// field exists, so a typo is a file:line:col error rather than a failure halfway through a run.
+// Variables that steps save at run time (`save: out` on exec, read_file, spawn, clipboard, execute, and a
+// function step's result). Their values only exist while the scenario runs, so the compiler leaves
+// `{{ out.stdout }}` for the runner, but it checks now that every use comes after the step that saves the
+// name (in execution order, across blocks and included files) and that the field exists, so a typo is a
+// file:line:col error rather than a failure halfway through a run.
 
 import type { DataPath } from './path.js';
 import { isPlainObject, templatePath } from './template.js';
@@ -15,16 +16,19 @@ const FIELDS = {
   execute: { fields: ['result', 'stdout', 'stderr'], open: ['result'] },
 } as const satisfies Record<string, { fields: readonly string[]; open: readonly string[] }>;
 
-export type SavingKind = keyof typeof FIELDS;
+/** `function`: whatever the TypeScript function returned, so any field may be there. */
+export type SavingKind = keyof typeof FIELDS | 'function';
 
 /** Names the runner itself puts in scope. */
-const RESERVED = ['session', 'serve', 'env'];
+export const RESERVED = ['session', 'serve', 'env', 'secrets', 'web_server', 'run'];
 
 export interface SavedVariable {
   name: string;
   kind: SavingKind;
-  /** Index of the saving step in `steps`. */
-  step: number;
+  /** The saving step's place in execution order. */
+  seq: number;
+  /** The saving step for messages: `steps[3]`, `steps[0].repeat.steps[1]`, `parts/login.yaml steps[2]`. */
+  where: string;
 }
 
 export interface SaveContext {
@@ -33,42 +37,45 @@ export interface SaveContext {
   report(at: DataPath, message: string): void;
 }
 
-/** Every `save:` in the steps, in order; reports names that would clash with other variables. */
-export function collectSaves(steps: unknown[], ctx: SaveContext): SavedVariable[] {
-  const saves: SavedVariable[] = [];
-  steps.forEach((step, index) => {
-    if (!isPlainObject(step)) return;
-    for (const kind of Object.keys(FIELDS) as SavingKind[]) {
-      const value = step[kind];
-      if (!isPlainObject(value) || typeof value.save !== 'string') continue;
-      const name = value.save;
-      const at: DataPath = ['steps', index, kind, 'save'];
-      if (RESERVED.includes(name)) ctx.report(at, `'${name}' is reserved for {{ ${name}.* }}; choose another name`);
-      else if (Object.hasOwn(ctx.fileVars, name)) ctx.report(at, `'${name}' is already a variable in vars; choose another name`);
-      else if (Object.hasOwn(ctx.cliVars, name)) ctx.report(at, `'${name}' is also given with --var; choose another name`);
-      saves.push({ name, kind, step: index });
-    }
-  });
-  return saves;
+/** The `save:` of one step (inside its kind, or beside `function`), if any; reports names that would clash. */
+export function saveOf(step: unknown, at: DataPath, seq: number, where: string, ctx: SaveContext): SavedVariable | undefined {
+  if (!isPlainObject(step)) return undefined;
+  let found: { name: string; kind: SavingKind; at: DataPath } | undefined;
+  if (typeof step.function === 'string' && typeof step.save === 'string') found = { name: step.save, kind: 'function', at: [...at, 'save'] };
+  for (const kind of Object.keys(FIELDS) as (keyof typeof FIELDS)[]) {
+    const value = step[kind];
+    if (isPlainObject(value) && typeof value.save === 'string') found = { name: value.save, kind, at: [...at, kind, 'save'] };
+  }
+  if (!found) return undefined;
+  const clash = nameClash(found.name, ctx);
+  if (clash) ctx.report(found.at, clash);
+  return { name: found.name, kind: found.kind, seq, where };
+}
+
+/** Why a name a scenario introduces (a save, a loop variable) cannot be used; undefined when it can. */
+export function nameClash(name: string, ctx: Pick<SaveContext, 'fileVars' | 'cliVars'>): string | undefined {
+  if (RESERVED.includes(name)) return `'${name}' is reserved for {{ ${name}.* }}; choose another name`;
+  if (Object.hasOwn(ctx.fileVars, name)) return `'${name}' is already a variable in vars; choose another name`;
+  if (Object.hasOwn(ctx.cliVars, name)) return `'${name}' is also given with --var; choose another name`;
+  return undefined;
 }
 
 /**
  * Whether a template name (`out`, `out.stdout`, `report.json.total`) refers to a saved variable:
- * undefined if it does not, else `{}` when the use is fine or `{ error }` saying what is wrong.
+ * undefined if it does not, else `{}` when the use (at `seq`; none outside steps) is fine or `{ error }`.
  */
-export function checkSavedUse(saves: SavedVariable[], name: string, usedAt: DataPath): { error?: string } | undefined {
+export function checkSavedUse(saves: SavedVariable[], name: string, seq: number | undefined): { error?: string } | undefined {
   const [head = '', field, ...deeper] = templatePath(name);
   const all = saves.filter((s) => s.name === head);
   const first = all[0];
   if (!first) return undefined;
-  const usedIn = usedAt[0] === 'steps' && typeof usedAt[1] === 'number' ? usedAt[1] : undefined;
-  if (usedIn === undefined) return { error: `'${head}' is saved by steps[${first.step}] at run time, so only later steps can use it` };
-  const saved = all.filter((s) => s.step < usedIn).at(-1);
+  if (seq === undefined) return { error: `'${head}' is saved by ${first.where} at run time, so only later steps can use it` };
+  const saved = all.filter((s) => s.seq < seq).at(-1);
   if (!saved) {
-    const where = first.step === usedIn ? 'this step' : `steps[${first.step}]`;
+    const where = first.seq === seq ? 'this step' : first.where;
     return { error: `'${head}' is used before it is saved: ${where} saves it, so only later steps can use it` };
   }
-  if (field === undefined) return {};
+  if (field === undefined || saved.kind === 'function') return {};
   const shape = FIELDS[saved.kind];
   if (!(shape.fields as readonly string[]).includes(field)) {
     return { error: `'${head}' (saved by ${saved.kind}) has no field '${field}'; expected one of ${shape.fields.join(', ')}` };
@@ -79,14 +86,14 @@ export function checkSavedUse(saves: SavedVariable[], name: string, usedAt: Data
   return {};
 }
 
-/** The spawn step that saved `name` before step `before`, for wait_process; else why there is none. */
-export function findProcess(saves: SavedVariable[], name: string, before: number): { error?: string } {
-  const saved = saves.filter((s) => s.name === name && s.step < before).at(-1);
+/** The spawn step that saved `name` before the step at `seq`, for wait_process; else why there is none. */
+export function findProcess(saves: SavedVariable[], name: string, seq: number): { error?: string } {
+  const saved = saves.filter((s) => s.name === name && s.seq < seq).at(-1);
   if (!saved) {
     const later = saves.find((s) => s.name === name);
     return {
       error: later
-        ? `'${name}' is saved by steps[${later.step}], which runs after this step`
+        ? `'${name}' is saved by ${later.where}, which runs after this step`
         : `unknown process '${name}': no earlier spawn step has 'save: ${name}'`,
     };
   }

@@ -35,18 +35,24 @@ const EXPECTED: Record<string, string> = {
   '/$defs/screenshot': 'expected nothing, a name, or an object with name, full_page, screen and region',
   '/$defs/match': 'expected a string or an object with one of equals, contains, matches',
   '/$defs/var_value': 'expected a string, number or boolean',
+  '/$defs/var': 'expected a string, number, boolean, list or mapping',
+  '/$defs/web_server/properties/url': 'expected an http:// or https:// URL',
+  '/$defs/condition': 'expected a condition: { var, equals | one_of | contains | matches | at_least }, { failed }, { passed }, { exists }, { not }, { all } or { any }',
+  '/$defs/repeat/properties/times': 'expected a whole number of passes, or a template such as "{{ count }}"',
+  '/$defs/for_each/properties/items': 'expected a list, or a template naming one such as "{{ users }}"',
+  '/$defs/include': 'expected a scenario file path, or an object with file and optional with',
   '/$defs/fill_value': 'expected a string or number',
   '/$defs/computer': 'expected a list of actions, or one action such as { click_mouse: { x: 10, y: 20 } }',
   '/$defs/type_text': 'expected the text to type, or an object with text and optional delay',
   '/$defs/press_key': 'expected a key such as "Return", a list of keys, or an object with keys',
-  '/$defs/exec': 'expected a shell command line, or an object with command and optional args, cwd, env, as_user, as_root, timeout, expect, save',
+  '/$defs/exec': 'expected a shell command line, or an object with command and optional args, cwd, env, as_user, as_root, timeout, expect, expect_soft, save',
   '/$defs/spawn': 'expected a shell command line, or an object with command and optional args, cwd, env, as_user, as_root, save',
-  '/$defs/wait_process': 'expected the name a spawn step saved, or an object with process and optional timeout, expect',
+  '/$defs/wait_process': 'expected the name a spawn step saved, or an object with process and optional timeout, expect, expect_soft',
   '/$defs/exit_code': 'expected an exit code, a list of exit codes, or "any"',
   '/$defs/arg': 'expected a string or number',
-  '/$defs/read_file': 'expected an absolute path, or an object with path and optional save, save_to, expect',
+  '/$defs/read_file': 'expected an absolute path, or an object with path and optional save, save_to, expect, expect_soft',
   '/$defs/wait_file': 'expected an absolute path, or an object with path and optional timeout, min_bytes',
-  '/$defs/execute': 'expected JavaScript code, or an object with code and optional timeout, expect, save',
+  '/$defs/execute': 'expected JavaScript code, or an object with code and optional timeout, expect, expect_soft, save',
   '/$defs/json_expect': 'expected { path, equals } or a list of them',
   '/$defs/file_mode': 'expected an octal mode such as "644" or "0600"',
   '/$defs/save_name': 'expected a variable name: letters, digits and _, not starting with a digit',
@@ -70,7 +76,15 @@ const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> 
   },
   '/$defs/clipboard': { none: "expected 'write' (text to put on the clipboard) or 'read: true'", many: "use 'write' or 'read', not both" },
   '/$defs/write_file': { none: "expected 'content' (text) or 'from' (a local file)", many: "use 'content' or 'from', not both" },
+  '/$defs/secret': { none: "expected { env: VARIABLE } or { file: path }", many: "use 'env' or 'file', not both" },
+  '/$defs/var_condition': {
+    none: "a var condition needs one of equals, one_of, contains, matches, at_least",
+    many: 'a var condition has exactly one of equals, one_of, contains, matches, at_least',
+  },
 };
+
+/** Maps whose keys become template names, and what to call a key that cannot be one. */
+const NAMED_KEYS: [RegExp, string][] = [[/^vars$/, 'variable'], [/^secrets$/, 'secret'], [/\.with$/, 'parameter']];
 
 const ajv = new Ajv({ allErrors: true, verbose: true });
 const SCHEMA_KEY = 'scenario';
@@ -156,8 +170,9 @@ function describe(e: ErrorObject, path: DataPath): Problem | undefined {
     case 'pattern':
       if (e.propertyName !== undefined) {
         const key: DataPath = [...path, e.propertyName];
-        const message = where === 'vars'
-          ? `invalid variable name '${e.propertyName}'; use letters, digits and _, not starting with a digit`
+        const named = NAMED_KEYS.find(([test]) => test.test(where))?.[1];
+        const message = named
+          ? `invalid ${named} name '${e.propertyName}'; use letters, digits and _, not starting with a digit`
           : `invalid key '${e.propertyName}' in ${where}; it must match ${String(params.pattern)}`;
         return { path: key, which: 'key', message };
       }

@@ -1,7 +1,7 @@
 // How a scenario gets its browser and gives it back, and what is recorded around its steps: the implicit
 // setup and teardown steps (create or lease the browser, start and save the replay, collect telemetry,
 // delete or release the browser) and the replay marker each step carries.
-import { parseDuration } from './duration.js';
+import { durationAt } from './duration.js';
 import type { DataPath } from './path.js';
 import type { Operation, PlanStep, SourceLocation } from './plan.js';
 
@@ -60,7 +60,7 @@ export function sessionSteps(
         report(['browser', key], `'${key}' comes from the pool's configuration; with 'pool' only ${LEASE_FIELDS.slice(1).join(', ')} apply`);
       }
     }
-    const waitMs = browser.acquire_timeout !== undefined ? parseDuration(browser.acquire_timeout as number | string) : DEFAULT_ACQUIRE_MS;
+    const waitMs = browser.acquire_timeout !== undefined ? durationAt(browser.acquire_timeout, ['browser', 'acquire_timeout'], report) : DEFAULT_ACQUIRE_MS;
     const poolPath = `/browser_pools/${encodeURIComponent(pool)}`;
     const lease: Obj = { acquire_timeout_seconds: Math.max(1, Math.ceil(waitMs / 1000)) };
     for (const key of ['name', 'tags', 'start_url']) if (browser[key] !== undefined) lease[key] = browser[key];

@@ -1,4 +1,5 @@
-// `{{ name }}` templates. Names are variables (`visitor`), `env.NAME`, `serve.url` and `session.<field>`.
+// `{{ name }}` templates. Names are variables (`visitor`), `env.NAME`, `serve.url`, `session.<field>`,
+// `secrets.NAME`, loop variables and the values steps save.
 // The compiler substitutes what it knows (variables, env); the runner resolves the rest with resolveRuntime.
 
 const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
@@ -54,6 +55,19 @@ const SAVED_TEXT = Symbol('saved text');
  */
 export function savedValue(text: string, fields: Record<string, unknown>): Record<string, unknown> {
   return { ...fields, [SAVED_TEXT]: text };
+}
+
+/**
+ * The value `{{ name }}` refers to in `scope`, as it is (a list stays a list); a saved value without a field
+ * is its text. Undefined when there is none.
+ */
+export function runtimeValue(scope: Record<string, unknown>, name: string): unknown {
+  const found = lookup(scope, name);
+  if (found !== null && typeof found === 'object') {
+    const text = (found as { [SAVED_TEXT]?: unknown })[SAVED_TEXT];
+    if (typeof text === 'string') return text;
+  }
+  return found;
 }
 
 function lookup(scope: Record<string, unknown>, name: string): unknown {

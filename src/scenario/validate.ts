@@ -1,6 +1,7 @@
 // Checks loaded scenario data against the schema and reports every problem at its line and column.
 // Steps are checked by hand first (which kind is it?) and then against that kind's own sub-schema, because
-// a step checked as a whole only yields "must match exactly one schema in oneOf".
+// a step checked as a whole only yields "must match exactly one schema in oneOf". Blocks hold steps of
+// their own (and `if` a condition tree), which are checked the same way, as deep as they go.
 
 import type { Diagnostic } from './diagnostics.js';
 import { sortDiagnostics } from './diagnostics.js';
@@ -19,20 +20,39 @@ interface StepSchema {
 const stepSchema = (scenarioSchema.$defs as Record<string, StepSchema>).step as StepSchema;
 
 /** The step kinds, in the order the schema lists them (goto, click, fill, ...). */
-export const STEP_KINDS: readonly string[] = stepSchema.oneOf.flatMap((b) => b.required);
+export const STEP_KINDS: readonly string[] = stepSchema.oneOf.map((b) => b.required[0]!);
+/** Keys that belong to one kind only: `then`/`else` to `if`, `save` (at step level) to `function`. */
+const KIND_KEYS: Record<string, string> = { then: 'if', else: 'if', save: 'function' };
 /** Keys any step may carry beside its kind. */
-const COMMON_KEYS = Object.keys(stepSchema.properties).filter((k) => !STEP_KINDS.includes(k));
+const COMMON_KEYS = Object.keys(stepSchema.properties).filter((k) => !STEP_KINDS.includes(k) && !(k in KIND_KEYS));
+/** Block kinds and the fields of their value that hold steps. */
+const NESTED_STEPS: Record<string, string[]> = { repeat: ['steps'], for_each: ['steps'], retry: ['steps'] };
+/** Top-level lists of steps. */
+const STEP_LISTS = ['before', 'steps', 'after'];
+const CONDITION_KEYS = ['var', 'failed', 'passed', 'exists', 'not', 'all', 'any'];
 
 export function validateScenario(loaded: LoadedScenario): Diagnostic[] {
-  const { data } = loaded;
-  // Errors inside a step are left to checkStep, which words them far better.
-  const problems = checkAgainst('', data, []).filter((p) => !(p.path[0] === 'steps' && typeof p.path[1] === 'number'));
-  if (isPlainObject(data) && Array.isArray(data.steps)) {
-    data.steps.forEach((step, i) => problems.push(...checkStep(step, ['steps', i])));
-  }
   return sortDiagnostics(
-    problems.map((p) => ({ file: loaded.file, ...loaded.locate(p.path, p.which), message: p.message })),
+    validateData(loaded.data).map((p) => ({ file: loaded.file, ...loaded.locate(p.path, p.which), message: p.message })),
   );
+}
+
+function validateData(data: unknown): Problem[] {
+  // Errors inside a step are left to checkStep, which words them far better.
+  const problems = checkAgainst('', data, []).filter((p) => !isInsideStep(p.path, []));
+  if (isPlainObject(data)) {
+    for (const list of STEP_LISTS) {
+      const steps = data[list];
+      if (Array.isArray(steps)) steps.forEach((step, i) => problems.push(...checkStep(step, [list, i])));
+    }
+  }
+  return problems;
+}
+
+/** Whether `path` points into one of the steps of the list at `base` (`[...base, list, i, ...]`). */
+function isInsideStep(path: DataPath, base: DataPath, lists = STEP_LISTS): boolean {
+  if (path.length <= base.length + 1 || !base.every((seg, i) => path[i] === seg)) return false;
+  return lists.includes(String(path[base.length])) && typeof path[base.length + 1] === 'number';
 }
 
 function checkStep(step: unknown, path: DataPath): Problem[] {
@@ -49,6 +69,16 @@ function checkStep(step: unknown, path: DataPath): Problem[] {
 
   for (const key of keys) {
     if (STEP_KINDS.includes(key) || COMMON_KEYS.includes(key)) continue;
+    const owner = KIND_KEYS[key];
+    if (owner !== undefined) {
+      if (!kinds.includes(owner)) {
+        const message = owner === 'if'
+          ? `'${key}' belongs to an 'if' step: write '- if: <condition>' above it`
+          : `'save' beside the kind applies to function steps; ${kinds[0] ? `a ${kinds[0]} step takes 'save' inside '${kinds[0]}'` : 'other steps take it inside their kind'}`;
+        problems.push({ path: [...path, key], which: 'key', message });
+      }
+      continue;
+    }
     // Beside a valid kind, a stray key is more likely a misplaced option than a misspelt kind.
     const message = kinds.length === 0
       ? `unknown step kind '${key}'; expected one of ${kindList}`
@@ -62,9 +92,82 @@ function checkStep(step: unknown, path: DataPath): Problem[] {
   if (second !== undefined) {
     problems.push({ path: [...path, second], which: 'key', message: `a step has exactly one kind, found ${quoteList(kinds)}` });
   }
-  for (const kind of kinds) problems.push(...checkAgainst(`/$defs/${kind}`, step[kind], [...path, kind]));
-  for (const key of COMMON_KEYS) {
-    if (key in step) problems.push(...checkAgainst(`/$defs/step/properties/${key}`, step[key], [...path, key]));
+  for (const kind of kinds) problems.push(...checkKind(kind, step[kind], [...path, kind]));
+  for (const key of [...COMMON_KEYS, ...Object.keys(KIND_KEYS)]) {
+    if (key in step) problems.push(...checkNested(`/$defs/step/properties/${key}`, step[key], [...path, key]));
+  }
+  if (kinds.includes('if') && !('then' in step)) {
+    problems.push({ path: [...path, 'if'], which: 'key', message: "an 'if' step needs 'then': the steps to run when the condition holds" });
+  }
+  if ('retry_delay' in step && !('retries' in step)) {
+    problems.push({ path: [...path, 'retry_delay'], which: 'key', message: "'retry_delay' applies with 'retries'" });
+  }
+  const block = kinds.find((k) => k in NESTED_STEPS || k === 'if' || k === 'include');
+  if ('retries' in step && block !== undefined) {
+    const message = block === 'retry'
+      ? "'retries' applies to single steps; a retry block says how often with 'attempts'"
+      : `'retries' applies to single steps; to run the steps of ${article(block)} block again, put them in a 'retry' block`;
+    problems.push({ path: [...path, 'retries'], which: 'key', message });
   }
   return problems;
+}
+
+function checkKind(kind: string, value: unknown, path: DataPath): Problem[] {
+  if (kind === 'if') return checkCondition(value, path);
+  const pointer = `/$defs/step/properties/${kind}`;
+  const lists = NESTED_STEPS[kind];
+  if (!lists) return checkAgainst(pointer, value, path);
+  const problems = checkAgainst(pointer, value, path).filter((p) => !isInsideStep(p.path, path, lists));
+  if (isPlainObject(value)) {
+    for (const list of lists) {
+      const steps = value[list];
+      if (Array.isArray(steps)) steps.forEach((step, i) => problems.push(...checkStep(step, [...path, list, i])));
+    }
+  }
+  return problems;
+}
+
+/** A step-level key; `then`/`else` hold steps, checked one by one. */
+function checkNested(pointer: string, value: unknown, path: DataPath): Problem[] {
+  const problems = checkAgainst(pointer, value, path).filter((p) => !(p.path.length > path.length && typeof p.path[path.length] === 'number'));
+  if ((pointer.endsWith('/then') || pointer.endsWith('/else')) && Array.isArray(value)) {
+    value.forEach((step, i) => problems.push(...checkStep(step, [...path, i])));
+  }
+  return problems;
+}
+
+/** Conditions are told apart by their one key (var, failed, not, ...), like steps by their kind. */
+function checkCondition(cond: unknown, path: DataPath): Problem[] {
+  const expected = `expected one of ${CONDITION_KEYS.join(', ')}`;
+  if (!isPlainObject(cond)) {
+    return [{ path, which: 'value', message: `${formatPath(path)}: a condition is an object such as { var: name, equals: value }; ${expected}` }];
+  }
+  const heads = Object.keys(cond).filter((k) => CONDITION_KEYS.includes(k));
+  if (heads.length === 0) {
+    const stray = Object.keys(cond)[0];
+    return stray === undefined
+      ? [{ path, which: 'value', message: `${formatPath(path)}: empty condition; ${expected}` }]
+      : [{ path: [...path, stray], which: 'key', message: `unknown condition '${stray}' in ${formatPath(path)}; ${expected}` }];
+  }
+  if (heads.length > 1) {
+    return [{ path: [...path, heads[1]!], which: 'key', message: `a condition has exactly one of ${CONDITION_KEYS.join(', ')}, found ${quoteList(heads)}` }];
+  }
+  const head = heads[0]!;
+  if (head === 'not') {
+    const stray = Object.keys(cond).find((k) => k !== 'not');
+    const problems = checkCondition(cond.not, [...path, 'not']);
+    if (stray) problems.push({ path: [...path, stray], which: 'key', message: `unknown field '${stray}' in ${formatPath(path)}; 'not' stands alone` });
+    return problems;
+  }
+  if (head === 'all' || head === 'any') {
+    const problems = checkAgainst(`/$defs/${head}_condition`, cond, path).filter((p) => !(p.path.length > path.length + 1 && typeof p.path[path.length + 1] === 'number'));
+    const list = cond[head];
+    if (Array.isArray(list)) list.forEach((c, i) => problems.push(...checkCondition(c, [...path, head, i])));
+    return problems;
+  }
+  return checkAgainst(`/$defs/${head === 'var' ? 'var' : head}_condition`, cond, path);
+}
+
+function article(kind: string): string {
+  return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} '${kind}'`;
 }

@@ -139,7 +139,9 @@ describe('failing expectations', () => {
     );
     expect(failed).toMatchObject({ kind: 'read_file', error: { kind: 'assertion', location: `${file}:4:5` } });
     expect(failed.error!.message).toBe('expected size_bytes at least 100, got 12; expected json $.total equals 3, got 2');
-    expect(failed.artifacts).toEqual([{ type: 'file', path: 'read-file/data.json' }]);
+    // The file read, then the failure screenshot every failed page-connected step gets.
+    expect(failed.artifacts[0]).toEqual({ type: 'file', path: 'read-file/data.json' });
+    expect(failed.artifacts[1]).toMatchObject({ type: 'screenshot', path: expect.stringMatching(/failure-.*\.png$/) });
   });
 
   it('read_file of a missing file is a step error naming the API answer', async () => {

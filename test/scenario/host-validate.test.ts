@@ -79,7 +79,7 @@ describe('host steps: problems at their positions', () => {
       ]),
     ).toEqual([
       `${FILE}:3:11 steps[0].exec: missing required field 'command'`,
-      `${FILE}:3:13 unknown field 'comand' in steps[0].exec; expected one of command, args, cwd, env, as_user, as_root, timeout, expect, save`,
+      `${FILE}:3:13 unknown field 'comand' in steps[0].exec; expected one of command, args, cwd, env, as_user, as_root, timeout, expect, expect_soft, save`,
       `${FILE}:4:33 steps[1].exec.args[0]: expected a string or number`,
       `${FILE}:4:65 steps[1].exec.expect.exit_code: expected an exit code, a list of exit codes, or "any"`,
       `${FILE}:4:79 steps[1].exec.expect.stdout: expected one of equals, contains, matches`,
@@ -89,7 +89,7 @@ describe('host steps: problems at their positions', () => {
       `${FILE}:5:45 steps[2].exec.timeout: expected a duration such as 500, "500ms", "2s" or "1m"`,
       `${FILE}:6:27 unknown field 'expect' in steps[3].spawn; expected one of command, args, cwd, env, as_user, as_root, save`,
       `${FILE}:7:43 unknown field 'stdout' in steps[4].wait_process.expect; expected one of exit_code`,
-      `${FILE}:8:19 steps[5].wait_process: expected the name a spawn step saved, or an object with process and optional timeout, expect`,
+      `${FILE}:8:19 steps[5].wait_process: expected the name a spawn step saved, or an object with process and optional timeout, expect, expect_soft`,
     ]);
   });
 

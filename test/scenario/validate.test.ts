@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { formatDiagnostic, loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
 
 const FILE = 'scenarios/bad.yaml';
-const KINDS = 'goto, click, fill, press, expect, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, marker';
+const KINDS = 'goto, click, fill, press, expect, expect_soft, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, marker, if, repeat, for_each, retry, include, function';
 const TARGETS = 'selector, text, role, label, placeholder, test_id';
 
 /** The formatted diagnostics for an inline scenario. */
@@ -20,7 +20,7 @@ describe('validateScenario', () => {
 
   test('unknown top-level key, at the key', () => {
     expect(problems(`${HEAD}stesp:\n  - goto: x\nsteps:\n  - goto: x\n`)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, serve, browser, replay, telemetry, timeout, steps`,
+      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, secrets, serve, web_server, browser, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
     ]);
   });
 
@@ -55,7 +55,7 @@ describe('validateScenario', () => {
 
   test('a stray key beside a kind is an unknown field, not an unknown kind', () => {
     expect(problems(`${HEAD}steps:\n  - goto: x\n    wait_until: load\n`)).toEqual([
-      `${FILE}:4:5 unknown field 'wait_until' in steps[0]; a step has one kind ('goto') plus optional name, timeout`,
+      `${FILE}:4:5 unknown field 'wait_until' in steps[0]; a step has one kind ('goto') plus optional name, timeout, retries, retry_delay, continue_on_error`,
     ]);
   });
 
@@ -152,10 +152,10 @@ describe('validateScenario', () => {
   });
 
   test('variable names and values', () => {
-    const source = `${HEAD}vars:\n  "my var": x\n  ok: [1]\nsteps:\n  - goto: x\n`;
+    const source = `${HEAD}vars:\n  "my var": x\n  ok: null\nsteps:\n  - goto: x\n`;
     expect(problems(source)).toEqual([
       `${FILE}:3:3 invalid variable name 'my var'; use letters, digits and _, not starting with a digit`,
-      `${FILE}:4:7 vars.ok: expected a string, number or boolean`,
+      `${FILE}:4:7 vars.ok: expected a string, number, boolean, list or mapping`,
     ]);
   });
 
@@ -175,7 +175,7 @@ describe('validateScenario', () => {
       '',
     ].join('\n');
     expect(problems(source)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, serve, browser, replay, telemetry, timeout, steps`,
+      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, secrets, serve, web_server, browser, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
       `${FILE}:4:20 browser.timeout_seconds must be >= 10`,
       `${FILE}:5:22 browser.viewport.width must be an integer`,
       `${FILE}:7:5 unknown step kind 'gto'; expected one of ${KINDS}`,

@@ -1,0 +1,99 @@
+// One plan operation at a time: what each `op` does, against the run's live objects and scope.
+import { chromium } from 'playwright-core';
+import { extname } from 'node:path';
+import type { Operation, PlanStep, PollCall } from '../src/scenario/plan.js';
+import { runApiCall, runPoll } from './api-ops.js';
+import { StepFailure } from './failures.js';
+import { runFunction } from './functions.js';
+import { performPageAction } from './page-actions.js';
+import type { Artifact } from './results.js';
+import type { Frame, RunContext } from './run-context.js';
+import { resolveSecrets } from './secrets.js';
+import { serveFolder } from './static-server.js';
+import { attachTelemetry } from './telemetry.js';
+import { startWebServer } from './web-server.js';
+
+/** What one attempt of a step collects for its result. */
+export interface StepWork {
+  requestIds: string[];
+  artifacts: Artifact[];
+  replayOffsetMs?: number;
+  output?: unknown;
+  /** Failed soft checks (`expect_soft`), reported once the step's operations are done. */
+  soft: string[];
+}
+
+export async function runOperation(op: Operation, ctx: RunContext, step: PlanStep, frame: Frame, work: StepWork, signal: AbortSignal): Promise<void> {
+  const { state, deps } = ctx;
+  const dirs = { artifactDir: ctx.artifactDir, outputRoot: deps.outputDir };
+  switch (op.op) {
+    case 'secrets':
+      ctx.setSecrets(await resolveSecrets(op.secrets));
+      return;
+    case 'serve':
+      state.server = await serveFolder(op.dir);
+      state.scope[op.save] = { url: state.server.url };
+      return;
+    case 'serve_stop':
+      await state.server?.close();
+      state.server = undefined;
+      return;
+    case 'web_server': {
+      const { command, url, timeout_ms, cwd, env, reuse_existing } = op;
+      state.webServer = await startWebServer({ command, url, timeoutMs: timeout_ms, cwd, env, reuseExisting: reuse_existing, signal });
+      state.scope[op.save] = { url: state.webServer.url };
+      return;
+    }
+    case 'web_server_stop':
+      await state.webServer?.stop();
+      state.webServer = undefined;
+      return;
+    case 'api':
+    case 'poll': {
+      const { op: kind, ...call } = op;
+      if (call.artifact) call.artifact = { ...call.artifact, file: artifactFile(call.artifact.file, frame.iteration) };
+      const apiCtx = { client: deps.client, scope: state.scope, step, signal, work, failed: state.failed, ...dirs };
+      await (kind === 'api' ? runApiCall(call, apiCtx) : runPoll(call as PollCall, apiCtx));
+      return;
+    }
+    case 'connect': {
+      state.browser = await chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms });
+      const context = state.browser.contexts()[0] ?? (await state.browser.newContext());
+      state.page = context.pages()[0] ?? (await context.newPage());
+      return;
+    }
+    case 'disconnect':
+      // Over CDP, close() only disconnects: the session lives on until the DELETE that follows.
+      await state.browser?.close().catch(() => {});
+      state.browser = undefined;
+      state.page = undefined;
+      return;
+    case 'function': {
+      const output = await runFunction(op, { functions: deps.functions ?? {}, browser: state.browser, page: state.page, scope: state.scope, signal });
+      if (output !== undefined) work.output = output;
+      return;
+    }
+    case 'attach_telemetry':
+      await attachTelemetry(deps.client, op.path, op.query, state.results, signal);
+      return;
+    case 'page': {
+      if (!state.page) throw new StepFailure('infrastructure', 'no page: the browser was not connected');
+      const { op: _op, ...action } = op;
+      if (action.action === 'screenshot') action.file = artifactFile(action.file, frame.iteration);
+      const artifacts = await performPageAction(action, { page: state.page, timeoutMs: step.timeout_ms, signal, ...dirs });
+      work.artifacts.push(...artifacts);
+      return;
+    }
+  }
+}
+
+/**
+ * An artifact's file name made safe (run-time templates may have put anything in it), with the pass
+ * number inside loops, so each pass keeps its own file: `03-shot.png` → `03-shot-2.png`.
+ */
+export function artifactFile(file: string, iteration: number | undefined): string {
+  const safe = file.replace(/[/\\\x00-\x1f]+/g, '-').replace(/^\.+/, '') || 'artifact';
+  if (iteration === undefined) return safe;
+  const ext = extname(safe);
+  return `${safe.slice(0, safe.length - ext.length)}-${iteration}${ext}`;
+}

@@ -1,0 +1,109 @@
+// What the parts of the executor share while one plan runs: the live objects steps acquire, the template
+// scope, the results so far, and the one door to the reporters, which masks secrets on the way out.
+import type { Browser, Page } from 'playwright-core';
+import type { Plan, PlanStep } from '../src/scenario/plan.js';
+import { resolveRuntime } from '../src/scenario/template.js';
+import type { ExecuteDeps } from './execute.js';
+import type { StepResult, StepStatus } from './results.js';
+import { createMasker, maskDeep, type Masker } from './secrets.js';
+import type { StaticServer } from './static-server.js';
+import type { WebServer } from './web-server.js';
+
+/** What steps acquire and later steps use. `scope` is what `{{ ... }}` templates resolve against. */
+export interface RunState {
+  scope: {
+    serve?: { url: string };
+    web_server?: { url: string };
+    session?: { session_id: string; cdp_ws_url: string };
+    secrets?: Record<string, string>;
+    [name: string]: unknown;
+  };
+  server?: StaticServer;
+  webServer?: WebServer;
+  browser?: Browser;
+  page?: Page;
+  /** Set once a step failed: a leased browser is then released for replacement, not reuse. */
+  failed: boolean;
+  /** Every result so far, flat, in the order the steps started (a block before its steps). */
+  results: StepResult[];
+}
+
+/** Where in the plan's nesting a step runs. */
+export interface Frame {
+  /** 0 at the top; +1 inside each block. */
+  depth: number;
+  /** The pass of the innermost repeat/for_each, or attempt of the innermost retry block (1-based). */
+  iteration?: number;
+  /** Aborted on Ctrl-C, when the scenario's or an enclosing block's time runs out. */
+  signal: AbortSignal;
+}
+
+/** A name made safe for a file or folder name: `Log in as Ada!` → `log-in-as-ada`. */
+export function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'scenario';
+}
+
+export class RunContext {
+  readonly state: RunState;
+  /** Results of blocks that have started and not finished yet: not an outcome `failed:`/`passed:` may read. */
+  readonly running = new Set<StepResult>();
+  /** Results of retry-block attempts that were run again: their failures do not count against the scenario. */
+  readonly superseded = new Set<StepResult>();
+  #mask: Masker = (text) => text;
+  readonly #names = new Map<number, string>();
+
+  constructor(
+    readonly plan: Plan,
+    readonly deps: ExecuteDeps,
+    readonly artifactDir: string,
+    startedAt: Date,
+  ) {
+    this.state = { scope: { run: { started_at: startedAt.toISOString() } }, failed: false, results: [] };
+    const index = (steps: PlanStep[]): void => {
+      for (const step of steps) {
+        this.#names.set(step.index, step.name);
+        if (step.block?.type === 'if') {
+          index(step.block.then);
+          index(step.block.else);
+        } else if (step.block) index(step.block.steps);
+      }
+    };
+    index(plan.steps);
+  }
+
+  /** From now on these values never leave the executor unmasked. */
+  setSecrets(values: Record<string, string>): void {
+    this.state.scope.secrets = values;
+    this.#mask = createMasker(Object.values(values));
+  }
+
+  mask<T>(value: T): T {
+    return maskDeep(value, this.#mask);
+  }
+
+  started(step: PlanStep, name: string): void {
+    this.deps.reporter.stepStarted?.(this.plan, step, this.#mask(name));
+  }
+
+  finished(result: StepResult): void {
+    this.deps.reporter.stepFinished?.(this.plan, this.mask(result));
+  }
+
+  /** The step's name with run-time templates resolved (as written when they cannot be yet). */
+  displayName(step: PlanStep): string {
+    try {
+      return resolveRuntime(step.name, this.state.scope);
+    } catch {
+      return step.name;
+    }
+  }
+
+  lastStatus(name: string): StepStatus | undefined {
+    for (let i = this.state.results.length - 1; i >= 0; i--) {
+      const r = this.state.results[i]!;
+      if (r.status === 'skipped' || this.running.has(r)) continue;
+      if (this.#names.get(r.index) === name) return r.status;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,239 @@
+// The shapes a TypeScript scenario passes to the builder: the same fields, names and shorthands a YAML
+// scenario writes (scenario.schema.json), typed. The schema still validates everything, so a shape the
+// types allow but the schema refuses (two locators, say) is reported at the builder call that wrote it.
+
+import type { Viewport } from '../api/types.js';
+
+/** Milliseconds, or a string such as `"500ms"`, `"1.5s"` or `"1m"`. */
+export type Duration = number | `${number}ms` | `${number}s` | `${number}m`;
+
+/** An element: one of Playwright's user-facing locators. */
+export type Locator =
+  | { selector: string }
+  | { text: string; exact?: boolean }
+  | { role: string; name?: string; exact?: boolean }
+  | { label: string; exact?: boolean }
+  | { placeholder: string; exact?: boolean }
+  | { test_id: string };
+
+/** A Playwright selector string, or a locator object. */
+export type TargetValue = string | Locator;
+
+/** A string for equality, or one condition on it. `matches` is a regular expression source, without slashes. */
+export type MatchValue = string | { equals: string } | { contains: string } | { matches: string };
+
+/** Fields every step may carry beside its kind. */
+export interface StepOptions {
+  /** Shown in reports instead of the default description. */
+  name?: string;
+  /** Overrides the scenario's default step timeout; on a block, the whole block's. */
+  timeout?: Duration;
+  /** Run the step again when it fails, up to this many more times. */
+  retries?: number;
+  /** With `retries`: the pause before each new attempt. */
+  retry_delay?: Duration;
+  /** When the step fails, report it and go on; the scenario does not fail for it. */
+  continue_on_error?: boolean;
+}
+
+export type GotoValue = string | { url: string; wait_until?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit' };
+
+export type ClickValue = string | (Locator & { button?: 'left' | 'right' | 'middle'; click_count?: number });
+
+export type FillValue = Locator & { value: string | number };
+
+export type PressValue = string | { key: string } | (Locator & { key: string });
+
+export interface ExpectValue {
+  text?: string;
+  visible?: TargetValue;
+  url?: MatchValue;
+  title?: MatchValue;
+  /** How long to wait for the conditions; overrides the step timeout. */
+  timeout?: Duration;
+}
+
+export interface ScreenRegion {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export type ScreenshotValue = null | string | { name?: string; full_page?: boolean; screen?: boolean; region?: ScreenRegion };
+
+/** X11 key names held down during a computer action, e.g. `['ctrl']`. */
+export type HoldKeys = string[];
+
+export interface ClickMouse {
+  x: number;
+  y: number;
+  button?: 'left' | 'right' | 'middle' | 'back' | 'forward';
+  click_type?: 'down' | 'up' | 'click';
+  num_clicks?: number;
+  hold_keys?: HoldKeys;
+}
+
+export interface MoveMouse {
+  x: number;
+  y: number;
+  smooth?: boolean;
+  duration_ms?: number;
+  hold_keys?: HoldKeys;
+}
+
+export type TypeText = string | { text: string; delay?: number };
+
+export type PressKey = string | string[] | { keys: string[]; duration?: number; hold_keys?: HoldKeys };
+
+export interface Scroll {
+  x: number;
+  y: number;
+  delta_x?: number;
+  delta_y?: number;
+  hold_keys?: HoldKeys;
+}
+
+export interface DragMouse {
+  path: [number, number][];
+  button?: 'left' | 'middle' | 'right';
+  delay?: number;
+  steps_per_segment?: number;
+  step_delay_ms?: number;
+  smooth?: boolean;
+  duration_ms?: number;
+  hold_keys?: HoldKeys;
+}
+
+/** One OS-level input action, a one-key object as in YAML. */
+export type ComputerAction =
+  | { click_mouse: ClickMouse }
+  | { move_mouse: MoveMouse }
+  | { type_text: TypeText }
+  | { press_key: PressKey }
+  | { scroll: Scroll }
+  | { drag_mouse: DragMouse }
+  | { set_cursor: { hidden: boolean } }
+  | { sleep: Duration };
+
+export type ClipboardValue = { write: string } | { read: true; save?: string; expect?: MatchValue };
+
+export type ExitCode = number | number[] | 'any';
+
+/** Environment variables added for a command. */
+export type EnvVars = Record<string, string | number | boolean>;
+
+interface CommandFields {
+  /** The program, found on PATH; no shell. */
+  command: string;
+  args?: (string | number)[];
+  cwd?: string;
+  env?: EnvVars;
+  as_user?: string;
+  as_root?: boolean;
+}
+
+export type ExecValue =
+  | string
+  | (CommandFields & {
+      timeout?: Duration;
+      expect?: { exit_code?: ExitCode; stdout?: MatchValue; stderr?: MatchValue };
+      save?: string;
+    });
+
+export type SpawnValue = string | (CommandFields & { save?: string });
+
+export type WaitProcessValue = string | { process: string; timeout?: Duration; expect?: { exit_code?: ExitCode } };
+
+export interface JsonCheck {
+  /** `$.items[0].name`; default `$`, the whole document. */
+  path?: string;
+  equals: unknown;
+}
+
+export type JsonExpect = JsonCheck | JsonCheck[];
+
+export interface FileExpect {
+  equals?: string;
+  contains?: string;
+  matches?: string;
+  bytes_at_least?: number;
+  sha256?: string;
+  json?: JsonExpect;
+}
+
+export type ReadFileValue = string | { path: string; save?: string; save_to?: string; expect?: FileExpect };
+
+/** Octal permissions: `"644"`, `"0600"`. */
+export type FileMode = string | number;
+
+export type WriteFileValue = { path: string; content: string; mode?: FileMode } | { path: string; from: string; mode?: FileMode };
+
+/** A local file (relative to the scenario file) and its absolute destination on the browser host. */
+export interface UploadFile {
+  from: string;
+  to: string;
+}
+
+export type UploadValue = { files: UploadFile[] };
+
+export type WaitFileValue = string | { path: string; timeout?: Duration; min_bytes?: number };
+
+export type ExecuteValue =
+  | string
+  | { code: string; timeout?: Duration; expect?: { result?: unknown; json?: JsonExpect }; save?: string };
+
+/** The body of `POST /browsers`, or `pool` (plus `acquire_timeout`, `name`, `tags`, `start_url`) to lease one. */
+export interface BrowserOptions {
+  headless?: boolean;
+  stealth?: boolean;
+  timeout_seconds?: number;
+  viewport?: Viewport;
+  start_url?: string;
+  name?: string;
+  tags?: Record<string, string>;
+  kiosk_mode?: boolean;
+  pool?: string;
+  acquire_timeout?: Duration;
+}
+
+export interface ReplayOptions {
+  record: boolean;
+  framerate?: number;
+}
+
+export type TelemetryOptions = boolean | { console?: boolean; network?: boolean };
+
+/** A string, number or boolean; or a list or mapping (the items of a `for_each`). */
+export type VarValue = string | number | boolean | unknown[] | { [key: string]: unknown };
+
+/** The condition of an `if` step, checked when the step is reached. */
+export type ConditionValue =
+  | ({ var: string } & ({ equals: unknown } | { one_of: unknown[] } | { contains: string } | { matches: string } | { at_least: number }))
+  | { failed: string }
+  | { passed: string }
+  | { exists: string }
+  | { not: ConditionValue }
+  | { all: ConditionValue[] }
+  | { any: ConditionValue[] };
+
+/** Another scenario file whose steps run here, relative to this one; `with` sets its `vars`. */
+export type IncludeValue = string | { file: string; with?: Record<string, VarValue> };
+
+/** Where a secret comes from: an environment variable, or a local file relative to the scenario. */
+export type SecretValue = { env: string } | { file: string };
+
+/** The app under test, started for the run and stopped after it. */
+export interface WebServerValue {
+  command: string;
+  url: string;
+  timeout?: Duration;
+  cwd?: string;
+  env?: EnvVars;
+  reuse_existing?: boolean;
+}
+
+/** Options of a function step: `save` stores what the function returns, for later steps' `{{ name }}`. */
+export interface FunctionStepOptions extends Omit<StepOptions, 'name'> {
+  save?: string;
+}

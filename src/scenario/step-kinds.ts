@@ -1,0 +1,94 @@
+// One step's kind, its value already substituted, → the operations it performs: page steps here, host
+// steps in host-steps.ts, computer batches in computer-steps.ts, replay markers in session-steps.ts.
+
+import { describeAction, hasLocator, screenshotFile, screenshotName, toMatch, toTarget } from './describe.js';
+import { durationAt } from './duration.js';
+import { compileComputer } from './computer-steps.js';
+import { HOST_KINDS, compileHostStep, compileScreenScreenshot, type CompiledKind, type KindContext } from './host-steps.js';
+import type { DataPath } from './path.js';
+import type { Operation, PageAction } from './plan.js';
+import { hasTemplate } from './template.js';
+import { markerOperation } from './session-steps.js';
+
+type Obj = Record<string, unknown>;
+
+/** Headroom over a sleep's own length, so a long `sleep` without an explicit timeout cannot time out. */
+const SLEEP_HEADROOM_MS = 1_000;
+
+export function compileKind(kind: string, written: unknown, ctx: KindContext): CompiledKind {
+  if (kind === 'marker') return { name: `marker ${String(written)}`, operations: [markerOperation(String(written))] };
+  if (kind === 'computer') return compileComputer(written as Obj | Obj[], ctx);
+  if (kind === 'screenshot' && isObj(written) && written.screen === true) return compileScreenScreenshot(written, ctx);
+  if ((HOST_KINDS as readonly string[]).includes(kind)) return compileHostStep(kind, written, ctx);
+  if (kind === 'screenshot' && isObj(written) && written.region !== undefined) {
+    ctx.report([...ctx.at, 'region'], "'region' needs 'screen: true': a page screenshot is the page's viewport or full page");
+  }
+  // A soft expect is an expect whose failure the runner lets the run go on from (PlanStep.soft).
+  const pageKind = kind === 'expect_soft' ? 'expect' : kind;
+  const action = toAction(pageKind, written, ctx.mainIndex, ctx.at, ctx.report);
+  const name = describeAction(action, written);
+  return {
+    name: kind === 'expect_soft' ? name.replace(/^expect/, 'expect_soft') : name,
+    operations: [{ op: 'page', ...action } as Operation],
+    waitMs: action.action === 'expect' && isObj(written) && written.timeout !== undefined
+      ? durationAt(written.timeout, [...ctx.at, 'timeout'], ctx.report)
+      : undefined,
+    minTimeoutMs: action.action === 'sleep' ? action.ms + SLEEP_HEADROOM_MS : undefined,
+  };
+}
+
+/** One page step's value (already substituted) → its page action. */
+function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, report: (at: DataPath, m: string) => void): PageAction {
+  switch (kind) {
+    case 'goto':
+      if (typeof v === 'string') return { action: 'goto', url: v };
+      return { action: 'goto', url: String((v as Obj).url), ...pick(v as Obj, 'wait_until') } as PageAction;
+    case 'click':
+      if (typeof v === 'string') return { action: 'click', target: toTarget(v) };
+      return { action: 'click', target: toTarget(v as Obj), ...pick(v as Obj, 'button', 'click_count') } as PageAction;
+    case 'fill':
+      return { action: 'fill', target: toTarget(v as Obj), value: String((v as Obj).value) };
+    case 'press':
+      if (typeof v === 'string') return { action: 'press', key: v };
+      return { action: 'press', key: String((v as Obj).key), ...(hasLocator(v as Obj) ? { target: toTarget(v as Obj) } : {}) };
+    case 'expect': {
+      const o = v as Obj;
+      const action: PageAction = { action: 'expect' };
+      if (typeof o.text === 'string') action.text = o.text;
+      if (o.visible !== undefined) action.visible = toTarget(o.visible as string | Obj);
+      for (const key of ['url', 'title'] as const) {
+        if (o[key] === undefined) continue;
+        const match = toMatch(o[key] as string | Obj);
+        // A pattern made at run time (`{{ item }}`) is checked when it is used.
+        if ('matches' in match && !hasTemplate(match.matches)) checkRegExp(match.matches, [...at, key, 'matches'], report);
+        action[key] = match;
+      }
+      return action;
+    }
+    case 'screenshot':
+      return {
+        action: 'screenshot', file: screenshotFile(mainIndex, screenshotName(v)),
+        ...(isObj(v) ? pick(v, 'full_page') : {}),
+      } as PageAction;
+    case 'sleep':
+      return { action: 'sleep', ms: durationAt(v, at, report) };
+    default:
+      throw new Error(`unknown step kind '${kind}'`); // unreachable after validation
+  }
+}
+
+function checkRegExp(sourceText: string, at: DataPath, report: (at: DataPath, m: string) => void): void {
+  try {
+    new RegExp(sourceText);
+  } catch (err) {
+    report(at, `invalid regular expression: ${(err as Error).message}`);
+  }
+}
+
+function pick(o: Obj, ...keys: string[]): Obj {
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

@@ -1,0 +1,132 @@
+// The suite config (`bcs.config.yaml` / --config): defaults for the flags, `before`/`after` hooks, and
+// clear errors for a config that does not validate.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let work: string;
+let svc: TestService;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'bcs-config-'));
+  svc = await startTestService();
+  await mkdir(join(work, 'suite'));
+  await mkdir(join(work, 'hooks'));
+  await writeFile(join(work, 'suite', 'a.yaml'), 'name: a\ntags: [smoke]\nsteps:\n  - goto: "data:text/html,a"\n');
+  await writeFile(join(work, 'suite', 'b.yaml'), 'name: b\ntags: [slow]\nsteps:\n  - goto: "data:text/html,b"\n');
+  await writeFile(join(work, 'hooks', 'seed.yaml'), 'name: seed data\nsteps:\n  - goto: "data:text/html,seed"\n');
+  await writeFile(join(work, 'hooks', 'broken-seed.yaml'), 'name: broken seed\nsteps:\n  - expect: { title: never, timeout: 200ms }\n');
+  await writeFile(join(work, 'hooks', 'cleanup.yaml'), 'name: cleanup\nsteps:\n  - goto: "data:text/html,{{ who }}"\n');
+});
+afterAll(async () => {
+  await svc.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function config(name: string, yaml: string): Promise<string> {
+  const file = join(work, name);
+  await writeFile(file, yaml);
+  return file;
+}
+
+// Each test starts `bcs` (and browsers) several times: seconds apiece on a busy two-core machine.
+describe('bcs.config.yaml', { timeout: 180_000 }, () => {
+  it('supplies paths, tags, reporters, output dir and vars (relative to the config file), and runs the hooks around the suite', async () => {
+    const file = await config(
+      'suite.config.yaml',
+      `paths: [suite]\ntags: [smoke]\nreporter: json\noutput_dir: config-out\nretries: 1\nvars: { who: config }\nbefore: hooks/seed.yaml\nafter: [hooks/cleanup.yaml]\n`,
+    );
+    const res = await runCli(['run', '--config', file], remote());
+    expect(res.code, res.stderr).toBe(0);
+    // reporter json only: no step list on stdout.
+    expect(res.stdout).toBe('');
+    const results = JSON.parse(await readFile(join(work, 'config-out', 'results.json'), 'utf8'));
+    expect(results.scenarios.map((s: { name: string; hook?: string }) => [s.name, s.hook ?? null])).toEqual([
+      ['seed data', 'before'],
+      ['a', null],
+      ['cleanup', 'after'],
+    ]);
+    expect(results.scenarios[1].attempt).toBe(1);
+    // The hook marks are part of the results schema.
+    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    // ajv-formats is CommonJS: its default export arrives as the module object or the function itself.
+    (((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (a: Ajv2020) => void)(ajv);
+    const validate = ajv.compile(JSON.parse(await readFile(join(ROOT, 'runner/results.schema.json'), 'utf8')));
+    expect(validate(results), JSON.stringify(validate.errors)).toBe(true);
+    const cleanupGoto = results.scenarios[2].steps.find((s: { kind: string }) => s.kind === 'goto');
+    expect(cleanupGoto.name).toContain('data:text/html,config');
+  });
+
+  it('lets flags win over the config', async () => {
+    const file = await config('flags.config.yaml', 'paths: [suite]\ntags: [smoke]\nreporter: json\noutput_dir: ignored-out\n');
+    const out = join(work, 'flag-out');
+    const res = await runCli(['run', '--config', file, '--tag', 'slow', '--output-dir', out], remote());
+    expect(res.code, res.stderr).toBe(0);
+    const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
+    expect(results.scenarios.map((s: { name: string }) => s.name)).toEqual(['b']);
+  });
+
+  it('skips the suite when a before hook fails, and still runs the after hooks', async () => {
+    const file = await config('failing-hook.config.yaml', 'paths: [suite]\nreporter: json\noutput_dir: hook-out\nbefore: [hooks/broken-seed.yaml]\nafter: [hooks/cleanup.yaml]\n');
+    const res = await runCli(['run', '--config', file, '--var', 'who=cli'], remote());
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('a before hook failed');
+    const results = JSON.parse(await readFile(join(work, 'hook-out', 'results.json'), 'utf8'));
+    expect(results.scenarios.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([
+      ['broken seed', 'failed'],
+      ['cleanup', 'passed'],
+    ]);
+    expect(results.skipped.map((s: { name: string; reason: string }) => [s.name, s.reason])).toEqual([
+      ['a', 'before hook failed'],
+      ['b', 'before hook failed'],
+    ]);
+  });
+
+  it('starts the suite web server before everything, exposes its URL, and stops it after', async () => {
+    const port = await freePort();
+    await writeFile(join(work, 'app.cjs'), "require('node:http').createServer((q, r) => r.end('<title>suite app</title>')).listen(Number(process.env.PORT), '127.0.0.1');\n");
+    await writeFile(join(work, 'uses-app.yaml'), 'name: uses app\nsteps:\n  - goto: "{{ env.BCS_WEB_SERVER_URL }}/"\n  - expect: { title: suite app }\n');
+    const file = await config(
+      'web.config.yaml',
+      `paths: [uses-app.yaml]\nreporter: json\noutput_dir: web-out\nweb_server:\n  command: node app.cjs\n  url: http://127.0.0.1:${port}/\n  timeout: 30s\n  env: { PORT: "${port}" }\n`,
+    );
+    const res = await runCli(['run', '--config', file], remote());
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`web server answering at http://127.0.0.1:${port}/`);
+    const results = JSON.parse(await readFile(join(work, 'web-out', 'results.json'), 'utf8'));
+    expect(results.scenarios[0].status).toBe('passed');
+    // Stopped with the run: nothing answers there any more.
+    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+  });
+
+  it('reports every problem in an invalid config at its line and column, and exits 2', async () => {
+    const file = await config('bad.config.yaml', 'paths: [suite]\nworkers: two\nretires: 2\ntimeout: soon\nweb_server: { url: "ftp://x" }\n');
+    const res = await runCli(['run', '--config', file], remote());
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(`${file}:2:10 workers must be integer`);
+    expect(res.stderr).toContain(`${file}:3:1 unknown field 'retires' in the config; expected one of paths, workers, retries`);
+    expect(res.stderr).toContain(`${file}:4:10 timeout must be a duration`);
+    expect(res.stderr).toContain(`${file}:5:13 web_server needs 'command'`);
+    expect(res.stderr).toContain(`${file}:5:20 web_server.url must be an http:// or https:// URL`);
+    const missing = await runCli(['run', '--config', join(work, 'nope.yaml')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('config file not found');
+  });
+});

@@ -1,0 +1,61 @@
+// Ctrl-C during a parallel run: every running scenario's browser is released, scenarios not yet started
+// are reported as skipped, the partial report is written, and the exit code is 130.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCli } from '../helpers/cli.js';
+import { eventually, startTestService, type TestService } from '../helpers/service.js';
+
+let work: string;
+let svc: TestService;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'bcs-interrupt-'));
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+// Each test starts `bcs` (and browsers) several times: seconds apiece on a busy two-core machine.
+describe('Ctrl-C during bcs run --workers', { timeout: 180_000 }, () => {
+  it('releases every acquired browser, writes the partial report and exits 130', async () => {
+    const files: string[] = [];
+    for (const i of [1, 2, 3]) {
+      const file = join(work, `long-${i}.yaml`);
+      await writeFile(file, `name: long ${i}\nsteps:\n  - goto: "data:text/html,x"\n  - sleep: 60s\n`);
+      files.push(file);
+    }
+    const out = join(work, 'out');
+    const { child, done } = startCli(['run', ...files, '--workers', '2', '--reporter', 'json', '--output-dir', out], {
+      BCS_BASE_URL: svc.baseUrl,
+      BCS_API_KEY: svc.apiKey,
+    });
+    // Both workers hold a browser: interrupt now.
+    const running = await eventually(async () => {
+      const live = (await svc.call('GET', '/browsers')).body as { session_id: string }[];
+      return live.length === 2 ? live : undefined;
+    }, 45_000);
+    child.kill('SIGINT');
+    const res = await done;
+    expect(res.code, res.stderr).toBe(130);
+    expect(res.stderr).toContain('interrupted; releasing browsers');
+
+    const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
+    expect(results.scenarios.map((s: { name: string }) => s.name)).toEqual(['long 1', 'long 2']);
+    for (const s of results.scenarios) {
+      expect(s.interrupted).toBe(true);
+      expect(s.steps.find((st: { kind: string }) => st.kind === 'release').status).toBe('passed');
+    }
+    expect(results.skipped).toEqual([{ name: 'long 3', file: files[2], reason: 'interrupted' }]);
+    expect(results.summary.skipped).toBe(1);
+
+    expect((await svc.call('GET', '/browsers')).body).toEqual([]);
+    const deleted = (await svc.call('GET', '/browsers?status=deleted&limit=100')).body as { session_id: string; end_reason: string }[];
+    for (const { session_id } of running) expect(deleted.find((d) => d.session_id === session_id)?.end_reason).toBe('deleted');
+    // An interrupted scenario counts as failed for the next --last-failed.
+    const last = JSON.parse(await readFile(join(out, '.last-run.json'), 'utf8'));
+    expect(last.failed.map((f: { name: string }) => f.name)).toEqual(['long 1', 'long 2']);
+  });
+});

@@ -1,0 +1,112 @@
+// `--retries N` (every attempt's artifacts kept, flaky reported) and `--last-failed`.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let work: string;
+let svc: TestService;
+let site: Server;
+let siteUrl: string;
+/** Titles the site serves, per path, in turn (the last one repeats): how a scenario fails, then passes. */
+const titles = new Map<string, string[]>();
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'bcs-retries-'));
+  svc = await startTestService();
+  site = createServer((req, res) => {
+    const queue = titles.get(req.url ?? '') ?? ['none'];
+    const title = queue.length > 1 ? queue.shift()! : queue[0]!;
+    res.setHeader('content-type', 'text/html');
+    res.end(`<!doctype html><title>${title}</title><h1>${title}</h1>`);
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  site.close();
+  await svc.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+
+/** A scenario that opens `path` on the test site, screenshots it and expects the title `ok`. */
+async function titleCheck(file: string, name: string, path: string): Promise<string> {
+  const full = join(work, file);
+  await writeFile(
+    full,
+    `name: ${name}\nsteps:\n  - goto: "{{ site }}${path}"\n  - screenshot: page\n  - expect: { title: ok, timeout: 300ms }\n`,
+  );
+  return full;
+}
+
+async function run(args: string[], out: string) {
+  const res = await runCli(['run', ...args, '--var', `site=${siteUrl}`, '--reporter', 'json', '--output-dir', out], remote());
+  const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
+  return { res, results };
+}
+
+const screenshotOf = (attempt: { steps: { kind: string; artifacts: { path: string }[] }[] }) =>
+  attempt.steps.find((s) => s.kind === 'screenshot')!.artifacts[0]!.path;
+
+// Each test starts `bcs` (and browsers) several times: seconds apiece on a busy two-core machine.
+describe('bcs run --retries', { timeout: 180_000 }, () => {
+  it('re-runs a failed scenario; passing on a retry is flaky, and every attempt keeps its own artifacts', async () => {
+    titles.set('/flaky', ['nope', 'ok']);
+    const file = await titleCheck('flaky.yaml', 'flaky page', '/flaky');
+    const out = join(work, 'flaky-out');
+    const { res, results } = await run([file, '--retries', '2'], out);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain("retrying 'flaky page' (attempt 2 of 3)");
+    const [scenario] = results.scenarios;
+    expect(scenario).toMatchObject({ status: 'passed', attempt: 2, flaky: true });
+    expect(scenario.previous_attempts).toHaveLength(1);
+    expect(scenario.previous_attempts[0]).toMatchObject({ status: 'failed', attempt: 1 });
+    expect(results.summary).toMatchObject({ total: 1, passed: 1, failed: 0, flaky: 1 });
+    const first = screenshotOf(scenario.previous_attempts[0]);
+    const second = screenshotOf(scenario);
+    expect(first).toMatch(/^flaky-page\/[^/]+\.png$/);
+    expect(second).toMatch(/^flaky-page\/attempt-2\/[^/]+\.png$/);
+    for (const shot of [first, second]) expect((await stat(join(out, shot))).size).toBeGreaterThan(0);
+  });
+
+  it('stops after the last retry: the scenario fails with every attempt reported', async () => {
+    titles.set('/broken', ['nope']);
+    const file = await titleCheck('broken.yaml', 'broken page', '/broken');
+    const { res, results } = await run([file, '--retries', '1'], join(work, 'broken-out'));
+    expect(res.code).toBe(1);
+    const [scenario] = results.scenarios;
+    expect(scenario).toMatchObject({ status: 'failed', attempt: 2 });
+    expect(scenario.flaky).toBeUndefined();
+    expect(scenario.previous_attempts.map((a: { attempt: number }) => a.attempt)).toEqual([1]);
+  });
+});
+
+describe('bcs run --last-failed', { timeout: 180_000 }, () => {
+  it('re-runs only what failed in the last run in the same output dir, until nothing is left to re-run', async () => {
+    titles.set('/good', ['ok']);
+    titles.set('/bad', ['nope']);
+    const good = await titleCheck('good.yaml', 'good page', '/good');
+    const bad = await titleCheck('bad.yaml', 'bad page', '/bad');
+    const out = join(work, 'last-failed-out');
+
+    const first = await run([good, bad], out);
+    expect(first.res.code).toBe(1);
+    const recorded = JSON.parse(await readFile(join(out, '.last-run.json'), 'utf8'));
+    expect(recorded.failed).toEqual([{ file: bad, name: 'bad page' }]);
+
+    titles.set('/bad', ['ok']);
+    const second = await run([good, bad, '--last-failed'], out);
+    expect(second.res.code, second.res.stderr).toBe(0);
+    expect(second.results.scenarios.map((s: { name: string }) => s.name)).toEqual(['bad page']);
+
+    const third = await runCli(['run', good, bad, '--last-failed', '--var', `site=${siteUrl}`, '--output-dir', out], remote());
+    expect(third.code).toBe(0);
+    expect(third.stderr).toContain('no scenario failed in the last run; nothing to re-run');
+  });
+});
