@@ -8,7 +8,7 @@ import { StepFailure, classify } from './failures.js';
 import { sleep } from './page-actions.js';
 import { locationOf, type StepResult } from './results.js';
 import type { Frame, RunContext } from './run-context.js';
-import { abortFailure, placement, report, runLeaf, skippedResult } from './run-step.js';
+import { abortFailure, report, runLeaf, skippedResult, stepResult } from './run-step.js';
 
 /** Runs steps in order until one fails (and is not let go on); returns that one. The rest are skipped. */
 export async function runSequence(ctx: RunContext, steps: PlanStep[], frame: Frame): Promise<StepResult | undefined> {
@@ -47,19 +47,7 @@ export function abortNote(ctx: RunContext, signal: AbortSignal): string {
 async function runBlock(ctx: RunContext, step: PlanStep, block: Block, frame: Frame): Promise<StepResult> {
   const started = new Date();
   const name = ctx.displayName(step);
-  const result: StepResult = {
-    index: step.index,
-    phase: step.phase,
-    kind: step.kind,
-    name,
-    source: step.source,
-    status: 'passed',
-    started_at: started.toISOString(),
-    duration_ms: 0,
-    request_ids: [],
-    artifacts: [],
-    ...placement(frame),
-  };
+  const result = stepResult(step, frame, name, started);
   // In the list before its steps, though it is only complete (and reported) after them.
   ctx.state.results.push(result);
   ctx.running.add(result);

@@ -6,18 +6,12 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { ScenarioError, loadScenarioSource, parseDuration, type Diagnostic } from '../src/scenario/index.js';
 import { formatPath, pointerToPath } from '../src/scenario/path.js';
+import type { WebServerOptions } from './web-server.js';
 
 export const CONFIG_FILES = ['bcs.config.yaml', 'bcs.config.yml'];
 
-export interface WebServerConfig {
-  command: string;
-  url: string;
-  timeoutMs?: number;
-  cwd?: string;
-  env?: Record<string, string>;
-  /** Use a server already answering at `url` instead of starting one. */
-  reuseExisting?: boolean;
-}
+/** The suite's `web_server`: what startWebServer takes, without the abort signal the run adds. */
+export type WebServerConfig = Omit<WebServerOptions, 'signal'>;
 
 /** The config with every path made relative to the working directory and every duration in ms. */
 export interface SuiteConfig {

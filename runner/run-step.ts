@@ -49,19 +49,7 @@ export async function runLeaf(ctx: RunContext, step: PlanStep, frame: Frame): Pr
 async function attemptStep(ctx: RunContext, step: PlanStep, frame: Frame, name: string): Promise<StepResult> {
   const started = new Date();
   const work: StepWork = { requestIds: [], artifacts: [], soft: [] };
-  const result: StepResult = {
-    index: step.index,
-    phase: step.phase,
-    kind: step.kind,
-    name,
-    source: step.source,
-    status: 'passed',
-    started_at: started.toISOString(),
-    duration_ms: 0,
-    request_ids: work.requestIds,
-    artifacts: work.artifacts,
-    ...placement(frame),
-  };
+  const result = stepResult(step, frame, name, started, { request_ids: work.requestIds, artifacts: work.artifacts });
   try {
     await withDeadline(step.timeout_ms, frame.signal, async (signal) => {
       for (const raw of step.operations) {
@@ -149,20 +137,25 @@ export function placement(frame: Frame): Pick<StepResult, 'depth' | 'iteration'>
   return { ...(frame.depth > 0 ? { depth: frame.depth } : {}), ...(frame.iteration !== undefined ? { iteration: frame.iteration } : {}) };
 }
 
-export function skippedResult(step: PlanStep, frame: Frame, note: string): StepResult {
+/** A step's result as it starts (passed until something fails), or skipped with a note. */
+export function stepResult(step: PlanStep, frame: Frame, name: string, started?: Date, lists?: Pick<StepResult, 'request_ids' | 'artifacts'>): StepResult {
   return {
     index: step.index,
     phase: step.phase,
     kind: step.kind,
-    name: step.name,
+    name,
     source: step.source,
-    status: 'skipped',
+    status: started ? 'passed' : 'skipped',
+    ...(started ? { started_at: started.toISOString() } : {}),
     duration_ms: 0,
-    request_ids: [],
-    artifacts: [],
-    note,
+    request_ids: lists?.request_ids ?? [],
+    artifacts: lists?.artifacts ?? [],
     ...placement(frame),
   };
+}
+
+export function skippedResult(step: PlanStep, frame: Frame, note: string): StepResult {
+  return { ...stepResult(step, frame, step.name), note };
 }
 
 /** Records a finished result and tells the reporters. */

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleReporter } from '../../runner/reporters/console.js';
 import { createReporters } from '../../runner/reporters/index.js';
 import { runScenarios } from '../../runner/run.js';
+import { blocksScenario } from '../helpers/blocks-scenario.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -33,25 +34,7 @@ steps:
   - goto: "data:text/html,skipped"
 `;
 
-const BLOCKS = `name: blocks in the report
-steps:
-  - goto: "data:text/html,<h1>Hi</h1>"
-  - repeat:
-      times: 2
-      as: round
-      steps:
-        - name: "round {{ round }}"
-          expect: { text: Hi }
-  - name: maybe there
-    expect: { text: Banner, timeout: 200ms }
-    continue_on_error: true
-  - expect_soft: { text: Nope, timeout: 200ms }
-  - retry:
-      attempts: 2
-      steps:
-        - name: count the tries
-          execute: { code: "return await page.evaluate(() => window.__n = (window.__n || 0) + 1)", expect: { result: 2 } }
-`;
+const BLOCKS = blocksScenario('blocks in the report');
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'bcs-reports-console-'));

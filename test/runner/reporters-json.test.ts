@@ -8,29 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blocksScenario } from '../helpers/blocks-scenario.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 type Json = Record<string, any>;
 
-const BLOCKS = `name: blocks for the schema
-steps:
-  - goto: "data:text/html,<h1>Hi</h1>"
-  - repeat:
-      times: 2
-      as: round
-      steps:
-        - name: "round {{ round }}"
-          expect: { text: Hi }
-  - name: maybe there
-    expect: { text: Banner, timeout: 200ms }
-    continue_on_error: true
-  - expect_soft: { text: Nope, timeout: 200ms }
-  - retry:
-      attempts: 2
-      steps:
-        - execute: { code: "return await page.evaluate(() => window.__n = (window.__n || 0) + 1)", expect: { result: 2 } }
-`;
+const BLOCKS = blocksScenario('blocks for the schema');
 
 let work: string;
 let svc: TestService;

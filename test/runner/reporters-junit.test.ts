@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blocksScenario } from '../helpers/blocks-scenario.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -99,26 +100,7 @@ steps:
     const blocks = join(work, 'blocks.yaml');
     await writeFile(
       blocks,
-      `name: blocks in junit
-steps:
-  - goto: "data:text/html,<h1>Hi</h1>"
-  - repeat:
-      times: 2
-      as: round
-      steps:
-        - name: "round {{ round }}"
-          expect: { text: Hi }
-  - name: maybe there
-    expect: { text: Banner, timeout: 200ms }
-    continue_on_error: true
-  - name: soft check
-    expect_soft: { text: Nope, timeout: 200ms }
-  - retry:
-      attempts: 2
-      steps:
-        - name: count the tries
-          execute: { code: "return await page.evaluate(() => window.__n = (window.__n || 0) + 1)", expect: { result: 2 } }
-`,
+      blocksScenario('blocks in junit', { softName: 'soft check' }),
     );
     const out = join(work, 'out');
     const site = `http://127.0.0.1:${(siteAddress()).port}`;
