@@ -1,4 +1,5 @@
-// The `bcs` command line: run, list, schedule, plan, validate and serve.
+// The `bcs` command line: run, list, schedule, plan, validate and serve, and the administration commands
+// (keys, projects, profiles, extensions, proxies) of runner/admin/.
 import { Command, CommanderError, Option } from 'commander';
 import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -6,6 +7,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { ScenarioError, formatDiagnostic, type Diagnostic } from '../src/scenario/index.js';
 import { startService } from '../src/service/index.js';
 import { loadConfig, type SuiteConfig } from './config.js';
+import { registerAdmin } from './admin/index.js';
 import { EXIT } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
 import { formatPlan } from './plan-format.js';
@@ -205,6 +207,8 @@ program
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+
+registerAdmin(program, finish);
 
 try {
   await program.parseAsync(process.argv);

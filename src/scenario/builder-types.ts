@@ -3,20 +3,14 @@
 // types allow but the schema refuses (two locators, say) is reported at the builder call that wrote it.
 
 import type { Viewport } from '../api/types.js';
+import type { Target } from './plan.js';
 
 /** Milliseconds, or a string such as `"500ms"`, `"1.5s"` or `"1m"`. */
 export type Duration = number | `${number}ms` | `${number}s` | `${number}m`;
 
-/** An element: one of Playwright's user-facing locators. */
-export type Locator =
-  | { selector: string }
-  | { text: string; exact?: boolean }
-  | { role: string; name?: string; exact?: boolean }
-  | { label: string; exact?: boolean }
-  | { placeholder: string; exact?: boolean }
-  | { test_id: string };
+/** An element: one of Playwright's user-facing locators (the plan's Target, as written). */
+export type Locator = Target;
 
-/** A Playwright selector string, or a locator object. */
 export type TargetValue = string | Locator;
 
 /** A string for equality, or one condition on it. `matches` is a regular expression source, without slashes. */
@@ -183,7 +177,10 @@ export type ExecuteValue =
   | string
   | { code: string; timeout?: Duration; expect?: { result?: unknown; json?: JsonExpect }; save?: string };
 
-/** The body of `POST /browsers`, or `pool` (plus `acquire_timeout`, `name`, `tags`, `start_url`) to lease one. */
+/**
+ * The body of `POST /browsers` (profile, extensions and proxy included), or `pool` (plus `acquire_timeout`,
+ * `name`, `tags`, `start_url`) to lease one.
+ */
 export interface BrowserOptions {
   headless?: boolean;
   stealth?: boolean;
@@ -193,6 +190,17 @@ export interface BrowserOptions {
   name?: string;
   tags?: Record<string, string>;
   kiosk_mode?: boolean;
+  /** A profile to start from, by name or id; `save_changes: true` writes the run's changes back. Not with `pool`. */
+  profile?: ({ name: string; id?: never } | { id: string; name?: never }) & { save_changes?: boolean };
+  /** Uploaded extensions to load, each by name or id. Not with `pool`. */
+  extensions?: ({ name: string; id?: never } | { id: string; name?: never })[];
+  /** A proxy by name or id, or `{ mode: 'direct' }`. Not with `pool`. */
+  proxy?:
+    | { name: string; id?: never; mode?: never }
+    | { id: string; name?: never; mode?: never }
+    | { mode: 'direct' | 'default'; name?: never; id?: never };
+  /** @deprecated Write `proxy: { id }`. */
+  proxy_id?: string;
   pool?: string;
   acquire_timeout?: Duration;
 }

@@ -77,6 +77,9 @@ const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> 
   '/$defs/clipboard': { none: "expected 'write' (text to put on the clipboard) or 'read: true'", many: "use 'write' or 'read', not both" },
   '/$defs/write_file': { none: "expected 'content' (text) or 'from' (a local file)", many: "use 'content' or 'from', not both" },
   '/$defs/secret': { none: "expected { env: VARIABLE } or { file: path }", many: "use 'env' or 'file', not both" },
+  '/$defs/browser_profile': { none: "a profile needs 'name' or 'id'", many: "select the profile by 'name' or by 'id', not both" },
+  '/$defs/browser_extension': { none: "an extension needs 'name' or 'id'", many: "select the extension by 'name' or by 'id', not both" },
+  '/$defs/browser_proxy': { none: "a proxy needs one of 'name', 'id' or 'mode'", many: "a proxy has exactly one of 'name', 'id' and 'mode'" },
   '/$defs/var_condition': {
     none: "a var condition needs one of equals, one_of, contains, matches, at_least",
     many: 'a var condition has exactly one of equals, one_of, contains, matches, at_least',

@@ -21,6 +21,8 @@ const REPLAY_SAVE_TIMEOUT_MS = 60_000;
 const TELEMETRY_TIMEOUT_MS = 30_000;
 /** With a pool, the browser's configuration is the pool's; a lease may only name, tag and point it. */
 const LEASE_FIELDS = ['pool', 'acquire_timeout', 'name', 'tags', 'start_url'];
+/** What a browser loads at launch: a pool's browsers are launched before any lease, from the pool's own settings. */
+const LAUNCH_RESOURCES = ['profile', 'extensions', 'proxy', 'proxy_id'];
 
 const SESSION = '/browsers/{{ session.session_id }}';
 const REPLAY = `${SESSION}/replays/{{ replay.replay_id }}`;
@@ -47,6 +49,9 @@ export function sessionSteps(
   const pool = typeof browser.pool === 'string' ? browser.pool : undefined;
   if (pool === undefined) {
     if (browser.acquire_timeout !== undefined) report(['browser', 'acquire_timeout'], "'acquire_timeout' applies only with 'pool'");
+    if (browser.proxy !== undefined && browser.proxy_id !== undefined) {
+      report(['browser', 'proxy_id'], "use 'proxy' or the deprecated 'proxy_id', not both");
+    }
     const body: Obj = { ...browser };
     delete body.acquire_timeout;
     if (telemetry) body.telemetry = telemetry;
@@ -56,7 +61,9 @@ export function sessionSteps(
     });
   } else {
     for (const key of Object.keys(browser)) {
-      if (!LEASE_FIELDS.includes(key)) {
+      if (LAUNCH_RESOURCES.includes(key)) {
+        report(['browser', key], `'${key}' cannot be set on a lease: a pool's browsers load their ${key.replace('_id', '')} from the pool's configuration (set it when the pool is created), or drop 'pool' to create a browser with it`);
+      } else if (!LEASE_FIELDS.includes(key)) {
         report(['browser', key], `'${key}' comes from the pool's configuration; with 'pool' only ${LEASE_FIELDS.slice(1).join(', ')} apply`);
       }
     }

@@ -7,6 +7,7 @@ import { installAuth } from './auth.js';
 import { toErrorResponse } from './errors.js';
 import { newId } from './ids.js';
 import type { ServiceContext } from './context.js';
+import { installAuditLog } from './routes/audit.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
 import { registerComputerRoutes } from './routes/computer.js';
 import { registerFsRoutes } from './routes/fs.js';
@@ -15,6 +16,9 @@ import { registerOrgRoutes } from './routes/org.js';
 import { registerPlaywrightRoutes } from './routes/playwright.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerProcessRoutes } from './routes/process.js';
+import { registerExtensionRoutes } from './routes/extensions.js';
+import { registerProfileRoutes } from './routes/profiles.js';
+import { registerProxyRoutes } from './routes/proxies.js';
 import { registerReplayRoutes } from './routes/replays.js';
 import { installApiCallEvents, registerTelemetryRoutes } from './routes/telemetry.js';
 
@@ -64,7 +68,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
-  installAuth(app, deps.keys, deps.now);
+  installAuth(app, deps);
+  installAuditLog(app, deps);
   installApiCallEvents(app, deps);
 
   app.setErrorHandler((err, req, reply) => {
@@ -85,6 +90,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     headful: deps.headful,
     telemetry: deps.telemetry,
     pools: deps.pools,
+    proxies: deps.proxies,
+    profiles: deps.profiles,
+    extensions: deps.extensions,
   });
   registerPoolRoutes(app, deps);
   registerOrgRoutes(app, deps);
@@ -95,5 +103,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerReplayRoutes(app, deps);
   registerLogRoutes(app, deps);
   registerTelemetryRoutes(app, deps);
+  registerProxyRoutes(app, deps);
+  registerProfileRoutes(app, deps);
+  registerExtensionRoutes(app, deps);
   return app;
 }

@@ -1,18 +1,62 @@
-// Bearer API keys on every route. Keys are looked up by hash; the request carries who it is.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { unauthorized } from './errors.js';
-import type { ApiKeyRecord, ApiKeysRepo } from './store/api-keys-repo.js';
+// Bearer API keys on every route. Keys are looked up by hash; the request carries who it is and which
+// project it acts in: the key's own project, or for an org-wide key the one `X-Kernel-Project-Id` picks.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { ServiceError, forbidden, notFound, unauthorized } from './errors.js';
+import type { ApiKeysRepo } from './store/api-keys-repo.js';
+import type { ProjectsRepo } from './store/projects-repo.js';
 
 export interface AuthContext {
   keyId: string;
+  /** The key's own scope: null for an org-wide key. */
+  keyProjectId: string | null;
   /** The project the request acts in; null is the organisation's default scope. */
   projectId: string | null;
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  /** The route's JSON Schemas (body, querystring, params), so tests can build valid requests for any route. */
+  schema?: { body?: unknown; querystring?: unknown; params?: unknown };
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext;
   }
+  interface FastifyInstance {
+    /** Every route registered after auth was installed (all of them), for tests that must cover each one. */
+    routeTable: RouteEntry[];
+  }
+}
+
+export interface AuthDeps {
+  keys: ApiKeysRepo;
+  projects: ProjectsRepo;
+  now: () => Date;
+  /** When false, project operations and the project header answer 404 `projects_disabled`. */
+  projectsEnabled: boolean;
+}
+
+export const PROJECT_HEADER = 'x-kernel-project-id';
+
+/** Organisation administration: keys, projects, org limits, the audit log. Org-wide keys only. */
+const ORG_ADMIN = [/^\/org\//, /^\/projects(\/|$)/, /^\/audit-logs(\/|$)/];
+
+const isOrgAdmin = (url: string | undefined) => url !== undefined && ORG_ADMIN.some((re) => re.test(url));
+
+/** Methods an archived project still answers: reads, and deletes so that it can be emptied. */
+const ARCHIVED_ALLOWS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
+
+/**
+ * The authenticated request around each handler, for code that runs under it without being handed the
+ * request (the concurrency limit learns the project a create acts in this way).
+ */
+const requestScope = new AsyncLocalStorage<AuthContext>();
+
+export function currentAuth(): AuthContext | undefined {
+  return requestScope.getStore();
 }
 
 export function bearerToken(header: string | undefined): string | undefined {
@@ -20,13 +64,67 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-export function installAuth(app: FastifyInstance, keys: ApiKeysRepo, now: () => Date): void {
+export const projectsDisabled = () => new ServiceError(404, 'projects_disabled', 'projects are disabled for this organization');
+
+export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('auth', null as unknown as AuthContext);
+  const routes: RouteEntry[] = [];
+  app.decorate('routeTable', routes);
+
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, schema: route.schema as RouteEntry['schema'] });
+    if (isOrgAdmin(route.url)) {
+      route.onRequest = [...[route.onRequest ?? []].flat(), requireOrgKey];
+    }
+    const handler = route.handler as (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) => unknown;
+    route.handler = function (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
+      return requestScope.run(req.auth, () => handler.call(this, req, reply));
+    } as RouteHandlerMethod;
+  });
+
   app.addHook('onRequest', async (req: FastifyRequest) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw unauthorized('missing API key: send Authorization: Bearer <key>');
-    const record: ApiKeyRecord | undefined = keys.authenticate(token, now());
+    const record = deps.keys.authenticate(token, deps.now());
     if (!record) throw unauthorized('invalid, expired or deleted API key');
-    req.auth = { keyId: record.id, projectId: record.project_id };
+    // Set before the project is checked, so a refused project choice is still attributed to the key.
+    req.auth = { keyId: record.id, keyProjectId: record.project_id, projectId: record.project_id };
+    // Administration acts on the organisation, not in a project: there the header (which SDK clients send
+    // on every call once configured) is ignored, so an archived or deleted project cannot lock an admin out.
+    if (isOrgAdmin(req.routeOptions.url)) return;
+    const header = req.headers[PROJECT_HEADER];
+    const chosen = (Array.isArray(header) ? header[0] : header)?.trim();
+    if (chosen) req.auth.projectId = selectProject(deps, req.auth, chosen);
+    if (req.auth.projectId !== null && !ARCHIVED_ALLOWS.has(req.method)) {
+      const project = deps.projects.get(req.auth.projectId);
+      if (project?.status === 'archived') {
+        throw new ServiceError(
+          409,
+          'project_archived',
+          `project '${project.name}' is archived: it can be read and emptied, not changed; ` +
+            `reactivate it with PATCH /org/projects/${project.id} {"status":"active"}`,
+        );
+      }
+    }
   });
+}
+
+/** The project `chosen` (an id or a name) names, when this key may act in it. */
+function selectProject(deps: AuthDeps, auth: AuthContext, chosen: string): string {
+  if (!deps.projectsEnabled) throw projectsDisabled();
+  const project = deps.projects.find(chosen);
+  if (auth.keyProjectId !== null) {
+    // A scoped key may repeat its own project, nothing else; which other projects exist is not its business.
+    if (project?.id === auth.keyProjectId) return project.id;
+    throw forbidden(`this API key is scoped to project '${auth.keyProjectId}'; it cannot act in project '${chosen}'`);
+  }
+  if (!project) throw notFound('project', chosen);
+  return project.id;
+}
+
+/** Route hook of organisation administration. */
+async function requireOrgKey(req: FastifyRequest): Promise<void> {
+  if (req.auth.keyProjectId !== null) {
+    throw forbidden(`this API key is scoped to project '${req.auth.keyProjectId}'; ${req.method} ${req.routeOptions.url} needs an organization-wide key`);
+  }
 }

@@ -1,13 +1,18 @@
 // What route modules are given: the service's parts, passed in rather than reached for.
 import type { CdpTokens } from './host/cdp-proxy.js';
 import type { PoolManager } from './host/pools.js';
+import type { ExtensionStore } from './host/extensions.js';
+import type { ProfileStore } from './host/profiles.js';
+import type { ProxyService } from './host/proxies.js';
 import type { Sandbox } from './host/sandbox.js';
 import type { SessionManager } from './host/sessions.js';
 import type { SessionLogs } from './host/session-logs.js';
 import type { TelemetryHub } from './host/telemetry-hub.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';
+import type { AuditRepo } from './store/audit-repo.js';
 import type { BrowsersRepo } from './store/browsers-repo.js';
 import type { LimitsRepo } from './store/limits-repo.js';
+import type { ProjectsRepo } from './store/projects-repo.js';
 import type { TelemetryRepo } from './store/telemetry-repo.js';
 import type { ReplaysRepo } from './store/replays-repo.js';
 
@@ -32,4 +37,16 @@ export interface ServiceContext {
   /** Where the database and the files kept beside it (replays) live. */
   dataDir: string;
   replays: ReplaysRepo;
+  /** Proxy configurations, their checks, and a session's route through one. */
+  proxies: ProxyService;
+  /** Profiles (kept browser state) and uploaded extensions, and how sessions load and save them. */
+  profiles: ProfileStore;
+  extensions: ExtensionStore;
+  /** Projects, and whether the organisation has them (false: project operations answer 404 projects_disabled). */
+  projects: ProjectsRepo;
+  projectsEnabled: boolean;
+  /** How long a rotated API key keeps working when the rotate request does not say (days). */
+  keyRotationGraceDays: number;
+  /** One record per mutating request. */
+  audit: AuditRepo;
 }

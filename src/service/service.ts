@@ -3,11 +3,14 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
-import { bearerToken } from './auth.js';
+import { bearerToken, currentAuth, type RouteEntry } from './auth.js';
 import { findChromium, type ChromiumExecutable } from './host/chromium-path.js';
 import { CdpTokens, handleCdpUpgrade } from './host/cdp-proxy.js';
 import { ConcurrencyLimit } from './host/limits.js';
 import { PoolManager } from './host/pools.js';
+import { ExtensionStore, extensionSupport } from './host/extensions.js';
+import { ProfileStore } from './host/profiles.js';
+import { ProxyService } from './host/proxies.js';
 import { detectSandbox, type Sandbox } from './host/sandbox.js';
 import { SessionManager } from './host/sessions.js';
 import { Standby } from './host/standby.js';
@@ -16,11 +19,17 @@ import { TelemetryHub } from './host/telemetry-hub.js';
 import { OtlpExporter, type OtlpDestination } from './host/telemetry-otlp.js';
 import { headfulSupport } from './host/xvfb.js';
 import { newApiKey } from './ids.js';
-import { ApiKeysRepo } from './store/api-keys-repo.js';
+import { ApiKeysRepo, isExpired } from './store/api-keys-repo.js';
+import { AuditRepo } from './store/audit-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
 import { openDatabase } from './store/db.js';
 import { LimitsRepo } from './store/limits-repo.js';
 import { PoolsRepo } from './store/pools-repo.js';
+import { ExtensionsRepo } from './store/extensions-repo.js';
+import { ProfilesRepo } from './store/profiles-repo.js';
+import { ProxiesRepo } from './store/proxies-repo.js';
+import { SecretsBox } from './secrets-box.js';
+import { ProjectsRepo } from './store/projects-repo.js';
 import { ReplaysRepo } from './store/replays-repo.js';
 import { TelemetryRepo } from './store/telemetry-repo.js';
 
@@ -48,6 +57,12 @@ export interface ServiceOptions {
   standby?: number;
   /** Sets `max_concurrent_sessions` at start (null: no limit); without it the stored limit stays. */
   maxConcurrentSessions?: number | null;
+  /** Where `POST /proxies/{id}/check` goes without a `url` (default https://example.com/). */
+  proxyCheckUrl?: string;
+  /** Whether the organisation has projects (default true); false answers 404 projects_disabled to project operations. */
+  projectsEnabled?: boolean;
+  /** How long a rotated API key keeps working when the rotate request does not say (days, default 7). */
+  keyRotationGraceDays?: number;
 }
 
 export interface RunningService {
@@ -62,6 +77,8 @@ export interface RunningService {
   /** The process sandbox; null when processes run unsandboxed (`sandboxReason` says why). */
   sandbox: Sandbox | null;
   sandboxReason: string;
+  /** Every HTTP route the app serves (method and URL pattern). */
+  routes(): RouteEntry[];
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -69,6 +86,9 @@ export interface RunningService {
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   if (opts.apiKey !== undefined && opts.apiKey.length < 16) {
     throw new Error('the API key must be at least 16 characters long');
+  }
+  if (opts.keyRotationGraceDays !== undefined && !(opts.keyRotationGraceDays >= 0 && opts.keyRotationGraceDays <= 3650)) {
+    throw new Error('keyRotationGraceDays must be between 0 and 3650');
   }
   const now = opts.now ?? (() => new Date());
   const logLevel = opts.logLevel ?? 'warn';
@@ -82,7 +102,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const browsers = new BrowsersRepo(db);
   const tokens = new CdpTokens();
   const apiKey = opts.apiKey ?? newApiKey();
-  keys.add(apiKey, { name: 'admin', now: now() });
+  const admin = keys.add(apiKey, { name: 'admin', now: now() });
+  // A configured key that was deleted or expired through the API stays dead: a restart must not revive it.
+  if (admin.deleted_at || isExpired(admin, now())) {
+    db.close();
+    throw new Error(`the API key given to the service (${admin.masked_key}) was ${admin.deleted_at ? 'deleted' : 'expired'}; give another key`);
+  }
 
   // The app's logger is created with the app; sessions log through a small forwarder to it.
   let app: ReturnType<typeof buildApp> | undefined;
@@ -105,12 +130,24 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const headful = await headfulSupport(chromium.headlessShell);
   const limits = new LimitsRepo(db);
   if (opts.maxConcurrentSessions !== undefined) limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
-  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, telemetry });
-  const limit = new ConcurrencyLimit(limits, { onDemand: () => sessions.onDemandSessions, reserved: () => pools.reserved() });
+  const proxies = new ProxyService({ repo: new ProxiesRepo(db), secrets: SecretsBox.forDataDir(opts.dataDir), now, checkUrl: opts.proxyCheckUrl });
+  // Profiles and extensions live beside the database; loading and saving them plug into every launch and end.
+  const profiles = new ProfileStore({ repo: new ProfilesRepo(db), browsers, dir: join(opts.dataDir, 'profiles'), now, log });
+  const extensions = new ExtensionStore({ repo: new ExtensionsRepo(db), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
+  await profiles.attach(sessions);
+  await extensions.attach(sessions);
+  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, telemetry, proxies, profiles, extensions });
+  // Creates run inside their request, which says the project a project limit is checked for.
+  const limit = new ConcurrencyLimit(
+    limits,
+    { onDemand: () => sessions.onDemandSessions, reserved: () => pools.reserved() },
+    () => currentAuth()?.projectId ?? null,
+  );
   pools.setLimit(limit);
   sessions.setAdmission((onDemand) => limit.admitSession(onDemand));
   const standby = new Standby(sessions, opts.standby ?? 1, log);
-  app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays: new ReplaysRepo(db) });
+  app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays: new ReplaysRepo(db), proxies, profiles, extensions,
+    projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db) });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
@@ -121,13 +158,19 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const cdpDeps = {
     sessions,
     tokens,
-    isValidApiKey: (key: string) => keys.authenticate(key, now()) !== undefined,
     connections: telemetry.connections,
   };
   app.server.on('upgrade', (req, socket, head) => {
     // A stray header such as `Bearer` alone must not throw inside the upgrade event.
     if (req.headers.authorization && !bearerToken(req.headers.authorization)) delete req.headers.authorization;
-    handleCdpUpgrade(cdpDeps, req, socket, head);
+    // A project-scoped key reaches only its own project's browsers over CDP too, as over HTTP.
+    const sessionId = cdpSessionId(req.url);
+    const isValidApiKey = (key: string) => {
+      const record = keys.authenticate(key, now());
+      if (!record) return false;
+      return record.project_id === null || (sessionId !== undefined && browsers.get(sessionId)?.project_id === record.project_id);
+    };
+    handleCdpUpgrade({ ...cdpDeps, isValidApiKey }, req, socket, head);
   });
 
   const host = opts.host ?? '127.0.0.1';
@@ -146,6 +189,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     standby,
     sandbox,
     sandboxReason,
+    routes: () => [...app.routeTable],
     close: () =>
       (closing ??= (async () => {
         pools.close();
@@ -156,4 +200,15 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         db.close();
       })()),
   };
+}
+
+/** The session id of a `/browsers/{id}/cdp` upgrade URL. */
+function cdpSessionId(url: string | undefined): string | undefined {
+  const match = /^\/browsers\/([^/?]+)\/cdp(?:[/?]|$)/.exec(url ?? '');
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return undefined;
+  }
 }

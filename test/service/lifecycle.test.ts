@@ -8,9 +8,10 @@ describe('session lifecycle', () => {
     const svc = await startTestService();
     try {
       const idle = (await svc.call('POST', '/browsers', { body: { timeout_seconds: 10 } })).body;
+      // Its clock starts with its create: timed from here, a slow second create or connect cannot shorten it.
+      const started = Date.now();
       const held = (await svc.call('POST', '/browsers', { body: { timeout_seconds: 10 } })).body;
       const client = await chromium.connectOverCDP(held.cdp_ws_url);
-      const started = Date.now();
       // Polled through the list: reading the session itself would count as activity.
       const ended = await eventually(async () => {
         const res = await svc.call('GET', '/browsers?status=deleted');
@@ -19,8 +20,8 @@ describe('session lifecycle', () => {
       const elapsed = Date.now() - started;
       expect(ended.end_reason).toBe('timeout');
       expect(ended.end_detail).toContain('10 s');
-      expect(elapsed).toBeGreaterThan(8_000);
-      expect(elapsed).toBeLessThan(14_000);
+      expect(elapsed).toBeGreaterThan(9_000);
+      expect(elapsed).toBeLessThan(16_000);
       expect((await svc.call('GET', `/browsers/${held.session_id}`)).status).toBe(200);
       await client.close();
     } finally {

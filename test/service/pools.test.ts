@@ -183,11 +183,10 @@ describe('browser pools', () => {
     await counts('tuned', 1);
     expect((await kernel.browserPools.update('tuned', { name: '' })).name).toBe('tuned');
 
-    for (const field of ['proxy_id', 'extensions', 'profile', 'chrome_policy']) {
-      const res = await svc.call('POST', '/browser_pools', { body: { size: 1, [field]: field === 'extensions' ? [] : field === 'proxy_id' ? 'x' : {} } });
-      expect(res.status).toBe(400);
-      expect(res.body.details).toEqual([expect.objectContaining({ field: `body.${field}`, message: `body.${field}: unknown field` })]);
-    }
+    // chrome_policy needs a policy engine this service does not have yet: refused, not ignored.
+    const res = await svc.call('POST', '/browser_pools', { body: { size: 1, chrome_policy: {} } });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([expect.objectContaining({ field: 'body.chrome_policy', message: 'body.chrome_policy: unknown field' })]);
     await expect(kernel.browserPools.update('tuned', { proxy_id: 'x' })).rejects.toBeInstanceOf(BadRequestError);
     await expect(kernel.browserPools.create({ size: 0 })).rejects.toBeInstanceOf(BadRequestError);
     await expect(kernel.browserPools.create({ size: 1, name: 'tuned' })).rejects.toBeInstanceOf(ConflictError);

@@ -1,7 +1,7 @@
 // Launching a session's browser, apart from recording the session: a cold create launches into the folder
 // of the session it has just recorded, while the standby (standby.ts) launches ahead of time into the
 // folder of a session id that has no record yet, and a later create adopts that browser under that id.
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import type { BrowserCreateParams } from '../../api/types.js';
@@ -9,6 +9,8 @@ import { CdpConnection } from './cdp-connection.js';
 import { launchChromium, type LaunchedChromium } from './chromium.js';
 import type { ChromiumExecutable } from './chromium-path.js';
 import { DOWNLOADS_DIR, HOME_DIR, HostView, USER_DATA_DIR } from './host-view.js';
+import { ProxyForwarder } from './proxy-forwarder.js';
+import type { Upstream } from './proxy-upstream.js';
 import { sandboxCommand, type Sandbox, type SandboxLaunch } from './sandbox.js';
 import { startXvfb, type XDisplay } from './xvfb.js';
 
@@ -25,9 +27,21 @@ export interface LaunchSpec {
   kioskMode: boolean;
   stealth: boolean;
   startUrl: string | null;
+  /** A custom proxy to route through (resolved by host/proxies.ts); null is direct egress. */
+  proxy: Upstream | null;
+  /** The profile whose saved state the browser starts from (a copy; host/profiles.ts), or null. */
+  profileId: string | null;
+  /** Uploaded extensions to load, by id (host/extensions.ts). */
+  extensionIds: string[];
 }
 
-export function launchSpecOf(params: BrowserCreateParams): LaunchSpec {
+/**
+ * Puts what a spec names into a new session's view before Chromium starts (a profile's user data, the
+ * unpacked extensions), and returns the Chromium arguments that need, with paths as Chromium sees them.
+ */
+export type LaunchPreparer = (spec: LaunchSpec, view: HostView, inView: (viewPath: string) => string) => Promise<string[]>;
+
+export function launchSpecOf(params: BrowserCreateParams, proxy: Upstream | null = null): LaunchSpec {
   const viewport = params.viewport ? { width: params.viewport.width, height: params.viewport.height } : DEFAULT_VIEWPORT;
   return {
     headless: params.headless ?? true,
@@ -35,11 +49,15 @@ export function launchSpecOf(params: BrowserCreateParams): LaunchSpec {
     kioskMode: params.kiosk_mode ?? false,
     stealth: params.stealth ?? false,
     startUrl: params.start_url ?? null,
+    proxy,
+    // Callers pass resolved ids here (routes/browsers.ts, host/pool.ts), never names.
+    profileId: params.profile?.id ?? null,
+    extensionIds: (params.extensions ?? []).flatMap((e) => (e.id ? [e.id] : [])),
   };
 }
 
 export function specKey(spec: LaunchSpec): string {
-  return JSON.stringify([spec.headless, spec.viewport.width, spec.viewport.height, spec.kioskMode, spec.stealth, spec.startUrl]);
+  return JSON.stringify([spec.headless, spec.viewport.width, spec.viewport.height, spec.kioskMode, spec.stealth, spec.startUrl, spec.proxy?.proxyId ?? null, spec.profileId, spec.extensionIds]);
 }
 
 /** A running Chromium that is, or is about to become, the browser of session `id`. */
@@ -51,6 +69,8 @@ export interface WarmBrowser {
   readonly screen?: XDisplay;
   /** The service's own connection that lets the headless shell download; resolves undefined elsewhere. */
   readonly downloads: Promise<CdpConnection | undefined>;
+  /** The forwarding proxy of a browser launched with a custom proxy. */
+  readonly forwarder?: ProxyForwarder;
 }
 
 export interface LaunchEnv {
@@ -60,6 +80,8 @@ export interface LaunchEnv {
   /** The window frame to add to headless windows (measured once per executable). */
   frame(): Promise<{ width: number; height: number }>;
   warn(obj: object, msg: string): void;
+  /** Run in order on every launch, after the view's layout is created (see LaunchPreparer). */
+  preparers: LaunchPreparer[];
 }
 
 /** Where session `id` lives, and whether its browser runs in the sandbox. */
@@ -84,8 +106,15 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
   const inView = (viewPath: string) => (sandbox ? viewPath : view.hostPath(viewPath));
   let screen: XDisplay | undefined;
   let chromium: LaunchedChromium;
+  let forwarder: ProxyForwarder | undefined;
   try {
+    if (spec.proxy) {
+      const proxyId = spec.proxy.proxyId;
+      forwarder = await ProxyForwarder.start(spec.proxy, (message) => env.warn({ session_id: id, proxy_id: proxyId, err: message }, 'the session proxy failed'));
+    }
     await view.createLayout();
+    const extraArgs: string[] = [];
+    for (const prepare of env.preparers) extraArgs.push(...(await prepare(spec, view, inView)));
     await writeDownloadPreferences(view.hostPath(USER_DATA_DIR), inView(DOWNLOADS_DIR));
     // A headful browser fills its own screen, toolbar included, as on the hosted service.
     if (!spec.headless) screen = await startXvfb(spec.viewport.width, spec.viewport.height);
@@ -99,9 +128,12 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
       startUrl: spec.startUrl ?? undefined,
       kioskMode: spec.kioskMode,
       stealth: spec.stealth,
+      proxyServer: forwarder?.proxyServer,
+      extraArgs,
     });
   } catch (err) {
     await screen?.stop();
+    await forwarder?.close();
     throw err;
   }
   // The headless shell ignores the profile's download preference and refuses downloads unless a CDP
@@ -113,7 +145,7 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
         return undefined;
       })
     : Promise.resolve(undefined);
-  return { id, spec, view, chromium, screen, downloads };
+  return { id, spec, view, chromium, screen, downloads, forwarder };
 }
 
 /** Stops a browser that never became a session, or whose session is gone. */
@@ -121,6 +153,7 @@ export async function stopBrowser(warm: WarmBrowser): Promise<void> {
   (await warm.downloads)?.close();
   await warm.chromium.kill();
   await warm.screen?.stop();
+  await warm.forwarder?.close();
 }
 
 /** Chromium's helpers can still be writing for a moment after the group is killed; retry the removal. */
@@ -152,9 +185,23 @@ async function allowDownloads(wsEndpoint: string, downloadsDir: string): Promise
   }
 }
 
-/** Downloads go to the view's Downloads folder without asking, as on the hosted service. */
+/**
+ * Downloads go to the view's Downloads folder without asking, as on the hosted service. Merged into the
+ * preferences a loaded profile brings (its download folder was another session's), which are also marked
+ * as cleanly exited, so a profile saved from a crashed browser does not offer to restore its tabs.
+ */
 async function writeDownloadPreferences(userDataDir: string, downloadsDir: string): Promise<void> {
-  const prefs = { download: { default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true }, savefile: { default_directory: downloadsDir } };
+  const file = join(userDataDir, 'Default', 'Preferences');
+  let prefs: Record<string, any> = {};
+  try {
+    const saved: unknown = JSON.parse(await readFile(file, 'utf8'));
+    if (saved && typeof saved === 'object' && !Array.isArray(saved)) prefs = saved as Record<string, any>;
+  } catch {
+    // No profile loaded, or its preferences are unreadable: Chromium starts from defaults either way.
+  }
+  prefs.download = { ...prefs.download, default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true };
+  prefs.savefile = { ...prefs.savefile, default_directory: downloadsDir };
+  if (prefs.profile) prefs.profile = { ...prefs.profile, exit_type: 'Normal', exited_cleanly: true };
   await mkdir(join(userDataDir, 'Default'), { recursive: true });
-  await writeFile(join(userDataDir, 'Default', 'Preferences'), JSON.stringify(prefs));
+  await writeFile(file, JSON.stringify(prefs));
 }

@@ -18,6 +18,10 @@ export interface LaunchOptions {
   wrap?: (file: string, args: string[], env: Record<string, string>) => { file: string; args: string[] };
   /** Hides the automation flag (`navigator.webdriver`) that bot checks look for. */
   stealth?: boolean;
+  /** The session's forwarding proxy (proxy-forwarder.ts), `http://127.0.0.1:PORT`; loopback stays direct. */
+  proxyServer?: string;
+  /** Arguments of launch preparers (browser-launch.ts): extensions to load. */
+  extraArgs?: string[];
   timeoutMs?: number;
 }
 
@@ -59,7 +63,8 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
     '--disable-default-apps',
     '--disable-domain-reliability',
     '--disable-breakpad',
-    '--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider',
+    // Branded Chrome 137+ ignores --load-extension unless DisableLoadExtensionCommandLineSwitch is off.
+    '--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,DisableLoadExtensionCommandLineSwitch',
     '--metrics-recording-only',
     '--mute-audio',
     '--disable-gpu',
@@ -79,6 +84,9 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
   if (!opts.headless) args.push('--window-position=0,0');
   if (opts.kioskMode) args.push('--kiosk');
   if (opts.stealth) args.push('--disable-blink-features=AutomationControlled');
+  // WebRTC's UDP would leave beside the proxy and show the host's own address.
+  if (opts.proxyServer) args.push(`--proxy-server=${opts.proxyServer}`, '--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
+  if (opts.extraArgs) args.push(...opts.extraArgs);
   args.push(opts.startUrl ?? 'about:blank');
   return args;
 }

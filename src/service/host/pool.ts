@@ -16,6 +16,8 @@ import type { PoolRow } from '../store/pools-repo.js';
 import { BrowserTracker } from './browser-reset.js';
 import { DEFAULT_VIEWPORT } from './browser-launch.js';
 import { DOWNLOADS_DIR } from './host-view.js';
+import type { ProfileStore } from './profiles.js';
+import type { ProxyService } from './proxies.js';
 import type { LiveSession, Logger, SessionManager } from './sessions.js';
 
 const MAX_BACKOFF_MS = 30_000;
@@ -31,6 +33,9 @@ interface Member {
   readonly startUrl: string | null;
   readonly viewport: { width: number; height: number };
   readonly headless: boolean;
+  /** The pool's profile when launched, and how many saves of it had happened then (ProfileStore.generation). */
+  readonly profileId: string | null;
+  readonly profileGeneration: number;
 }
 
 interface Waiter {
@@ -47,7 +52,13 @@ export interface PoolDeps {
   tokens: { revoke(sessionId: string): void };
   log: Logger;
   telemetry: Pick<PoolTelemetry, 'withCreate'>;
+  /** Resolves the pool's `proxy_id` at each launch (the pool stores only the id). */
+  proxies?: PoolProxies;
+  /** Tells browsers started from an older state of the pool's profile. */
+  profiles?: Pick<ProfileStore, 'generation'>;
 }
+
+export type PoolProxies = Pick<ProxyService, 'poolRoute' | 'linkBrowser' | 'addReferrers' | 'presentFor'>;
 
 /** What pools need of the telemetry hub: early validation, and launching a browser with settings. */
 export interface PoolTelemetry {
@@ -130,17 +141,33 @@ export class LivePool {
       timeout_seconds: config.timeout_seconds,
       ...(config.viewport ? { viewport: config.viewport } : {}),
       ...(config.start_url ? { start_url: config.start_url } : {}),
+      // Read-only: pool browsers never write the profile back.
+      ...(config.profile_id ? { profile: { id: config.profile_id } } : {}),
+      ...(config.extension_ids?.length ? { extensions: config.extension_ids.map((id) => ({ id })) } : {}),
     };
+    // Read before the launch copies the profile, so a save that lands meanwhile marks this browser stale.
+    const profileId = config.profile_id ?? null;
+    const profileGeneration = profileId ? (this.deps.profiles?.generation(profileId) ?? 0) : 0;
     let row: BrowserRow;
     try {
-      row = await this.deps.telemetry.withCreate(config.telemetry, () => sessions.create(params, this.row.project_id, { poolId: this.id }));
+      const proxy = config.proxy_id ? this.deps.proxies?.poolRoute(this.row.project_id, config.proxy_id) : undefined;
+      row = await this.deps.telemetry.withCreate(config.telemetry, () => sessions.create(params, this.row.project_id, { poolId: this.id, proxy }));
+      if (proxy) this.deps.proxies!.linkBrowser(row.id, { proxy_id: proxy.proxyId, mode: null });
     } catch (err) {
       this.launching--;
       if (!this.closed && !sessions.isClosing) this.backOff((err as Error).message);
       return;
     }
     this.launching--;
-    const member: Member = { id: row.id, state: 'warming', startUrl: row.start_url, viewport: params.viewport ?? DEFAULT_VIEWPORT, headless: row.headless };
+    const member: Member = {
+      id: row.id,
+      state: 'warming',
+      startUrl: row.start_url,
+      viewport: params.viewport ?? DEFAULT_VIEWPORT,
+      headless: row.headless,
+      profileId,
+      profileGeneration,
+    };
     this.members.set(row.id, member);
     if (this.closed || this.members.size > this.row.config.size) {
       void sessions.end(row.id, 'deleted', `${this.label} no longer needs it`);
@@ -158,8 +185,32 @@ export class LivePool {
       return;
     }
     this.failures = 0;
+    if (this.profileStale(member)) {
+      // Its profile was updated while it started: replaced rather than leased with the old state.
+      this.members.delete(row.id);
+      void sessions.end(row.id, 'deleted', `${this.label}: its profile was updated while it started`);
+      this.fill();
+      return;
+    }
     this.becomeIdle(member);
     this.fill();
+  }
+
+  /** Started from an older state of the pool's profile, and the pool refreshes on profile updates. */
+  private profileStale(member: Member): boolean {
+    const { profile_id: profileId, refresh_on_profile_update: refresh } = this.row.config;
+    if (!member.profileId || member.profileId !== profileId || refresh === false) return false;
+    return member.profileGeneration < (this.deps.profiles?.generation(profileId) ?? 0);
+  }
+
+  /** The pool's profile was updated: idle browsers started from its older state are replaced. */
+  async refreshProfile(): Promise<void> {
+    const stale = this.idle.filter((id) => {
+      const member = this.members.get(id);
+      return member !== undefined && this.profileStale(member);
+    });
+    for (const id of stale) this.idle.splice(this.idle.indexOf(id), 1);
+    await Promise.all(stale.map((id) => this.deps.sessions.end(id, 'deleted', `replaced in ${this.label} after its profile was updated`)));
   }
 
   /** Leases an idle browser now, or waits up to `timeoutMs` for one; undefined means none came (204). */
@@ -202,8 +253,14 @@ export class LivePool {
     tokens.revoke(sessionId);
     await sessions.released(sessionId);
     browsers.update(sessionId, { name: null, tags: {}, start_url: member.startUrl });
-    if (!reuse || this.closed || this.members.size > this.row.config.size) {
-      const why = reuse ? `${this.label} no longer needs it` : `released to ${this.label} with reuse: false`;
+    // A browser with a profile is replaced rather than reset: a reset would clear the profile's cookies and
+    // storage too, and the next holder must start from the profile as it is, not from the last lease.
+    if (!reuse || this.closed || this.members.size > this.row.config.size || member.profileId) {
+      const why = !reuse
+        ? `released to ${this.label} with reuse: false`
+        : member.profileId
+          ? `released to ${this.label}; replaced so the next holder starts from the profile`
+          : `${this.label} no longer needs it`;
       await sessions.end(sessionId, 'deleted', why);
       return;
     }

@@ -5,8 +5,11 @@ import { ServiceError, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrowsersRepo } from '../store/browsers-repo.js';
 import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../store/pools-repo.js';
+import type { ExtensionStore } from './extensions.js';
 import type { ConcurrencyLimit } from './limits.js';
-import { LivePool, type PoolTelemetry } from './pool.js';
+import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
+import { applyPoolResources, type PoolResourceFields } from './pool-resources.js';
+import type { ProfileStore } from './profiles.js';
 import type { Logger, SessionManager } from './sessions.js';
 
 export const DEFAULT_POOL_TIMEOUT_SECONDS = 600;
@@ -25,6 +28,11 @@ export interface PoolSettings {
   fill_rate_per_minute?: number;
   /** Applied to every browser the pool launches; an acquire's own `telemetry` overrides it for that lease. */
   telemetry?: BrowserTelemetryRequest | null;
+  /** A custom proxy of the project for every browser of the pool; `""` clears it on update. */
+  proxy_id?: string;
+  profile?: PoolResourceFields['profile'];
+  extensions?: PoolResourceFields['extensions'];
+  refresh_on_profile_update?: boolean;
 }
 
 export type PoolUpdate = Partial<PoolSettings> & { discard_all_idle?: boolean };
@@ -38,6 +46,9 @@ export interface PoolManagerDeps {
   now: () => Date;
   headful: { available: boolean; reason: string };
   telemetry: PoolTelemetry;
+  proxies?: PoolProxies;
+  profiles?: ProfileStore;
+  extensions?: ExtensionStore;
 }
 
 export class PoolManager {
@@ -47,6 +58,32 @@ export class PoolManager {
   constructor(private readonly deps: PoolManagerDeps) {
     deps.sessions.onEnd((session) => {
       if (session.poolId) this.pools.get(session.poolId)?.memberEnded(session.id);
+    });
+    // A lease may have switched the browser's proxy (PATCH); the next holder gets the pool's route again.
+    deps.sessions.onRelease((id) => {
+      const { proxies } = deps;
+      const forwarder = deps.sessions.get(id)?.proxy;
+      if (forwarder) {
+        if (forwarder.current !== forwarder.launchedWith) forwarder.use(forwarder.launchedWith);
+        proxies?.linkBrowser(id, { proxy_id: forwarder.launchedWith?.proxyId ?? null, mode: null });
+      } else if (proxies?.presentFor(id).proxy) {
+        proxies.linkBrowser(id, { proxy_id: null, mode: null });
+      }
+    });
+    // A pool keeps launching browsers through its proxy, so the proxy cannot be deleted under it.
+    deps.proxies?.addReferrers((proxyId) =>
+      [...this.pools.values()].filter((p) => p.row.config.proxy_id === proxyId).map((p) => `browser pool '${p.row.name ?? p.id}'`),
+    );
+    // The same for the pool's profile and extensions.
+    const usedBy = (uses: (config: StoredPoolConfig) => boolean) =>
+      [...this.pools.values()].filter((p) => uses(p.row.config)).map((p) => `browser pool '${p.row.name ?? p.id}'`);
+    deps.profiles?.addReferrers((profileId) => usedBy((c) => c.profile_id === profileId));
+    deps.extensions?.addReferrers((extensionId) => usedBy((c) => c.extension_ids?.includes(extensionId) ?? false));
+    // A session wrote the profile back: pools that opted in replace the idle browsers started from its old state.
+    deps.profiles?.onUpdated((profileId) => {
+      for (const pool of this.pools.values()) {
+        if (pool.row.config.profile_id === profileId && pool.row.config.refresh_on_profile_update !== false) void pool.refreshProfile();
+      }
     });
   }
 
@@ -100,8 +137,10 @@ export class PoolManager {
       timeout_seconds: body.timeout_seconds ?? DEFAULT_POOL_TIMEOUT_SECONDS,
       fill_rate_per_minute: body.fill_rate_per_minute ?? DEFAULT_FILL_RATE,
       ...(body.telemetry ? { telemetry: body.telemetry } : {}),
+      ...(body.proxy_id ? { proxy_id: body.proxy_id } : {}),
     };
-    this.checkConfig(config);
+    applyPoolResources(config, body, projectId, this.deps);
+    this.checkConfig(config, projectId);
     // Checked and then recorded without an await in between, so concurrent requests cannot overshoot.
     this.limit?.admitReservation(config.size);
     const row: PoolRow = { id: newId(), project_id: projectId, name: body.name ?? null, config, created_at: this.deps.now().toISOString() };
@@ -110,7 +149,7 @@ export class PoolManager {
   }
 
   async update(pool: LivePool, body: PoolUpdate): Promise<LivePool> {
-    const { discard_all_idle: discard, name, ...changes } = body;
+    const { discard_all_idle: discard, name, profile, extensions, refresh_on_profile_update, ...changes } = body;
     const old = pool.row;
     const config: StoredPoolConfig = { ...old.config };
     for (const [key, value] of Object.entries(changes)) {
@@ -120,7 +159,9 @@ export class PoolManager {
     if (config.start_url === '') delete config.start_url;
     // null clears the pool's telemetry: browsers launched from now on capture nothing.
     if (changes.telemetry === null) delete config.telemetry;
-    this.checkConfig(config);
+    if (config.proxy_id === '') delete config.proxy_id;
+    applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps);
+    this.checkConfig(config, old.project_id);
     this.limit?.admitReservation(config.size - old.config.size);
     const row: PoolRow = { ...old, name: name ? name : old.name, config };
     this.write(row, () => this.deps.repo.update(row.id, row.name, config));
@@ -142,8 +183,8 @@ export class PoolManager {
   }
 
   private add(row: PoolRow): LivePool {
-    const { sessions, browsers, tokens, log, telemetry } = this.deps;
-    const pool = new LivePool(row, { sessions, browsers, tokens, log, telemetry });
+    const { sessions, browsers, tokens, log, telemetry, proxies, profiles } = this.deps;
+    const pool = new LivePool(row, { sessions, browsers, tokens, log, telemetry, proxies, profiles });
     this.pools.set(row.id, pool);
     pool.fill();
     return pool;
@@ -160,8 +201,10 @@ export class PoolManager {
     }
   }
 
-  private checkConfig(config: StoredPoolConfig): void {
+  private checkConfig(config: StoredPoolConfig, projectId: string | null): void {
     this.deps.telemetry.validate(config.telemetry);
+    // A custom proxy of the project, or a 400 naming body.proxy_id (hosted-only types cannot route here).
+    if (config.proxy_id) this.deps.proxies?.poolRoute(projectId, config.proxy_id);
     if (!config.headless && !this.deps.headful.available) {
       throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${this.deps.headful.reason}; use headless: true`);
     }
@@ -170,7 +213,8 @@ export class PoolManager {
 
 export function presentPool(pool: LivePool): BrowserPool {
   const { row } = pool;
-  const config: BrowserPoolConfig = { ...row.config, ...(row.name ? { name: row.name } : {}) };
+  const { profile_id, extension_ids, ...stored } = row.config;
+  const config: BrowserPoolConfig = { ...stored, ...(row.name ? { name: row.name } : {}) };
   return {
     id: row.id,
     ...(row.name ? { name: row.name } : {}),
@@ -178,6 +222,7 @@ export function presentPool(pool: LivePool): BrowserPool {
     available_count: pool.availableCount,
     browser_pool_config: config,
     created_at: row.created_at,
-    extension_ids: [],
+    extension_ids: extension_ids ?? [],
+    ...(profile_id ? { profile_id } : {}),
   };
 }

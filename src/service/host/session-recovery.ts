@@ -2,7 +2,7 @@
 // anything new is launched, they are killed and their sessions recorded as ended by the restart.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BrowsersRepo } from '../store/browsers-repo.js';
+import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
 import { PID_FILE, removeDir } from './browser-launch.js';
 import { killProcessGroup } from './chromium.js';
 
@@ -11,6 +11,10 @@ export interface RecoveryDeps {
   sessionsDir: string;
   now: () => Date;
   isLive(id: string): boolean;
+  /** Before a stale session's still-running browser is killed: a chance to close it cleanly (profile save). */
+  closeCleanly?(row: BrowserRow): Promise<void>;
+  /** Once the stale session's browser is gone, before its folder is removed (the profile save-back). */
+  stopped?(row: BrowserRow): Promise<void>;
 }
 
 /**
@@ -21,8 +25,12 @@ export interface RecoveryDeps {
 export async function recoverStale(deps: RecoveryDeps, track: (work: Promise<unknown>) => void): Promise<number> {
   const stale = deps.repo.listActive();
   for (const row of stale) {
-    if (row.pid && (await isOurChromium(row.pid, join(deps.sessionsDir, row.id)))) killProcessGroup(row.pid);
+    if (row.pid && (await isOurChromium(row.pid, join(deps.sessionsDir, row.id)))) {
+      await deps.closeCleanly?.(row);
+      killProcessGroup(row.pid);
+    }
     deps.repo.end(row.id, 'service_restart', 'the service restarted while this session was active', deps.now());
+    await deps.stopped?.(row);
     track(removeDir(join(deps.sessionsDir, row.id)));
   }
   const staleIds = new Set(stale.map((row) => row.id));

@@ -5,6 +5,7 @@ import type { BrowserEndReason } from '../../api/types.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
 import type { LaunchSpec, WarmBrowser } from './browser-launch.js';
 import type { LaunchedChromium } from './chromium.js';
+import type { ProxyForwarder } from './proxy-forwarder.js';
 import type { ChromiumExecutable } from './chromium-path.js';
 import type { HostView } from './host-view.js';
 import type { Sandbox } from './sandbox.js';
@@ -31,6 +32,8 @@ export interface LiveSession {
   readonly poolId: string | null;
   /** Idle in its pool: never timed out, and CDP clients are refused until someone acquires it. */
   parked: boolean;
+  /** The forwarding proxy of a session launched with a custom proxy; PATCH switches its upstream. */
+  readonly proxy?: ProxyForwarder;
 }
 
 export interface Logger {

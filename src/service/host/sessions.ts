@@ -8,9 +8,11 @@ import type { BrowserEndReason, BrowserCreateParams } from '../../api/types.js';
 import { conflict, unavailable } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
+import type { Upstream } from './proxy-upstream.js';
 import { PID_FILE, launchBrowser, launchSpecOf, removeDir, sessionLayout, stopBrowser } from './browser-launch.js';
-import type { LaunchEnv, LaunchSpec, WarmBrowser } from './browser-launch.js';
+import type { LaunchEnv, LaunchPreparer, LaunchSpec, WarmBrowser } from './browser-launch.js';
 import { measureWindowFrame, type ExitInfo, type LaunchedChromium } from './chromium.js';
+import { closeCleanly, closeStaleCleanly } from './profiles-flush.js';
 import { recoverStale } from './session-recovery.js';
 import type { Admission, LiveSession, SessionEndListener, SessionManagerDeps, SessionStartHook, WarmSource } from './session-types.js';
 
@@ -29,6 +31,9 @@ export class SessionManager {
   private readonly startHooks: SessionStartHook[] = [];
   private readonly releaseHooks: ((sessionId: string) => Promise<void> | void)[] = [];
   private readonly endListeners: SessionEndListener[] = [];
+  private readonly stopHooks: ((row: BrowserRow) => Promise<void>)[] = [];
+  /** Sessions that write their profile back: closed cleanly rather than killed, so their files are complete. */
+  private readonly cleanStops = new Set<string>();
   private warmSource: WarmSource | undefined;
   private admission: Admission | undefined;
   /** On-demand sessions running or being created: what a concurrency limit counts. */
@@ -46,7 +51,21 @@ export class SessionManager {
       sessionsDir: deps.sessionsDir,
       frame: () => this.windowFrame(),
       warn: (obj, msg) => deps.log.warn(obj, msg),
+      preparers: [],
     };
+  }
+
+  /** Adds a step that fills a new session's view before its Chromium starts (profiles, extensions). */
+  addLaunchPreparer(preparer: LaunchPreparer): void {
+    this.env.preparers.push(preparer);
+  }
+
+  /**
+   * Runs `hook` once a session's Chromium is gone (at the session's end, or found left over at start) and
+   * before its folder is removed: the profile save-back reads the user data here. The end waits for it.
+   */
+  onStopped(hook: (row: BrowserRow) => Promise<void>): void {
+    this.stopHooks.push(hook);
   }
 
   get(id: string): LiveSession | undefined {
@@ -130,9 +149,10 @@ export class SessionManager {
 
   /**
    * Creates a session: adopts a matching standby browser when there is one (a handoff, no launch), else
-   * records the session and launches its browser. `poolId` creates a parked browser for that pool.
+   * records the session and launches its browser. `poolId` creates a parked browser for that pool; `proxy`
+   * is the custom proxy its traffic goes through (host/proxies.ts resolves the body's `proxy` to it).
    */
-  async create(params: BrowserCreateParams, projectId: string | null, opts: { poolId?: string } = {}): Promise<BrowserRow> {
+  async create(params: BrowserCreateParams, projectId: string | null, opts: { poolId?: string; proxy?: Upstream | null } = {}): Promise<BrowserRow> {
     if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
     const poolId = opts.poolId ?? null;
     // Admitted and counted before the first await, so parallel creates cannot overshoot a limit together.
@@ -141,15 +161,15 @@ export class SessionManager {
       this.onDemand++;
     }
     try {
-      return await this.createAdmitted(params, projectId, poolId);
+      return await this.createAdmitted(params, projectId, poolId, opts.proxy ?? null);
     } catch (err) {
       if (poolId === null) this.onDemand--;
       throw err;
     }
   }
 
-  private async createAdmitted(params: BrowserCreateParams, projectId: string | null, poolId: string | null): Promise<BrowserRow> {
-    const spec = launchSpecOf(params);
+  private async createAdmitted(params: BrowserCreateParams, projectId: string | null, poolId: string | null, proxy: Upstream | null): Promise<BrowserRow> {
+    const spec = launchSpecOf(params, proxy);
     const offer = poolId === null ? this.warmSource?.take(spec) : undefined;
     if (offer) {
       let row: BrowserRow;
@@ -207,10 +227,16 @@ export class SessionManager {
       user_data_dir: userDataDir,
       sandboxed: sandbox !== null,
       pool_id: poolId,
+      profile_id: params.profile?.id ?? null,
+      profile_save_changes: params.profile?.save_changes === true,
     };
     try {
       this.deps.repo.insert(row);
     } catch (err) {
+      // The other unique index: a profile is loaded read-write by one active session at a time.
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && (err as Error).message.includes('profile_id')) {
+        throw conflict(`profile '${row.profile_id}' is already loaded with save_changes: true by another active browser; end that one first, or load it with save_changes: false`);
+      }
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw conflict(`a browser named '${params.name}' is already active in this project`);
       }
@@ -270,12 +296,14 @@ export class SessionManager {
       // An adopted browser may have waited a while; its session starts now.
       lastActivity: Date.now(),
       connections: new Set(),
-      cleanups: [async () => (await warm.downloads)?.close()],
+      cleanups: [async () => (await warm.downloads)?.close(), () => warm.forwarder?.close()],
       ready: warm.downloads.then(() => undefined),
       poolId: row.pool_id,
       parked: row.pool_id !== null,
+      proxy: warm.forwarder,
     };
     this.live.set(id, session);
+    if (row.profile_save_changes) this.cleanStops.add(id);
     const started = { ...row, pid: chromium.pid };
     const hooks = this.startHooks.map(async (hook) => {
       try {
@@ -315,8 +343,11 @@ export class SessionManager {
           }
         }),
       );
+      if (this.cleanStops.delete(id)) await closeCleanly(session.chromium);
       await session.chromium.kill();
       await session.screen?.stop();
+      const ended = this.deps.repo.get(id);
+      if (ended) await this.stopped(ended);
       this.live.delete(id);
       this.deps.log.info({ session_id: id, reason, detail }, 'browser session ended');
       this.track(removeDir(join(this.deps.sessionsDir, id)));
@@ -369,9 +400,27 @@ export class SessionManager {
   /** Ends the sessions a service that died without closing them left behind (see session-recovery.ts). */
   recoverStale(): Promise<number> {
     return recoverStale(
-      { repo: this.deps.repo, sessionsDir: this.deps.sessionsDir, now: this.deps.now, isLive: (id) => this.live.has(id) },
+      {
+        repo: this.deps.repo,
+        sessionsDir: this.deps.sessionsDir,
+        now: this.deps.now,
+        isLive: (id) => this.live.has(id),
+        // A browser that outlived the service (unsandboxed) still holds its profile's latest state.
+        closeCleanly: (row) => (row.profile_save_changes ? closeStaleCleanly(row) : Promise.resolve()),
+        stopped: (row) => this.stopped(row),
+      },
       (work) => this.track(work),
     );
+  }
+
+  private async stopped(row: BrowserRow): Promise<void> {
+    for (const hook of this.stopHooks) {
+      try {
+        await hook(row);
+      } catch (err) {
+        this.deps.log.warn({ session_id: row.id, err: (err as Error).message }, 'a session stop hook failed');
+      }
+    }
   }
 
   private track(work: Promise<unknown>): void {

@@ -11,11 +11,16 @@ import { ServiceError, conflict } from '../errors.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow } from './lookup.js';
 import type { CdpTokens } from '../host/cdp-proxy.js';
+import type { ExtensionStore } from '../host/extensions.js';
+import type { ProfileStore } from '../host/profiles.js';
+import type { ProxyService } from '../host/proxies.js';
 import type { SessionManager } from '../host/sessions.js';
 import { telemetryCreateSchema, telemetryUpdateSchema } from '../host/telemetry-config.js';
 import type { TelemetryHub } from '../host/telemetry-hub.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
+import { extensionSelectorsSchema } from './extensions.js';
 import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { profileSelectorSchema } from './profiles.js';
 
 export interface BrowserRouteDeps {
   repo: BrowsersRepo;
@@ -25,6 +30,11 @@ export interface BrowserRouteDeps {
   telemetry?: TelemetryHub;
   /** Names the pool of a pooled session. */
   pools?: { ref(poolId: string): BrowserPoolRef };
+  /** Resolves, records and presents a session's `proxy` (host/proxies.ts). */
+  proxies?: ProxyService;
+  /** Resolve the `profile` and `extensions` of a create body; present a session's profile. */
+  profiles?: ProfileStore;
+  extensions?: ExtensionStore;
 }
 
 const tags = {
@@ -32,6 +42,21 @@ const tags = {
   maxProperties: 50,
   propertyNames: { minLength: 1, maxLength: 255 },
   additionalProperties: { type: 'string', maxLength: 255 },
+} as const;
+
+/** Egress: exactly one of mode/id/name (checked by host/proxies.ts, to name the field), or the deprecated ones. */
+const proxyFields = {
+  proxy: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      mode: { type: 'string', enum: ['direct', 'default'] },
+      id: { type: 'string', minLength: 1, maxLength: 255 },
+      name: { type: 'string', minLength: 1, maxLength: 255 },
+    },
+  },
+  proxy_id: { type: 'string', maxLength: 255 },
+  disable_default_proxy: { type: 'boolean' },
 } as const;
 
 const idOrNameParams = {
@@ -64,6 +89,9 @@ export const createBody = {
     tags,
     kiosk_mode: { type: 'boolean' },
     telemetry: telemetryCreateSchema,
+    ...proxyFields,
+    profile: profileSelectorSchema,
+    extensions: extensionSelectorsSchema,
   },
 } as const;
 
@@ -74,6 +102,8 @@ const updateBody = {
     name: { type: 'string', maxLength: 255 },
     tags,
     telemetry: telemetryUpdateSchema,
+    ...proxyFields,
+    proxy_id: { type: ['string', 'null'], maxLength: 255 },
   },
 } as const;
 
@@ -110,9 +140,13 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
       if (req.body.headless === false && !deps.headful.available) {
         throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${deps.headful.reason}; create with headless: true`);
       }
-      const create = () => sessions.create(req.body, req.auth.projectId);
+      // Resolved before anything launches; a bad selection is a 400 naming the field.
+      const proxy = deps.proxies?.select(req.auth.projectId, req.body);
+      const params = withResources(req.auth.projectId, req.body, deps);
+      const create = () => sessions.create(params, req.auth.projectId, { proxy: proxy?.upstream });
       // Telemetry settings are checked first and seen by the new session's start hooks.
       const row = await (deps.telemetry ? deps.telemetry.withCreate(req.body.telemetry, create) : create());
+      if (proxy) deps.proxies!.linkBrowser(row.id, proxy.link);
       return present(req, row);
     },
   );
@@ -153,6 +187,7 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
       const row = find(req, req.params.id_or_name);
       const { name, tags: newTags } = req.body;
       const applyTelemetry = deps.telemetry?.prepareUpdate(row.id, req.body.telemetry);
+      const applyProxy = deps.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body);
       try {
         repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
       } catch (err) {
@@ -162,6 +197,7 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
         throw err;
       }
       await applyTelemetry?.();
+      applyProxy?.();
       sessions.touch(row.id);
       return present(req, repo.get(row.id)!);
     },
@@ -178,6 +214,24 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
   );
 }
 
+/**
+ * The create body with its profile and extensions resolved to ids, as sessions.create takes them: unknown
+ * ones are a 404, a profile already held read-write a 409, extensions without a full Chromium a 400.
+ */
+function withResources(projectId: string | null, body: BrowserCreateParams, deps: BrowserRouteDeps): BrowserCreateParams {
+  const params = { ...body };
+  if (body.profile && deps.profiles) {
+    const profile = deps.profiles.select(projectId, body.profile, 'body.profile');
+    if (body.profile.save_changes) deps.profiles.checkWritable(profile);
+    params.profile = { id: profile.id, save_changes: body.profile.save_changes === true };
+  }
+  if (body.extensions?.length && deps.extensions) {
+    deps.extensions.checkAvailable();
+    params.extensions = deps.extensions.selectAll(projectId, body.extensions, 'body.extensions').map((e) => ({ id: e.id }));
+  }
+  return params;
+}
+
 /** ws:// or wss:// plus the host the client used to reach us, so the CDP URL works from where it called. */
 export function wsOrigin(req: FastifyRequest): string {
   return `${req.protocol === 'https' ? 'wss' : 'ws'}://${req.host}`;
@@ -186,7 +240,13 @@ export function wsOrigin(req: FastifyRequest): string {
 export function presentSession(
   row: BrowserRow,
   origin: string,
-  deps: { tokens: CdpTokens; telemetry?: Pick<TelemetryHub, 'present'>; pools?: { ref(poolId: string): BrowserPoolRef } },
+  deps: {
+    tokens: CdpTokens;
+    telemetry?: Pick<TelemetryHub, 'present'>;
+    pools?: { ref(poolId: string): BrowserPoolRef };
+    proxies?: Pick<ProxyService, 'presentFor'>;
+    profiles?: Pick<ProfileStore, 'presentRef'>;
+  },
 ): BrowserSession {
   const session: BrowserSession = {
     session_id: row.id,
@@ -205,6 +265,11 @@ export function presentSession(
   if (row.pool_id) session.pool = deps.pools?.ref(row.pool_id) ?? { id: row.pool_id };
   const telemetry = deps.telemetry?.present(row.id);
   if (telemetry) session.telemetry = telemetry;
+  if (deps.proxies) Object.assign(session, deps.proxies.presentFor(row.id));
+  if (row.profile_id) {
+    session.profile = deps.profiles?.presentRef(row.profile_id) ?? ({ id: row.profile_id } as BrowserSession['profile']);
+    session.profile_save_changes = row.profile_save_changes;
+  }
   const endMs = row.deleted_at ? Date.parse(row.deleted_at) : Date.now();
   session.usage = { uptime_ms: Math.max(0, endMs - Date.parse(row.created_at)) };
   if (row.deleted_at) {

@@ -1,10 +1,20 @@
 // /org/limits: the unified concurrency limit. `max_concurrent_sessions` counts on-demand sessions plus
 // pool reservations; null (or 0, as on the hosted API) means no limit. `max_pooled_sessions` is the
 // deprecated per-pool cap: accepted, stored and echoed, never enforced.
+// Also the one entry point of the organisation's other groups (keys, projects, audit log, identity), so
+// the app registers them all with one call.
 import type { FastifyInstance } from 'fastify';
 import type { OrgLimits } from '../../api/types.js';
 import type { LimitsRepo } from '../store/limits-repo.js';
+import { registerApiKeyRoutes, type ApiKeyRouteDeps } from './api-keys.js';
+import { registerAuditRoutes, type AuditDeps } from './audit.js';
 import { defaultEmptyBody } from './empty-body.js';
+import { registerIdentityRoutes } from './identity.js';
+import { registerProjectRoutes, type ProjectRouteDeps } from './projects.js';
+
+export interface OrgRouteDeps extends ApiKeyRouteDeps, ProjectRouteDeps, AuditDeps {
+  limits: LimitsRepo;
+}
 
 const limitValue = { type: ['integer', 'null'], minimum: 0, maximum: 1_000_000 } as const;
 
@@ -17,8 +27,10 @@ const updateBody = {
   },
 } as const;
 
-export function registerOrgRoutes(app: FastifyInstance, deps: { limits: LimitsRepo }): void {
-  app.get('/org/limits', async () => deps.limits.get());
+const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;
+
+export function registerOrgRoutes(app: FastifyInstance, deps: OrgRouteDeps): void {
+  app.get('/org/limits', { schema: { querystring: noQuery } }, async () => deps.limits.get());
 
   app.patch<{ Body: Partial<OrgLimits> }>(
     '/org/limits',
@@ -32,4 +44,8 @@ export function registerOrgRoutes(app: FastifyInstance, deps: { limits: LimitsRe
       return deps.limits.set(fields);
     },
   );
+  registerApiKeyRoutes(app, deps);
+  registerProjectRoutes(app, deps);
+  registerAuditRoutes(app, deps);
+  registerIdentityRoutes(app, deps);
 }

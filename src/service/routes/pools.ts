@@ -1,9 +1,11 @@
 // /browser_pools: create, list, retrieve, update and delete pools; acquire (a long poll), release and flush.
-// Fields of later issues (proxy_id, extensions, profile, chrome_policy) are not in the schemas yet, so
-// they are refused as unknown fields rather than accepted and ignored.
+// Fields of later issues (chrome_policy) are not in the schemas yet, so they are refused as unknown fields
+// rather than accepted and ignored.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrowserPoolAcquireParams, BrowserPoolReleaseParams } from '../../api/types.js';
 import type { CdpTokens } from '../host/cdp-proxy.js';
+import type { ProfileStore } from '../host/profiles.js';
+import type { ProxyService } from '../host/proxies.js';
 import { presentPool, type PoolManager, type PoolSettings, type PoolUpdate } from '../host/pools.js';
 import type { TelemetryHub } from '../host/telemetry-hub.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
@@ -17,6 +19,8 @@ export interface PoolRouteDeps {
   pools: PoolManager;
   tokens: CdpTokens;
   telemetry?: TelemetryHub;
+  proxies?: ProxyService;
+  profiles?: ProfileStore;
 }
 
 const browser = createBody.properties;
@@ -34,6 +38,11 @@ const poolFields = {
   // Only the lower bound is the hosted API's; above 100 % the pool could not fill any faster.
   fill_rate_per_minute: { type: 'number', exclusiveMinimum: 0, maximum: 100 },
   telemetry: telemetryCreateSchema,
+  proxy_id: browser.proxy_id,
+  // Pool browsers load the profile read-only: save_changes is accepted and ignored, as on the hosted API.
+  profile: browser.profile,
+  refresh_on_profile_update: { type: 'boolean' },
+  extensions: browser.extensions,
 } as const;
 
 const createPoolBody = {
@@ -51,6 +60,11 @@ const updatePoolBody = {
     // "" is a no-op for the name and clears the start URL, as on the hosted API.
     name: { type: 'string', maxLength: 255 },
     start_url: { type: 'string', maxLength: 8192, pattern: '^$|^(https?://|about:|data:)' },
+    // `profile: {id: ""}` (or name "") clears the profile.
+    profile: {
+      ...browser.profile,
+      properties: { ...browser.profile.properties, id: { type: 'string', maxLength: 255 }, name: { type: 'string', pattern: `^$|${browser.profile.properties.name.pattern}` } },
+    },
     discard_all_idle: { type: 'boolean' },
   },
 } as const;
@@ -105,7 +119,7 @@ type IdParams = { id_or_name: string };
 export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): void {
   const { pools } = deps;
   const find = (req: FastifyRequest<{ Params: IdParams }>) => pools.find(req.auth.projectId, req.params.id_or_name);
-  const sessionDeps = { tokens: deps.tokens, telemetry: deps.telemetry, pools };
+  const sessionDeps = { tokens: deps.tokens, telemetry: deps.telemetry, pools, proxies: deps.proxies, profiles: deps.profiles };
   const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, wsOrigin(req), sessionDeps);
 
   app.post<{ Body: PoolSettings }>('/browser_pools', { schema: { body: createPoolBody } }, async (req) =>

@@ -22,10 +22,14 @@ export interface BrowserRow {
   sandboxed: boolean;
   /** The browser pool the session belongs to; null for on-demand sessions. */
   pool_id: string | null;
+  /** The profile the session was started from, and whether its state is written back when it ends. */
+  profile_id: string | null;
+  profile_save_changes: boolean;
 }
 
-type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed'> & {
+type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed' | 'profile_save_changes'> & {
   sandboxed: number;
+  profile_save_changes: number;
   tags: string;
   viewport: string | null;
   headless: number;
@@ -43,7 +47,7 @@ export interface ListQuery {
 }
 
 const COLUMNS = `id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
-  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id`;
+  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes`;
 
 export class BrowsersRepo {
   private readonly stmts;
@@ -52,7 +56,8 @@ export class BrowsersRepo {
     this.stmts = {
       insert: db.prepare(
         `INSERT INTO browsers (${COLUMNS}) VALUES (@id, @project_id, @name, @tags, @headless, @stealth, @kiosk_mode,
-          @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir, @sandboxed, @pool_id)`,
+          @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir, @sandboxed, @pool_id,
+          @profile_id, @profile_save_changes)`,
       ),
       byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE id = ?`),
       activeByName: db.prepare<[string, string], StoredRow>(
@@ -133,7 +138,11 @@ export class BrowsersRepo {
     if (q.status === 'active') where.push('deleted_at IS NULL');
     if (q.status === 'deleted') where.push('deleted_at IS NOT NULL');
     if (q.query) {
-      where.push(`(lower(id) LIKE @query ESCAPE '\\' OR lower(ifnull(name, '')) LIKE @query ESCAPE '\\')`);
+      // As on the hosted API, the search also finds sessions by the id or name of the profile they loaded.
+      where.push(`(lower(id) LIKE @query ESCAPE '\\' OR lower(ifnull(name, '')) LIKE @query ESCAPE '\\'
+        OR lower(ifnull(profile_id, '')) LIKE @query ESCAPE '\\'
+        OR profile_id IN (SELECT id FROM profiles WHERE lower(ifnull(name, '')) LIKE @query ESCAPE '\\')
+        OR id IN (SELECT browser_id FROM browser_proxies WHERE lower(ifnull(proxy_id, '')) LIKE @query ESCAPE '\\'))`);
       params.query = `%${q.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     }
     Object.entries(q.tags ?? {}).forEach(([key, value], i) => {
@@ -160,6 +169,7 @@ function toStored(row: BrowserRow): StoredRow {
     stealth: row.stealth ? 1 : 0,
     kiosk_mode: row.kiosk_mode ? 1 : 0,
     sandboxed: row.sandboxed ? 1 : 0,
+    profile_save_changes: row.profile_save_changes ? 1 : 0,
   };
 }
 
@@ -172,5 +182,6 @@ function fromStored(row: StoredRow): BrowserRow {
     stealth: row.stealth === 1,
     kiosk_mode: row.kiosk_mode === 1,
     sandboxed: row.sandboxed === 1,
+    profile_save_changes: row.profile_save_changes === 1,
   };
 }

@@ -104,4 +104,109 @@ export const migrations: string[] = [
     export_destination TEXT
   );
   `,
+  // Version 6, profiles and extensions. Their files live beside the database (<dataDir>/profiles/<id>/,
+  // <dataDir>/extensions/<id>.zip and <id>/); names are unique per project. A session records the profile
+  // it loaded; the partial unique index lets at most one active session hold a profile read-write, exactly
+  // under races (the end of the session, which sets deleted_at, releases it).
+  `
+  CREATE TABLE profiles (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    project_id   TEXT,
+    name         TEXT,
+    created_at   TEXT NOT NULL,
+    updated_at   TEXT NOT NULL,
+    last_used_at TEXT
+  );
+  CREATE UNIQUE INDEX profiles_name ON profiles (ifnull(project_id, ''), name) WHERE name IS NOT NULL;
+  CREATE TABLE extensions (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    project_id   TEXT,
+    name         TEXT,
+    created_at   TEXT NOT NULL,
+    size_bytes   INTEGER NOT NULL,
+    checksum     TEXT NOT NULL,
+    last_used_at TEXT
+  );
+  CREATE UNIQUE INDEX extensions_name ON extensions (ifnull(project_id, ''), name) WHERE name IS NOT NULL;
+  ALTER TABLE browsers ADD COLUMN profile_id TEXT;
+  ALTER TABLE browsers ADD COLUMN profile_save_changes INTEGER NOT NULL DEFAULT 0;
+  CREATE UNIQUE INDEX browsers_profile_writer ON browsers (profile_id)
+    WHERE deleted_at IS NULL AND profile_save_changes = 1;
+  `,
+  // Version 7, proxies (after profiles' and extensions' 6). Soft-deleted: sessions that use a proxy keep
+  // showing its id. `config` is the public per-type config; a custom proxy's password is only ever stored
+  // sealed (secrets-box.ts). Which proxy a session was given lives beside the browsers table, not in it.
+  `
+  CREATE TABLE proxies (
+    seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+    id              TEXT NOT NULL UNIQUE,
+    project_id      TEXT,
+    name            TEXT,
+    type            TEXT NOT NULL,
+    protocol        TEXT NOT NULL,
+    bypass_hosts    TEXT NOT NULL DEFAULT '[]',
+    config          TEXT NOT NULL DEFAULT '{}',
+    password_sealed TEXT,
+    status          TEXT,
+    status_detail   TEXT,
+    ip_address      TEXT,
+    last_checked    TEXT,
+    created_at      TEXT NOT NULL,
+    deleted_at      TEXT
+  );
+  CREATE INDEX proxies_project ON proxies (ifnull(project_id, ''), deleted_at);
+  CREATE TABLE browser_proxies (
+    browser_id TEXT PRIMARY KEY,
+    proxy_id   TEXT,
+    mode       TEXT
+  );
+  `,
+  // Version 8, API keys, projects and audit logs (independent of 6 and 7). Keys learn who created them;
+  // projects are soft-deleted (a name is unique among the live ones); a project's limits are overrides of
+  // the org's; the audit log keeps one row per mutating request, never a body. The organisation gets a
+  // stable id once, here, so /auth/context names the same org across restarts.
+  `
+  ALTER TABLE api_keys ADD COLUMN created_by_id TEXT;
+  ALTER TABLE api_keys ADD COLUMN created_by_name TEXT;
+  CREATE INDEX api_keys_project ON api_keys (project_id);
+  CREATE TABLE projects (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    name       TEXT NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('active', 'archived')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    deleted_at TEXT
+  );
+  CREATE UNIQUE INDEX projects_live_name ON projects (name COLLATE NOCASE) WHERE deleted_at IS NULL;
+  CREATE TABLE project_limits (
+    project_id                 TEXT PRIMARY KEY,
+    max_concurrent_sessions    INTEGER,
+    max_concurrent_invocations INTEGER
+  );
+  CREATE TABLE audit_logs (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts_ms       INTEGER NOT NULL,
+    timestamp   TEXT NOT NULL,
+    method      TEXT NOT NULL,
+    path        TEXT NOT NULL,
+    route       TEXT NOT NULL,
+    status      INTEGER NOT NULL,
+    duration_ms REAL NOT NULL,
+    client_ip   TEXT NOT NULL,
+    domain      TEXT NOT NULL,
+    user_agent  TEXT NOT NULL,
+    api_key_id  TEXT,
+    project_id  TEXT,
+    request_id  TEXT NOT NULL
+  );
+  CREATE INDEX audit_logs_time ON audit_logs (ts_ms, seq);
+  CREATE TABLE organization (
+    id     INTEGER PRIMARY KEY CHECK (id = 1),
+    org_id TEXT NOT NULL
+  );
+  INSERT INTO organization (id, org_id) VALUES (1, lower(hex(randomblob(12))));
+  `,
 ];

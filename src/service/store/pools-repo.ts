@@ -3,8 +3,11 @@
 import type { BrowserPoolConfig } from '../../api/types.js';
 import type { Db } from './db.js';
 
-/** The stored config; `name` lives in its own column (unique per project). */
-export type StoredPoolConfig = Omit<BrowserPoolConfig, 'name'>;
+/**
+ * The stored config; `name` lives in its own column (unique per project). `profile_id` and `extension_ids`
+ * are the resolved ids of the config's `profile` and `extensions` (host/pool-resources.ts).
+ */
+export type StoredPoolConfig = Omit<BrowserPoolConfig, 'name'> & { profile_id?: string; extension_ids?: string[] };
 
 export interface PoolRow {
   id: string;

@@ -1,0 +1,192 @@
+// The audit log: every mutating request is recorded when its response is sent (who, what, outcome; never
+// a body, and token-like query values redacted), and `GET /audit-logs` reads it newest first with
+// page-token paging (`X-Next-Page-Token`, `X-Has-More`) as the hosted API does.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLogEntry } from '../../api/types.js';
+import { invalidField } from '../errors.js';
+import type { AuditQuery, AuditRecord, AuditRepo } from '../store/audit-repo.js';
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Query parameters whose values are credentials (CDP and session URLs carry `jwt`). */
+const SECRET_PARAM = /jwt|token|secret|passw|key|sig|auth|credential|cookie/i;
+const MAX_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+export interface AuditDeps {
+  audit: AuditRepo;
+  now: () => Date;
+}
+
+/** Installs the recording hook; call it before routes are registered, after auth. */
+export function installAuditLog(app: FastifyInstance, deps: AuditDeps): void {
+  app.addHook('onResponse', async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!MUTATING.has(req.method)) return;
+    const elapsed = reply.elapsedTime;
+    const received = deps.now().getTime() - Math.round(elapsed);
+    try {
+      deps.audit.insert({
+        ts_ms: received,
+        timestamp: new Date(received).toISOString(),
+        method: req.method,
+        path: redactQuery(req.url),
+        route: req.routeOptions.url ? toWireRoute(req.routeOptions.url) : '',
+        status: reply.statusCode,
+        duration_ms: Math.round(elapsed * 1000) / 1000,
+        client_ip: req.ip ?? '',
+        domain: req.host ?? '',
+        user_agent: String(req.headers['user-agent'] ?? ''),
+        api_key_id: req.auth?.keyId ?? null,
+        project_id: req.auth?.projectId ?? null,
+        request_id: String(req.id),
+      });
+    } catch (err) {
+      // The response is already sent; a failed write must be seen in the log, not break the service.
+      req.log.error({ err }, 'could not write the audit record');
+    }
+  });
+}
+
+/** `/browsers/:id_or_name` as the wire writes routes: `/browsers/{id_or_name}`. */
+function toWireRoute(url: string): string {
+  return url.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+/** The URL with the value of every credential-like query parameter replaced. */
+export function redactQuery(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const parts = url
+    .slice(q + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const rawName = eq < 0 ? part : part.slice(0, eq);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // undecodable: judge the raw text
+      }
+      return SECRET_PARAM.test(name) && eq >= 0 ? `${rawName}=REDACTED` : part;
+    });
+  return `${url.slice(0, q)}?${parts.join('&')}`;
+}
+
+const stringOrList = { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 255 } }] };
+
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['start', 'end'],
+  properties: {
+    start: { type: 'string', minLength: 1, maxLength: 64 },
+    end: { type: 'string', minLength: 1, maxLength: 64 },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    page_token: { type: 'string', minLength: 1, maxLength: 200 },
+    method: { type: 'string', minLength: 1, maxLength: 16 },
+    exclude_method: stringOrList,
+    auth_strategy: { type: 'string', maxLength: 64 },
+    service: { type: 'string', minLength: 1, maxLength: 255 },
+    search: { type: 'string', maxLength: 255 },
+    search_user_id: stringOrList,
+    // Ours, beyond the hosted filters: exact fields of the record.
+    path: { type: 'string', pattern: '^/', maxLength: 2048 },
+    route: { type: 'string', maxLength: 2048 },
+    status: { type: 'integer', minimum: 100, maximum: 599 },
+    api_key_id: { type: 'string', maxLength: 255 },
+    project_id: { type: 'string', maxLength: 255 },
+  },
+} as const;
+
+interface ListQuery {
+  start: string;
+  end: string;
+  limit: number;
+  page_token?: string;
+  method?: string;
+  exclude_method?: string | string[];
+  auth_strategy?: string;
+  service?: string;
+  search?: string;
+  search_user_id?: string | string[];
+  path?: string;
+  route?: string;
+  status?: number;
+  api_key_id?: string;
+  project_id?: string;
+}
+
+export function registerAuditRoutes(app: FastifyInstance, deps: AuditDeps): void {
+  app.get<{ Querystring: ListQuery }>('/audit-logs', { schema: { querystring: listQuery } }, async (req, reply) => {
+    const q = req.query;
+    const startMs = parseTime(q.start, 'querystring.start');
+    const endMs = parseTime(q.end, 'querystring.end');
+    if (endMs <= startMs) throw invalidField('querystring.end', 'must be after start');
+    if (endMs - startMs > MAX_WINDOW_MS) throw invalidField('querystring.end', 'the window from start to end is at most 30 days');
+    const query: AuditQuery = {
+      startMs,
+      endMs,
+      method: q.method?.toUpperCase(),
+      excludeMethods: list(q.exclude_method)?.map((m) => m.toUpperCase()),
+      path: q.path,
+      route: q.route,
+      status: q.status,
+      apiKeyId: q.api_key_id,
+      projectId: q.project_id,
+      authStrategy: q.auth_strategy || undefined,
+      service: q.service,
+      search: q.search || undefined,
+      searchUserIds: list(q.search_user_id),
+      after: q.page_token === undefined ? undefined : decodeToken(q.page_token),
+      limit: q.limit,
+    };
+    const page = deps.audit.list(query);
+    const last = page.rows.at(-1);
+    reply.header('X-Has-More', String(page.hasMore));
+    if (page.hasMore && last) reply.header('X-Next-Page-Token', encodeToken(last));
+    return page.rows.map(present);
+  });
+}
+
+function present(row: AuditRecord): AuditLogEntry {
+  return {
+    timestamp: row.timestamp,
+    method: row.method,
+    path: row.path,
+    route: row.route,
+    status: row.status,
+    duration_ms: row.duration_ms,
+    client_ip: row.client_ip,
+    domain: row.domain,
+    user_agent: row.user_agent,
+    user_id: row.api_key_id ?? '',
+    email: '',
+    auth_strategy: row.api_key_id ? 'api_key' : 'none',
+    api_key_id: row.api_key_id,
+    project_id: row.project_id,
+    request_id: row.request_id,
+  };
+}
+
+/** Repeated parameters, indexed arrays and comma-separated values (as the SDK sends arrays) all work. */
+function list(value: string | string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = [value].flat().flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  return items.length ? items : undefined;
+}
+
+function parseTime(text: string, field: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2}))?$/.test(text) ? Date.parse(text.replace(' ', 'T')) : NaN;
+  if (Number.isNaN(ms)) throw invalidField(field, 'must be an RFC 3339 time such as 2026-01-02T15:04:05Z');
+  return ms;
+}
+
+// The token is opaque to clients; inside it is the position of the last record of the page.
+function encodeToken(row: AuditRecord): string {
+  return Buffer.from(`${row.ts_ms}.${row.seq}`).toString('base64url');
+}
+
+function decodeToken(token: string): { tsMs: number; seq: number } {
+  const match = /^(-?\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(token, 'base64url').toString());
+  if (!match) throw invalidField('querystring.page_token', 'is not a page token from X-Next-Page-Token');
+  return { tsMs: Number(match[1]), seq: Number(match[2]) };
+}

@@ -1,0 +1,115 @@
+// /extensions: upload (multipart zip of an unpacked extension), list, metadata, download of the zip as
+// uploaded, and delete. How browsers load them is host/extensions.ts.
+import multipart from '@fastify/multipart';
+import { createReadStream } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { ServiceError, invalidField } from '../errors.js';
+import { NAME_PATTERN, type ExtensionStore } from '../host/extensions.js';
+import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+
+export interface ExtensionRouteDeps {
+  extensions: ExtensionStore;
+}
+
+/** Upload limit of one extension zip. The hosted limit is not documented; Chrome Web Store packages stay far below. */
+const MAX_ZIP_BYTES = 256 * 1024 * 1024;
+
+/** The `extensions` of browser and pool create bodies: each exactly one of id and name (checked in host/extensions.ts). */
+export const extensionSelectorsSchema = {
+  type: 'array',
+  maxItems: 50,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', minLength: 1, maxLength: 255 },
+      name: { type: 'string', pattern: NAME_PATTERN },
+    },
+  },
+} as const;
+
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...offsetPageQuery,
+    name: { type: 'string', maxLength: 255 },
+    query: { type: 'string', maxLength: 255 },
+  },
+} as const;
+
+const chromeStoreQuery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2048 },
+    os: { type: 'string', enum: ['win', 'mac', 'linux'] },
+  },
+} as const;
+
+const idOrNameParams = {
+  type: 'object',
+  required: ['id_or_name'],
+  properties: { id_or_name: { type: 'string', minLength: 1, maxLength: 255 } },
+} as const;
+
+type IdParams = { id_or_name: string };
+
+export function registerExtensionRoutes(app: FastifyInstance, deps: ExtensionRouteDeps): void {
+  const { extensions } = deps;
+  const find = (projectId: string | null, idOrName: string) => extensions.find(projectId, idOrName);
+
+  void app.register(async (scope) => {
+    // Scoped here so the multipart parser serves only this route.
+    await scope.register(multipart, { limits: { fileSize: MAX_ZIP_BYTES, files: 1, fields: 4, parts: 5, fieldSize: 1024 } });
+    // An upload refused before its body was read closes the connection, or the unread rest would sit in it.
+    scope.addHook('onSend', async (req, reply, payload) => {
+      if (!req.raw.complete) reply.header('connection', 'close');
+      return payload;
+    });
+    scope.post('/extensions', async (req, reply) => {
+      if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with a file part (the zip) and an optional name');
+      const row = await extensions.upload(req.auth.projectId, req.parts());
+      return reply.code(201).send(extensions.present(row));
+    });
+  });
+
+  app.get<{ Querystring: { offset: number; limit: number; name?: string; query?: string } }>(
+    '/extensions',
+    { schema: { querystring: listQuery } },
+    async (req, reply) => {
+      const q = req.query;
+      const page = extensions.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
+      setPageHeaders(reply, q.offset, page.rows.length, page.hasMore);
+      return page.rows.map((row) => extensions.present(row));
+    },
+  );
+
+  // Registered so the path is not read as an extension named from_chrome_store; this host has no route to the store.
+  app.get('/extensions/from_chrome_store', { schema: { querystring: chromeStoreQuery } }, async () => {
+    throw new ServiceError(
+      400,
+      'chrome_store_unavailable',
+      'this service cannot reach the Chrome Web Store; download the extension as a zip of its unpacked folder and upload it with POST /extensions',
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/extensions/:id_or_name/metadata', { schema: { params: idOrNameParams } }, async (req) =>
+    extensions.present(find(req.auth.projectId, req.params.id_or_name)),
+  );
+
+  app.get<{ Params: IdParams }>('/extensions/:id_or_name', { schema: { params: idOrNameParams } }, async (req, reply) => {
+    const row = find(req.auth.projectId, req.params.id_or_name);
+    return reply
+      .type('application/zip')
+      .header('content-length', row.size_bytes)
+      .header('content-disposition', `attachment; filename="${row.name ?? row.id}.zip"`)
+      .send(createReadStream(extensions.zipPath(row.id)));
+  });
+
+  app.delete<{ Params: IdParams }>('/extensions/:id_or_name', { schema: { params: idOrNameParams } }, async (req, reply) => {
+    await extensions.delete(find(req.auth.projectId, req.params.id_or_name));
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,112 @@
+// /profiles: create, list, retrieve, rename and delete browser profiles, and download one as a tar of its
+// user data. How browsers load and save them is host/profiles.ts.
+import type { FastifyInstance } from 'fastify';
+import type { ProfileCreateParams, ProfileUpdateParams } from '../../api/types.js';
+import { ServiceError } from '../errors.js';
+import { NAME_PATTERN } from '../host/extensions.js';
+import type { ProfileStore } from '../host/profiles.js';
+import { defaultEmptyBody } from './empty-body.js';
+import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+
+export interface ProfileRouteDeps {
+  profiles: ProfileStore;
+}
+
+const name = { type: 'string', pattern: NAME_PATTERN } as const;
+
+/** The `profile` of a browser create body: exactly one of id and name (checked in host/profiles.ts, to name the field). */
+export const profileSelectorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 255 },
+    name,
+    save_changes: { type: 'boolean' },
+  },
+} as const;
+
+const createBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { name },
+} as const;
+
+const updateBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: { name },
+} as const;
+
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...offsetPageQuery,
+    name: { type: 'string', maxLength: 255 },
+    query: { type: 'string', maxLength: 255 },
+  },
+} as const;
+
+const downloadQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { format: { type: 'string', enum: ['tar.zst', 'tar'] } },
+} as const;
+
+const idOrNameParams = {
+  type: 'object',
+  required: ['id_or_name'],
+  properties: { id_or_name: { type: 'string', minLength: 1, maxLength: 255 } },
+} as const;
+
+type IdParams = { id_or_name: string };
+
+export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDeps): void {
+  const { profiles } = deps;
+
+  app.post<{ Body: ProfileCreateParams }>('/profiles', { schema: { body: createBody }, preValidation: defaultEmptyBody }, async (req) =>
+    profiles.present(profiles.create(req.auth.projectId, req.body.name)),
+  );
+
+  app.get<{ Querystring: { offset: number; limit: number; name?: string; query?: string } }>(
+    '/profiles',
+    { schema: { querystring: listQuery } },
+    async (req, reply) => {
+      const q = req.query;
+      const page = profiles.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
+      setPageHeaders(reply, q.offset, page.rows.length, page.hasMore);
+      return page.rows.map((row) => profiles.present(row));
+    },
+  );
+
+  app.get<{ Params: IdParams }>('/profiles/:id_or_name', { schema: { params: idOrNameParams } }, async (req) =>
+    profiles.present(profiles.find(req.auth.projectId, req.params.id_or_name)),
+  );
+
+  app.patch<{ Params: IdParams; Body: ProfileUpdateParams }>(
+    '/profiles/:id_or_name',
+    { schema: { params: idOrNameParams, body: updateBody } },
+    async (req) => profiles.present(profiles.rename(profiles.find(req.auth.projectId, req.params.id_or_name), req.body.name)),
+  );
+
+  app.delete<{ Params: IdParams }>('/profiles/:id_or_name', { schema: { params: idOrNameParams } }, async (req, reply) => {
+    await profiles.delete(profiles.find(req.auth.projectId, req.params.id_or_name));
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: IdParams; Querystring: { format?: 'tar.zst' | 'tar' } }>(
+    '/profiles/:id_or_name/download',
+    { schema: { params: idOrNameParams, querystring: downloadQuery } },
+    async (req, reply) => {
+      const row = profiles.find(req.auth.projectId, req.params.id_or_name);
+      // Node 20 has no zstd, and the service adds no native dependency for it: plain tar is what it serves.
+      if (req.query.format === 'tar.zst') {
+        throw new ServiceError(400, 'format_unavailable', 'this service stores profiles uncompressed and cannot produce tar.zst; ask for format=tar (the default here)');
+      }
+      const stream = await profiles.download(row, (msg, err) => req.log.warn({ err }, msg));
+      const filename = `${row.name ?? row.id}.tar`;
+      return reply.type('application/x-tar').header('content-disposition', `attachment; filename="${filename}"`).send(stream);
+    },
+  );
+}
