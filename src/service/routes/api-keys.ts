@@ -10,6 +10,7 @@ import type { ApiKeyRecord, ApiKeysRepo, ApiKeyView, Creator } from '../store/ap
 import type { ProjectsRepo } from '../store/projects-repo.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { idParams } from './params.js';
 
 export interface ApiKeyRouteDeps {
   keys: ApiKeysRepo;
@@ -40,12 +41,6 @@ const rotateBody = {
   type: 'object',
   additionalProperties: false,
   properties: { days_to_expire: days, expire_in_days: { type: ['integer', 'null'], minimum: 0, maximum: 3650 } },
-} as const;
-
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 255 } },
 } as const;
 
 const listQuery = {

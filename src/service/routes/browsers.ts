@@ -20,6 +20,7 @@ import type { TelemetryHub } from '../host/telemetry-hub.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
 import { extensionSelectorsSchema } from './extensions.js';
 import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { idOrNameParams, type IdOrNameParams as IdParams } from './params.js';
 import { profileSelectorSchema } from './profiles.js';
 
 export interface BrowserRouteDeps {
@@ -57,12 +58,6 @@ const proxyFields = {
   },
   proxy_id: { type: 'string', maxLength: 255 },
   disable_default_proxy: { type: 'boolean' },
-} as const;
-
-const idOrNameParams = {
-  type: 'object',
-  required: ['id_or_name'],
-  properties: { id_or_name: { type: 'string', minLength: 1, maxLength: 255 } },
 } as const;
 
 /** Also the source of the browser fields of pool bodies (routes/pools.ts). */
@@ -124,8 +119,6 @@ const retrieveQuery = {
   additionalProperties: false,
   properties: { include_deleted: { type: 'boolean' } },
 } as const;
-
-type IdParams = { id_or_name: string };
 
 export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDeps): void {
   const { repo, sessions } = deps;

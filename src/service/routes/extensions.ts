@@ -5,7 +5,8 @@ import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { ServiceError, invalidField } from '../errors.js';
 import { NAME_PATTERN, type ExtensionStore } from '../host/extensions.js';
-import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { setPageHeaders } from './offset-paging.js';
+import { idOrNameParams, namedListQuery as listQuery, type IdOrNameParams as IdParams } from './params.js';
 
 export interface ExtensionRouteDeps {
   extensions: ExtensionStore;
@@ -28,16 +29,6 @@ export const extensionSelectorsSchema = {
   },
 } as const;
 
-const listQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...offsetPageQuery,
-    name: { type: 'string', maxLength: 255 },
-    query: { type: 'string', maxLength: 255 },
-  },
-} as const;
-
 const chromeStoreQuery = {
   type: 'object',
   additionalProperties: false,
@@ -47,14 +38,6 @@ const chromeStoreQuery = {
     os: { type: 'string', enum: ['win', 'mac', 'linux'] },
   },
 } as const;
-
-const idOrNameParams = {
-  type: 'object',
-  required: ['id_or_name'],
-  properties: { id_or_name: { type: 'string', minLength: 1, maxLength: 255 } },
-} as const;
-
-type IdParams = { id_or_name: string };
 
 export function registerExtensionRoutes(app: FastifyInstance, deps: ExtensionRouteDeps): void {
   const { extensions } = deps;

@@ -24,8 +24,4 @@ export function liveSession(repo: BrowsersRepo, sessions: SessionManager, req: F
 }
 
 /** Path parameters of every per-browser route. */
-export const sessionParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 255 } },
-} as const;
+export { idParams as sessionParams } from './params.js';

@@ -13,7 +13,8 @@ import { createBody, presentSession, wsOrigin } from './browsers.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { clientGone } from './long-requests.js';
 import { telemetryCreateSchema } from '../host/telemetry-config.js';
-import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { setPageHeaders } from './offset-paging.js';
+import { idOrNameParams, namedListQuery as listQuery, type IdOrNameParams as IdParams } from './params.js';
 
 export interface PoolRouteDeps {
   pools: PoolManager;
@@ -69,16 +70,6 @@ const updatePoolBody = {
   },
 } as const;
 
-const listQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...offsetPageQuery,
-    name: { type: 'string', maxLength: 255 },
-    query: { type: 'string', maxLength: 255 },
-  },
-} as const;
-
 const deleteBody = {
   type: 'object',
   additionalProperties: false,
@@ -107,14 +98,6 @@ const releaseBody = {
     reuse: { type: 'boolean', default: true },
   },
 } as const;
-
-const idOrNameParams = {
-  type: 'object',
-  required: ['id_or_name'],
-  properties: { id_or_name: { type: 'string', minLength: 1, maxLength: 255 } },
-} as const;
-
-type IdParams = { id_or_name: string };
 
 export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): void {
   const { pools } = deps;

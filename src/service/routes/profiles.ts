@@ -6,7 +6,8 @@ import { ServiceError } from '../errors.js';
 import { NAME_PATTERN } from '../host/extensions.js';
 import type { ProfileStore } from '../host/profiles.js';
 import { defaultEmptyBody } from './empty-body.js';
-import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { setPageHeaders } from './offset-paging.js';
+import { idOrNameParams, namedListQuery as listQuery, type IdOrNameParams as IdParams } from './params.js';
 
 export interface ProfileRouteDeps {
   profiles: ProfileStore;
@@ -38,29 +39,11 @@ const updateBody = {
   properties: { name },
 } as const;
 
-const listQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...offsetPageQuery,
-    name: { type: 'string', maxLength: 255 },
-    query: { type: 'string', maxLength: 255 },
-  },
-} as const;
-
 const downloadQuery = {
   type: 'object',
   additionalProperties: false,
   properties: { format: { type: 'string', enum: ['tar.zst', 'tar'] } },
 } as const;
-
-const idOrNameParams = {
-  type: 'object',
-  required: ['id_or_name'],
-  properties: { id_or_name: { type: 'string', minLength: 1, maxLength: 255 } },
-} as const;
-
-type IdParams = { id_or_name: string };
 
 export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDeps): void {
   const { profiles } = deps;

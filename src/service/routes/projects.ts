@@ -9,7 +9,8 @@ import { ServiceError, conflict, invalidField, notFound } from '../errors.js';
 import type { LimitsRepo, StoredProjectLimits } from '../store/limits-repo.js';
 import { NameTakenError, type ProjectRow, type ProjectsRepo } from '../store/projects-repo.js';
 import { defaultEmptyBody } from './empty-body.js';
-import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { setPageHeaders } from './offset-paging.js';
+import { idOrNameParams as idParams, namedListQuery as listQuery } from './params.js';
 
 export interface ProjectRouteDeps {
   projects: ProjectsRepo;
@@ -35,16 +36,6 @@ const limitsBody = {
   type: 'object',
   additionalProperties: false,
   properties: { max_concurrent_sessions: limitValue, max_concurrent_invocations: limitValue, max_pooled_sessions: limitValue },
-} as const;
-const idParams = {
-  type: 'object',
-  required: ['id_or_name'],
-  properties: { id_or_name: { type: 'string', minLength: 1, maxLength: 255 } },
-} as const;
-const listQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { ...offsetPageQuery, name: { type: 'string', maxLength: 255 }, query: { type: 'string', maxLength: 255 } },
 } as const;
 const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;
 

@@ -5,7 +5,8 @@ import type { ProxyCheckParams, ProxyCreateParams, ProxyListParams } from '../..
 import { BYPASS_HOST_PATTERN } from '../host/proxy-bypass.js';
 import { presentProxy, type ProxyService } from '../host/proxies.js';
 import { defaultEmptyBody } from './empty-body.js';
-import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { setPageHeaders } from './offset-paging.js';
+import { idParams, namedListQuery as listQuery } from './params.js';
 
 export interface ProxyRouteDeps {
   proxies: ProxyService;
@@ -38,22 +39,6 @@ const checkBody = {
   type: 'object',
   additionalProperties: false,
   properties: { url: { type: 'string', maxLength: 8192, pattern: '^https?://[^\\s/?#]+' } },
-} as const;
-
-const listQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...offsetPageQuery,
-    name: { type: 'string', maxLength: 255 },
-    query: { type: 'string', maxLength: 255 },
-  },
-} as const;
-
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 255 } },
 } as const;
 
 type IdParams = { id: string };
