@@ -5,7 +5,6 @@ import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import { ScenarioError, formatDiagnostic, type Diagnostic } from '../src/scenario/index.js';
-import { startService } from '../src/service/index.js';
 import { loadConfig, type SuiteConfig } from './config.js';
 import { registerAdmin } from './admin/index.js';
 import { EXIT } from './exit-codes.js';
@@ -184,6 +183,7 @@ program
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got '${o.port}'`);
     const standby = Number(o.standby);
     if (!Number.isInteger(standby) || standby < 0 || standby > 100) throw new UsageError(`--standby must be 0-100, got '${o.standby}'`);
+    const { startService } = await import('../src/service/index.js');
     const service = await startService({
       host: o.host,
       port,

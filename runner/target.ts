@@ -4,7 +4,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudClient } from '../src/api/client.js';
-import { startService } from '../src/service/index.js';
 import type { RunTargetInfo } from './reporter.js';
 
 export interface TargetOptions {
@@ -33,6 +32,8 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     // No warm standby: a run creates its browsers one by one, often with its own viewport, and a spare
     // browser launching beside the first scenario would only compete with it for the CPU. No concurrency
     // limit: `--workers N` creates N browsers at once and must never be refused a session here.
+    // Loaded only when a run needs it: remote runs and admin commands never pay for the service's modules.
+    const { startService } = await import('../src/service/index.js');
     const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: 0, maxConcurrentSessions: null });
     const chromiumLabel = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
     return {
