@@ -1,6 +1,7 @@
 // Launches one Chromium process for a session and watches it. The DevTools URL is read from stderr
 // (`--remote-debugging-port=0` lets Chromium pick a free port, so launches never race for ports).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { CdpConnection } from './cdp-connection.js';
 import type { ChromiumExecutable } from './chromium-path.js';
 
@@ -141,9 +142,16 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
           stderrListeners.add(listener);
           return () => stderrListeners.delete(listener);
         },
-        kill: () => {
+        kill: async () => {
+          // Under bubblewrap the browser runs below a second bwrap in its own session (the pid namespace's
+          // init), which the group kill does not reach: it dies with its parent a moment later. Killed and
+          // waited for here, so nothing of the session outlives its end.
+          const inner = childrenOf(child.pid!);
           killGroup(child);
-          return exited;
+          for (const pid of inner) killProcessGroup(pid);
+          const info = await exited;
+          await allGone(inner, 3000);
+          return info;
         },
       });
     });
@@ -154,6 +162,28 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
 function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
   killProcessGroup(child.pid);
+}
+
+/** Direct children of `pid`, from /proc (empty where the kernel does not list them). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Waits until none of `pids` is running (a zombie waiting to be reaped counts as gone). */
+async function allGone(pids: number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const running = (pid: number) => {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  while (pids.some(running) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
 }
 
 export function killProcessGroup(pid: number): void {
