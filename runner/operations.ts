@@ -1,5 +1,4 @@
 // One plan operation at a time: what each `op` does, against the run's live objects and scope.
-import { chromium } from 'playwright-core';
 import { extname } from 'node:path';
 import type { Operation, PlanStep, PollCall } from '../src/scenario/plan.js';
 import { runApiCall, runPoll } from './api-ops.js';
@@ -57,6 +56,8 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       return;
     }
     case 'connect': {
+      // Loaded on the first connect: commands that never drive a page (plan, validate, list, admin) skip it.
+      const { chromium } = await import('playwright-core');
       state.browser = await chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms });
       const context = state.browser.contexts()[0] ?? (await state.browser.newContext());
       state.page = context.pages()[0] ?? (await context.newPage());
