@@ -1,7 +1,6 @@
 // Bearer API keys on every route. Keys are looked up by hash; the request carries who it is and which
 // project it acts in: the key's own project, or for an org-wide key the one `X-Kernel-Project-Id` picks.
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceError, forbidden, notFound, unauthorized } from './errors.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';
 import type { ProjectsRepo } from './store/projects-repo.js';
@@ -49,16 +48,6 @@ const isOrgAdmin = (url: string | undefined) => url !== undefined && ORG_ADMIN.s
 /** Methods an archived project still answers: reads, and deletes so that it can be emptied. */
 const ARCHIVED_ALLOWS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
 
-/**
- * The authenticated request around each handler, for code that runs under it without being handed the
- * request (the concurrency limit learns the project a create acts in this way).
- */
-const requestScope = new AsyncLocalStorage<AuthContext>();
-
-export function currentAuth(): AuthContext | undefined {
-  return requestScope.getStore();
-}
-
 export function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match?.[1];
@@ -76,10 +65,6 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     if (isOrgAdmin(route.url)) {
       route.onRequest = [...[route.onRequest ?? []].flat(), requireOrgKey];
     }
-    const handler = route.handler as (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) => unknown;
-    route.handler = function (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
-      return requestScope.run(req.auth, () => handler.call(this, req, reply));
-    } as RouteHandlerMethod;
   });
 
   app.addHook('onRequest', async (req: FastifyRequest) => {

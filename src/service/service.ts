@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
-import { bearerToken, currentAuth, type RouteEntry } from './auth.js';
+import { bearerToken, type RouteEntry } from './auth.js';
 import { findChromium, type ChromiumExecutable } from './host/chromium-path.js';
 import { CdpTokens, handleCdpUpgrade } from './host/cdp-proxy.js';
 import { ConcurrencyLimit } from './host/limits.js';
@@ -137,14 +137,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   await profiles.attach(sessions);
   await extensions.attach(sessions);
   const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, telemetry, proxies, profiles, extensions });
-  // Creates run inside their request, which says the project a project limit is checked for.
-  const limit = new ConcurrencyLimit(
-    limits,
-    { onDemand: () => sessions.onDemandSessions, reserved: () => pools.reserved() },
-    () => currentAuth()?.projectId ?? null,
-  );
+  const limit = new ConcurrencyLimit(limits, { onDemand: () => sessions.onDemandSessions, reserved: () => pools.reserved() });
   pools.setLimit(limit);
-  sessions.setAdmission((onDemand) => limit.admitSession(onDemand));
+  sessions.setAdmission((onDemand, projectId) => limit.admitSession(onDemand, projectId));
   const standby = new Standby(sessions, opts.standby ?? 1, log);
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays: new ReplaysRepo(db), proxies, profiles, extensions,
     projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db) });

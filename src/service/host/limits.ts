@@ -11,24 +11,21 @@ export interface Usage {
   reserved(): number;
 }
 
-/** The project a create acts in (null: the org's default scope, which has no project limit). */
-export type CurrentProject = () => string | null;
-
+/** `projectId` everywhere: the project a create acts in (null: the org's default scope, which has no project limit). */
 export class ConcurrencyLimit {
   constructor(
     private readonly repo: LimitsRepo,
     private readonly usage: Usage,
-    private readonly currentProject: CurrentProject = () => null,
   ) {}
 
   /** Throws 429 unless one more on-demand session fits; `onDemand` counts those running or starting. */
-  admitSession(onDemand = this.usage.onDemand(), projectId = this.currentProject()): void {
+  admitSession(onDemand: number, projectId: string | null): void {
     this.checkProject(projectId, 1, 'create a browser session');
     this.check(onDemand, this.usage.reserved(), 1, 'create a browser session');
   }
 
   /** Throws 429 unless pools may reserve `extra` more browsers. */
-  admitReservation(extra: number, projectId = this.currentProject()): void {
+  admitReservation(extra: number, projectId: string | null): void {
     if (extra <= 0) return;
     const what = `reserve ${extra} more pooled browser${extra === 1 ? '' : 's'}`;
     this.checkProject(projectId, extra, what);

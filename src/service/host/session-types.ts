@@ -76,5 +76,5 @@ export interface WarmSource {
   putBack(offer: WarmOffer): void;
 }
 
-/** Throws to refuse an on-demand session; given how many are running or starting. */
-export type Admission = (onDemandSessions: number) => void;
+/** Throws to refuse an on-demand session; given how many are running or starting, and its project. */
+export type Admission = (onDemandSessions: number, projectId: string | null) => void;

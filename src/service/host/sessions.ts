@@ -157,7 +157,7 @@ export class SessionManager {
     const poolId = opts.poolId ?? null;
     // Admitted and counted before the first await, so parallel creates cannot overshoot a limit together.
     if (poolId === null) {
-      this.admission?.(this.onDemand);
+      this.admission?.(this.onDemand, projectId);
       this.onDemand++;
     }
     try {
