@@ -21,6 +21,7 @@ import { unpackExtension } from './extension-zip.js';
 import { HOME_DIR } from './host-view.js';
 import { copyProfileTree } from './profile-files.js';
 import type { Logger, SessionManager } from './sessions.js';
+import { findInProject } from './find-in-project.js';
 
 /** The name rule of extension uploads (and of profile names). */
 export const NAME_PATTERN = '^[A-Za-z0-9._-]{1,255}$';
@@ -126,11 +127,7 @@ export class ExtensionStore {
 
   /** By id, else by name, within the project; 404 otherwise. */
   find(projectId: string | null, idOrName: string): ExtensionRow {
-    const byId = this.deps.repo.get(idOrName);
-    if (byId && byId.project_id === projectId) return byId;
-    const byName = this.deps.repo.getByName(projectId, idOrName);
-    if (byName) return byName;
-    throw notFound('extension', idOrName);
+    return findInProject(this.deps.repo, projectId, idOrName, 'extension');
   }
 
   /** The extensions a create body lists, each by exactly one of id and name, in order and without repeats. */

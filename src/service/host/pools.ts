@@ -11,6 +11,7 @@ import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
 import { applyPoolResources, type PoolResourceFields } from './pool-resources.js';
 import type { ProfileStore } from './profiles.js';
 import type { Logger, SessionManager } from './sessions.js';
+import { findInProject } from './find-in-project.js';
 
 export const DEFAULT_POOL_TIMEOUT_SECONDS = 600;
 export const DEFAULT_FILL_RATE = 25;
@@ -115,8 +116,7 @@ export class PoolManager {
 
   /** By id, else by name, within the project. */
   find(projectId: string | null, idOrName: string): LivePool {
-    const row = this.deps.repo.get(idOrName) ?? this.deps.repo.getByName(projectId, idOrName);
-    const pool = row && (row.project_id ?? null) === projectId ? this.pools.get(row.id) : undefined;
+    const pool = this.pools.get(findInProject(this.deps.repo, projectId, idOrName, 'browser pool').id);
     if (!pool) throw notFound('browser pool', idOrName);
     return pool;
   }
@@ -142,7 +142,7 @@ export class PoolManager {
     applyPoolResources(config, body, projectId, this.deps);
     this.checkConfig(config, projectId);
     // Checked and then recorded without an await in between, so concurrent requests cannot overshoot.
-    this.limit?.admitReservation(config.size);
+    this.limit?.admitReservation(config.size, projectId);
     const row: PoolRow = { id: newId(), project_id: projectId, name: body.name ?? null, config, created_at: this.deps.now().toISOString() };
     this.write(row, () => this.deps.repo.insert(row));
     return this.add(row);
@@ -162,7 +162,7 @@ export class PoolManager {
     if (config.proxy_id === '') delete config.proxy_id;
     applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps);
     this.checkConfig(config, old.project_id);
-    this.limit?.admitReservation(config.size - old.config.size);
+    this.limit?.admitReservation(config.size - old.config.size, old.project_id);
     const row: PoolRow = { ...old, name: name ? name : old.name, config };
     this.write(row, () => this.deps.repo.update(row.id, row.name, config));
     await pool.reconfigure(row, discard ?? false);

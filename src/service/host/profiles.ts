@@ -20,6 +20,7 @@ import type { LaunchPreparer } from './browser-launch.js';
 import { USER_DATA_DIR } from './host-view.js';
 import { copyProfileTree, moveProfileTree, recoverFolders, replaceFolder, snapshotFolder, stagingFolder, tarFolder } from './profile-files.js';
 import type { Logger, SessionEndListener, SessionManager } from './sessions.js';
+import { findInProject } from './find-in-project.js';
 
 export interface ProfileStoreDeps {
   repo: ProfilesRepo;
@@ -82,11 +83,7 @@ export class ProfileStore {
 
   /** By id, else by name, within the project; 404 otherwise. */
   find(projectId: string | null, idOrName: string): ProfileRow {
-    const byId = this.deps.repo.get(idOrName);
-    if (byId && byId.project_id === projectId) return byId;
-    const byName = this.deps.repo.getByName(projectId, idOrName);
-    if (byName) return byName;
-    throw notFound('profile', idOrName);
+    return findInProject(this.deps.repo, projectId, idOrName, 'profile');
   }
 
   /** The profile a create body names with exactly one of id and name; `field` names it in errors. */

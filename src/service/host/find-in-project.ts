@@ -1,0 +1,16 @@
+// How every named resource is addressed: by id, else by name, and only within the caller's project, so a
+// resource of another project is exactly as absent as one that does not exist.
+import { notFound } from '../errors.js';
+
+export interface NamedRepo<R> {
+  get(id: string): R | undefined;
+  getByName(projectId: string | null, name: string): R | undefined;
+}
+
+export function findInProject<R extends { project_id: string | null }>(repo: NamedRepo<R>, projectId: string | null, idOrName: string, what: string): R {
+  const byId = repo.get(idOrName);
+  if (byId && (byId.project_id ?? null) === projectId) return byId;
+  const byName = repo.getByName(projectId, idOrName);
+  if (byName) return byName;
+  throw notFound(what, idOrName);
+}
