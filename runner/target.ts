@@ -10,11 +10,15 @@ export interface TargetOptions {
   baseUrl?: string;
   apiKey?: string;
   chromium?: string;
+  /** Embedded service: browsers kept launched for plain creates (default 0, see below). */
+  standby?: number;
 }
 
 export interface Target {
   info: RunTargetInfo;
   client: CloudClient;
+  /** The key `client` sends, for callers that build their own clients (the Vitest fixtures). */
+  apiKey: string;
   close(): Promise<void>;
 }
 
@@ -24,24 +28,26 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     return {
       info: { kind: 'remote', base_url: opts.baseUrl },
       client: new CloudClient({ baseUrl: opts.baseUrl, apiKey: opts.apiKey }),
+      apiKey: opts.apiKey,
       close: async () => {},
     };
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'bcs-embedded-'));
   try {
-    // No warm standby: a run creates its browsers one by one, often with its own viewport, and a spare
+    // No warm standby by default: a run creates its browsers one by one, often with its own viewport, and a spare
     // browser launching beside the first scenario would only compete with it for the CPU. No concurrency
     // limit: `--workers N` creates N browsers at once and must never be refused a session here.
     // Loaded only when a run needs it: remote runs and admin commands never pay for the service's modules.
     const { startService } = await import('../src/service/index.js');
-    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: 0, maxConcurrentSessions: null });
+    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: opts.standby ?? 0, maxConcurrentSessions: null });
     const chromiumLabel = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
     return {
       info: { kind: 'embedded', base_url: service.baseUrl, chromium: chromiumLabel },
       client: new CloudClient({ baseUrl: service.baseUrl, apiKey: service.apiKey }),
+      apiKey: service.apiKey,
       close: async () => {
         await service.close();
-        await rm(dataDir, { recursive: true, force: true });
+        await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
       },
     };
   } catch (err) {
