@@ -57,7 +57,7 @@ export async function runPoll(poll: PollCall, ctx: ApiOpContext): Promise<void> 
       } catch (err) {
         if (!(err instanceof ApiError) || !poll.pending_status?.includes(err.status)) throw err;
         lastRequestId = err.requestId;
-        last = `${err.status} ${err.message.slice(`${err.method} ${err.path}: ${err.status} `.length)}`;
+        last = `${err.status} ${err.code}: ${err.serverMessage}`;
       }
       const left = deadline - Date.now();
       if (left <= 0) throw assertionFailed(`expected ${poll.waiting_for} within ${ctx.step.timeout_ms} ms; last check: ${last}`);

@@ -106,17 +106,11 @@ function connect(o: Record<string, unknown>, secrets: string[]): Admin {
 function describeFailure(err: unknown, baseUrl: string): { message: string; code: number } {
   if (err instanceof UsageError) return { message: err.message, code: EXIT.invalid };
   if (err instanceof ApiConnectionError || err instanceof ApiTimeoutError) {
-    return { message: `cannot reach the service at ${baseUrl}: ${serverText(err)}`, code: EXIT.infrastructure };
+    return { message: `cannot reach the service at ${baseUrl}: ${err.serverMessage}`, code: EXIT.infrastructure };
   }
-  if (err instanceof ApiError) return { message: `${serverText(err)} (${err.code})`, code: EXIT.failed };
+  if (err instanceof ApiError) return { message: `${err.serverMessage} (${err.code})`, code: EXIT.failed };
   if (err instanceof AdminError) return { message: err.message, code: EXIT.failed };
   return { message: (err as Error).message ?? String(err), code: EXIT.failed };
-}
-
-/** The server's own words: ApiError's message is `METHOD PATH: STATUS CODE: text`. */
-function serverText(err: ApiError): string {
-  const prefix = `${err.method} ${err.path}: ${err.status} ${err.code}: `;
-  return err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
 }
 
 function redact(text: string, secrets: string[]): string {

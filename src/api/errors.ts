@@ -36,14 +36,18 @@ export class ApiError extends Error {
   readonly requestId?: string;
   readonly method: string;
   readonly path: string;
+  /** The server's (or our) own words, without the `METHOD PATH: STATUS CODE:` prefix of `message`. */
+  readonly serverMessage: string;
 
   constructor(init: ApiErrorInit) {
     const secrets = (init.secrets ?? []).filter((s) => s.length > 0);
     const clean = (s: string): string => redact(s, secrets);
     const path = clean(init.path);
-    super(`${init.method} ${path}: ${init.status} ${clean(init.code)}: ${clean(init.message)}`, {
+    const serverMessage = clean(init.message);
+    super(`${init.method} ${path}: ${init.status} ${clean(init.code)}: ${serverMessage}`, {
       cause: init.cause,
     });
+    this.serverMessage = serverMessage;
     this.status = init.status;
     this.code = clean(init.code);
     this.method = init.method;
