@@ -6,7 +6,7 @@ import type { Block, PlanStep } from '../src/scenario/plan.js';
 import { evaluate, resolveItems, resolveTimes } from './conditions.js';
 import { StepFailure, classify } from './failures.js';
 import { sleep } from './page-actions.js';
-import { locationOf, type StepResult } from './results.js';
+import { RETRIED_AWAY, locationOf, type StepResult } from './results.js';
 import type { Frame, RunContext } from './run-context.js';
 import { abortFailure, report, runLeaf, skippedResult, stepResult } from './run-step.js';
 
@@ -112,7 +112,7 @@ async function runBody(ctx: RunContext, block: Block, result: StepResult, inner:
         if (!failed || inner.signal.aborted || attempt >= block.attempts) break;
         for (const r of attemptResults) {
           ctx.superseded.add(r);
-          if (r.status === 'failed') r.note = `attempt ${attempt} of ${block.attempts} failed; the block ran again`;
+          if (r.status === 'failed') r.note = `attempt ${attempt} of ${block.attempts} failed; ${RETRIED_AWAY}`;
         }
         if (block.delay_ms) await sleep(block.delay_ms, inner.signal).catch(() => {});
         if (inner.signal.aborted) break;

@@ -106,6 +106,12 @@ export interface RunResult {
   skipped?: { name: string; file: string; reason: 'bail' | 'interrupted' | 'before hook failed' }[];
 }
 
+/**
+ * How a failed step inside a `retry` block that then ran again is marked (in its `note`): the block's later
+ * attempt decides, not this one. Written by runner/blocks.ts, read by the reporters.
+ */
+export const RETRIED_AWAY = 'the block ran again';
+
 export function locationOf(source: SourceLocation): string {
   return `${source.file}:${source.line}:${source.col}`;
 }

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { RunReporter } from '../reporter.js';
-import type { FailureKind, RunResult, ScenarioResult, StepResult } from '../results.js';
+import { RETRIED_AWAY, type FailureKind, type RunResult, type ScenarioResult, type StepResult } from '../results.js';
 import { counts } from './summary.js';
 import { firstLine, plainText } from './text.js';
 
@@ -154,7 +154,7 @@ function addCase(suite: XMLBuilder, s: ScenarioResult, step: StepResult, outputD
   if (step.output !== undefined) out.push(`returned: ${JSON.stringify(step.output)}`);
   if (out.length) tc.ele('system-out').txt(text(out.join('\n')));
   if (step.error && !failedNow) {
-    const why = step.continued === 'ignored' ? 'ignored failure (continue_on_error)' : `failure, then ${step.note ?? 'the block ran again'}`;
+    const why = step.continued === 'ignored' ? 'ignored failure (continue_on_error)' : `failure, then ${step.note ?? RETRIED_AWAY}`;
     tc.ele('system-err').txt(text(`${why} [${step.error.kind}] at ${step.error.location}\n${step.error.message}`));
   }
 }

@@ -1,5 +1,5 @@
 // What a finished run adds up to, shared by the console summary and the HTML report's header.
-import type { RunResult, ScenarioResult, StepResult } from '../results.js';
+import { RETRIED_AWAY, type RunResult, type ScenarioResult, type StepResult } from '../results.js';
 
 export interface RunStats {
   total: number;
@@ -44,12 +44,9 @@ export interface FailureRef {
   location: string;
 }
 
-/**
- * A failed step whose `retry` block then ran again: the block's later attempt decides, not this one. The
- * executor says so only in the step's note (runner/blocks.ts).
- */
+/** A failed step whose `retry` block then ran again: the block's later attempt decides, not this one. */
 export function superseded(step: StepResult): boolean {
-  return step.status === 'failed' && !step.continued && /the block ran again/.test(step.note ?? '');
+  return step.status === 'failed' && !step.continued && (step.note ?? '').endsWith(RETRIED_AWAY);
 }
 
 /** Whether a failed step counts against its scenario: not ignored (`continue_on_error`), not retried away. */

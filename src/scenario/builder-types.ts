@@ -2,7 +2,7 @@
 // scenario writes (scenario.schema.json), typed. The schema still validates everything, so a shape the
 // types allow but the schema refuses (two locators, say) is reported at the builder call that wrote it.
 
-import type { Viewport } from '../api/types.js';
+import type { BrowserCreateParams } from '../api/types.js';
 import type { Target } from './plan.js';
 
 /** Milliseconds, or a string such as `"500ms"`, `"1.5s"` or `"1m"`. */
@@ -181,15 +181,8 @@ export type ExecuteValue =
  * The body of `POST /browsers` (profile, extensions and proxy included), or `pool` (plus `acquire_timeout`,
  * `name`, `tags`, `start_url`) to lease one.
  */
-export interface BrowserOptions {
-  headless?: boolean;
-  stealth?: boolean;
-  timeout_seconds?: number;
-  viewport?: Viewport;
-  start_url?: string;
-  name?: string;
-  tags?: Record<string, string>;
-  kiosk_mode?: boolean;
+export interface BrowserOptions
+  extends Pick<BrowserCreateParams, 'headless' | 'stealth' | 'timeout_seconds' | 'viewport' | 'start_url' | 'name' | 'tags' | 'kiosk_mode'> {
   /** A profile to start from, by name or id; `save_changes: true` writes the run's changes back. Not with `pool`. */
   profile?: ({ name: string; id?: never } | { id: string; name?: never }) & { save_changes?: boolean };
   /** Uploaded extensions to load, each by name or id. Not with `pool`. */
@@ -200,7 +193,7 @@ export interface BrowserOptions {
     | { id: string; name?: never; mode?: never }
     | { mode: 'direct' | 'default'; name?: never; id?: never };
   /** @deprecated Write `proxy: { id }`. */
-  proxy_id?: string;
+  proxy_id?: BrowserCreateParams['proxy_id'];
   pool?: string;
   acquire_timeout?: Duration;
 }
