@@ -3,7 +3,7 @@
 // locally, artifacts written, and results saved for later steps' templates.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { ApiError, type ApiResponse, type CloudClient, type RequestOptions } from '../src/api/index.js';
+import { ApiError, ApiTimeoutError, type ApiResponse, type CloudClient, type RequestOptions } from '../src/api/index.js';
 import type { ApiCall, PlanStep, PollCall } from '../src/scenario/plan.js';
 import { savedValue } from '../src/scenario/template.js';
 import { failedChecks, failureMessage } from './checks.js';
@@ -26,8 +26,12 @@ export interface ApiOpContext {
   failed: boolean;
 }
 
-/** Below this, a poll's last request still gets a fair chance to answer. */
-const MIN_REQUEST_MS = 1_000;
+/**
+ * A poll's request may run this far past the poll's deadline: a fair chance for a slow last answer, yet
+ * well inside the step's own backstop (timeout + 1 s), so the poll reports what it last saw, not a bare
+ * step timeout.
+ */
+const LAST_REQUEST_GRACE_MS = 500;
 
 export async function runApiCall(call: ApiCall, ctx: ApiOpContext): Promise<void> {
   const res = await send(call, ctx, ctx.step.timeout_ms, true);
@@ -48,25 +52,30 @@ export async function runPoll(poll: PollCall, ctx: ApiOpContext): Promise<void> 
   try {
     for (;;) {
       try {
-        const res = await send(poll, ctx, Math.max(MIN_REQUEST_MS, deadline - Date.now()), false);
+        const res = await send(poll, ctx, Math.max(0, deadline - Date.now()) + LAST_REQUEST_GRACE_MS, false);
         lastRequestId = res.requestId;
         const decoded = decodeOrRaw(poll, res.data);
         const failed = decoded ? failedChecks(poll.until, decoded) : [];
         if (failed.length === 0) return await handleResponse(poll, res.data, ctx, decoded);
         last = failed.map((f) => f.message).join('; ');
       } catch (err) {
+        if (err instanceof ApiTimeoutError && Date.now() >= deadline) throw waitedTooLong(poll, ctx, last);
         if (!(err instanceof ApiError) || !poll.pending_status?.includes(err.status)) throw err;
         lastRequestId = err.requestId;
         last = `${err.status} ${err.code}: ${err.serverMessage}`;
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw assertionFailed(`expected ${poll.waiting_for} within ${ctx.step.timeout_ms} ms; last check: ${last}`);
+      if (left <= 0) throw waitedTooLong(poll, ctx, last);
       await sleep(Math.min(poll.interval_ms, left), ctx.signal);
     }
   } finally {
     // Only the request that decided the outcome: a long wait would otherwise list hundreds of ids.
     if (lastRequestId) ctx.work.requestIds.push(lastRequestId);
   }
+}
+
+function waitedTooLong(poll: PollCall, ctx: ApiOpContext, last: string): StepFailure {
+  return assertionFailed(`expected ${poll.waiting_for} within ${ctx.step.timeout_ms} ms; last check: ${last}`);
 }
 
 async function send(call: ApiCall, ctx: ApiOpContext, timeoutMs: number, record: boolean): Promise<ApiResponse<unknown>> {
