@@ -47,6 +47,16 @@ export async function startTestService(opts: Partial<ServiceOptions> = {}): Prom
   };
 }
 
+/**
+ * A clock that reads `iso` when created and advances with real time from there: for tests whose outcome
+ * depends on the date (deprecations, expiries), so they pass whatever day the suite runs on.
+ */
+export function clockFrom(iso: string): () => Date {
+  const anchor = Date.parse(iso);
+  const started = Date.now();
+  return () => new Date(anchor + (Date.now() - started));
+}
+
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -2,7 +2,7 @@
 // keys and the X-Kernel-Project-Id header, archived projects, the deprecated PATCH /projects/{id}.
 import Kernel, { ConflictError, NotFoundError, PermissionDeniedError } from '@onkernel/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { clockFrom, startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 let admin: Kernel;
@@ -10,7 +10,8 @@ const sdk = (apiKey: string, projectID?: string) => new Kernel({ apiKey, baseURL
 const as = (key: string, project?: string) => ({ authorization: `Bearer ${key}`, ...(project ? { 'x-kernel-project-id': project } : {}) });
 
 beforeAll(async () => {
-  svc = await startTestService({ standby: 0 });
+  // Before the deprecated PATCH /projects/{id} is removed, whatever day the suite runs on.
+  svc = await startTestService({ standby: 0, now: clockFrom('2026-06-01T12:00:00Z') });
   admin = sdk(svc.apiKey);
 });
 afterAll(async () => {
@@ -162,7 +163,7 @@ describe('projects', () => {
 
 describe('the deprecated route after its removal date', () => {
   it('answers 410 with an Error body naming the replacement', async () => {
-    const later = await startTestService({ standby: 0, now: () => new Date('2026-11-24T00:00:00Z') });
+    const later = await startTestService({ standby: 0, now: clockFrom('2026-11-24T00:00:00Z') });
     try {
       const res = await later.call('PATCH', '/projects/anything', { body: { name: 'x' } });
       expect(res.status).toBe(410);
@@ -182,7 +183,7 @@ describe('the deprecated route after its removal date', () => {
 
 describe('projects disabled for the organization', () => {
   it('answers 404 projects_disabled to every project operation', async () => {
-    const off = await startTestService({ standby: 0, projectsEnabled: false });
+    const off = await startTestService({ standby: 0, projectsEnabled: false, now: clockFrom('2026-06-01T12:00:00Z') });
     try {
       for (const [method, path, body] of [
         ['POST', '/org/projects', { name: 'p' }],
