@@ -30,13 +30,38 @@ export interface ExecuteDeps {
 
 export async function executePlan(plan: Plan, given: ExecuteDeps): Promise<ScenarioResult> {
   const startedAt = new Date();
-  const scenarioDeadline = given.timeoutMs !== undefined ? AbortSignal.timeout(given.timeoutMs) : undefined;
-  const deps: ExecuteDeps = scenarioDeadline ? { ...given, signal: AbortSignal.any([given.signal, scenarioDeadline]) } : given;
-  const timedOut = () => scenarioDeadline?.aborted === true && !given.signal.aborted;
+  // The budget starts once setup is done, as a Playwright Test timeout excludes the worker's browser
+  // launch: how long a browser takes to create or lease says how busy the machine or pool is, not how
+  // long the scenario took, and setup steps are bounded by their own timeouts.
+  const budget = new AbortController();
+  let deadline: NodeJS.Timeout | undefined;
+  const startBudget = () => {
+    if (given.timeoutMs === undefined) return;
+    deadline = setTimeout(() => budget.abort(new DOMException(`the scenario's ${given.timeoutMs} ms budget ran out`, 'TimeoutError')), given.timeoutMs);
+  };
+  const deps: ExecuteDeps = given.timeoutMs !== undefined ? { ...given, signal: AbortSignal.any([given.signal, budget.signal]) } : given;
+  const timedOut = () => budget.signal.aborted && !given.signal.aborted;
   const artifactDir = deps.artifactDir ?? join(deps.outputDir, slug(plan.scenario.name));
   const ctx = new RunContext(plan, deps, artifactDir, startedAt);
-  const { state } = ctx;
+  try {
+    return await executePhases(plan, ctx, { deps, given, startedAt, artifactDir, startBudget, timedOut });
+  } finally {
+    clearTimeout(deadline);
+  }
+}
 
+interface Phases {
+  /** With the scenario's budget folded into `signal`. */
+  deps: ExecuteDeps;
+  given: ExecuteDeps;
+  startedAt: Date;
+  artifactDir: string;
+  startBudget: () => void;
+  timedOut: () => boolean;
+}
+
+async function executePhases(plan: Plan, ctx: RunContext, { deps, given, startedAt, artifactDir, startBudget, timedOut }: Phases): Promise<ScenarioResult> {
+  const { state } = ctx;
   let setupFailure: StepResult | undefined;
   for (const step of plan.steps.filter((s) => s.phase === 'setup')) {
     if (setupFailure || deps.signal.aborted) {
@@ -53,6 +78,7 @@ export async function executePlan(plan: Plan, given: ExecuteDeps): Promise<Scena
     }
   }
 
+  startBudget();
   const main = plan.steps.filter((s) => s.phase === 'main');
   const hooked = (hook: PlanStep['hook']) => main.filter((s) => s.hook === hook);
   const top: Frame = { depth: 0, signal: deps.signal };

@@ -41,14 +41,15 @@ async function run(name: string, args: string[]) {
 // Each test starts `bcs` (and browsers) several times: seconds apiece on a busy two-core machine.
 describe('bcs run --timeout', { timeout: 180_000 }, () => {
   it('cuts a scenario short at its budget, still releases its browser, and exits 4 when only timeouts failed', async () => {
-    // A budget the browser's create cannot use up on a busy machine, so it runs out inside the 20 s sleep.
-    const { res, results } = await run('timeout', [f('slow.yaml'), f('passes.yaml'), '--timeout', '5s']);
+    // The budget starts once the browser is ready, so however long the create takes it runs out inside the 20 s sleep.
+    const { res, results } = await run('timeout', [f('slow.yaml'), f('passes.yaml'), '--timeout', '3s']);
     expect(res.code, res.stderr).toBe(4);
     const [slow, passes] = results.scenarios;
     expect(passes.status).toBe('passed');
     expect(slow).toMatchObject({ status: 'failed', timed_out: true });
-    // Far less than the 20 s sleep: the budget cut it short.
-    expect(slow.duration_ms).toBeLessThan(15_000);
+    // The budget cut the 20 s sleep short: it started after setup and covered the sleep step alone.
+    const sleep = slow.steps.find((s: { kind: string }) => s.kind === 'sleep');
+    expect(sleep.duration_ms).toBeLessThan(15_000);
     const main = slow.steps.filter((s: { phase: string }) => s.phase === 'main');
     expect(main.find((s: { status: string }) => s.status === 'failed').error.kind).toBe('timeout');
     expect(main.at(-1).status).toBe('skipped');
@@ -58,8 +59,9 @@ describe('bcs run --timeout', { timeout: 180_000 }, () => {
   });
 
   it('a real failure outranks a timeout (exit 1), and an infrastructure error outranks both (exit 3)', async () => {
-    expect((await run('mixed', [f('slow.yaml'), f('fails.yaml'), '--timeout', '2s'])).res.code).toBe(1);
-    const infra = await run('infra', [f('fails.yaml'), f('no-pool.yaml'), f('slow.yaml'), '--timeout', '2s']);
+    // 8 s: ample for fails.yaml's goto and 300 ms expect on a loaded machine, well short of slow.yaml's sleep.
+    expect((await run('mixed', [f('slow.yaml'), f('fails.yaml'), '--timeout', '8s'])).res.code).toBe(1);
+    const infra = await run('infra', [f('fails.yaml'), f('no-pool.yaml'), f('slow.yaml'), '--timeout', '8s']);
     expect(infra.res.code).toBe(3);
     expect(infra.results.scenarios.map((s: { status: string }) => s.status)).toEqual(['failed', 'error', 'failed']);
   });
