@@ -57,8 +57,12 @@ export function clockFrom(iso: string): () => Date {
   return () => new Date(anchor + (Date.now() - started));
 }
 
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+/**
+ * Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. The deadline is
+ * a backstop for a condition that never comes, not a speed requirement: generous, since the suite runs on
+ * two busy cores.
+ */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

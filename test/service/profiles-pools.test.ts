@@ -49,7 +49,7 @@ const counts = (pool: string, available: number, acquired = 0) =>
   eventually(async () => {
     const p = await kernel.browserPools.retrieve(pool);
     return p.available_count === available && p.acquired_count === acquired ? p : undefined;
-  }, 30_000);
+  }, 90_000);
 
 describe('pools with a profile', () => {
   it('load it read-only, start every lease from it, and refresh idle browsers when it is saved', async () => {
@@ -85,7 +85,7 @@ describe('pools with a profile', () => {
     await eventually(async () => {
       const now = await idleSessions(pool.id);
       return now.length === 2 && now.every((id) => !before.includes(id)) ? now : undefined;
-    }, 30_000);
+    }, 90_000);
     await counts('profiled', 2);
     const fresh = await kernel.browserPools.acquire('profiled', {});
     expect(await cookie(fresh.cdp_ws_url)).toBe('v2');
@@ -103,5 +103,5 @@ describe('pools with a profile', () => {
 
     await kernel.browserPools.delete('profiled', { force: true });
     await kernel.browserPools.delete('not-refreshed', { force: true });
-  }, 120_000);
+  }, 240_000);
 });
