@@ -1,13 +1,28 @@
 import { defineConfig } from 'vitest/config';
 
+// Two tiers. `unit` needs no browser, service or build and finishes in seconds (`npm run test:unit`);
+// `integration` starts the real service with real Chromium. Both run under `npm test`.
+const unit = ['test/api/**/*.test.ts', 'test/scenario/**/*.test.ts', 'test/architecture.test.ts', 'test/**/*-units.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Every integration file launches real Chromium; two cores run two files at a time well.
+    // Every integration file launches real Chromium: on two cores, two files at a time keep both busy
+    // without piling browsers up (more only adds load and timeouts).
     maxWorkers: 2,
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: unit } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...unit, 'test/fixtures-example/**', '**/node_modules/**'],
+          globalSetup: ['test/helpers/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

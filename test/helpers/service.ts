@@ -18,7 +18,9 @@ export interface Reply {
 
 export async function startTestService(opts: Partial<ServiceOptions> = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'bcs-test-')));
-  const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, ...opts, dataDir });
+  // No warm standby unless a test asks for one: most files never create a browser, and the ones that do
+  // would pay for a second launch (the standby's replacement) on two cores shared by parallel files.
+  const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, standby: 0, ...opts, dataDir });
   const call: TestService['call'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${service.apiKey}`, ...o.headers };
     let body: string | undefined = o.raw;
