@@ -1,5 +1,5 @@
 // Starts the embedded Browser Cloud service: database, sessions, HTTP app and CDP proxy on one port.
-import { mkdir } from 'node:fs/promises';
+import { prepareDataDir } from './host/data-dir.js';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
@@ -92,7 +92,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   }
   const now = opts.now ?? (() => new Date());
   const logLevel = opts.logLevel ?? 'warn';
-  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+  await prepareDataDir(opts.dataDir);
   const chromium = await findChromium(opts.chromium ?? process.env.BCS_CHROMIUM);
   const sandboxMode = opts.sandbox ?? (process.env.BCS_SANDBOX === 'off' ? 'off' : 'auto');
   const { sandbox, reason: sandboxReason } =
