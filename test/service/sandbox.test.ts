@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../src/service/host/sandbox.js';
+import { SESSION_UID_BASE } from '../../src/service/host/session-users.js';
 import { eventually, isAlive, startTestService, type TestService } from '../helpers/service.js';
 
 const probeDir = await mkdtemp(join(tmpdir(), 'bcs-sandbox-probe-'));
@@ -214,12 +215,16 @@ describe('without the sandbox', () => {
     expect(outside.body.details[0].field).toBe('body.cwd');
   });
 
-  it('runs as the service’s own user (or as_user), and a timeout kills the process group', async () => {
-    expect(Number((await run({ command: 'id', args: ['-u'] })).stdout)).toBe(process.getuid!());
+  it('runs as the session’s own user under a root service (else as the service’s), and a timeout kills the process group', async () => {
+    const uid = Number((await run({ command: 'id', args: ['-u'] })).stdout);
     if (asRoot) {
-      expect((await run({ command: 'id', args: ['-u'], as_root: true })).stdout).toBe('0\n');
-      expect((await run({ command: 'id', args: ['-un'], as_user: 'daemon' })).stdout).toBe('daemon\n');
-      expect((await run({ command: 'id', args: ['-G'], as_user: 'daemon' })).stdout.trim().split(' ')).not.toContain('0');
+      // isolation.test.ts covers what that keeps out of reach; here: its groups, and what it may not ask.
+      expect(uid).toBeGreaterThanOrEqual(SESSION_UID_BASE);
+      expect((await run({ command: 'id', args: ['-G'] })).stdout.trim().split(' ')).toEqual([String(uid)]);
+      expect((await svc.call('POST', `/browsers/${sessionId}/process/exec`, { body: { command: 'id', as_root: true } })).status).toBe(403);
+      expect((await run({ command: 'id', args: ['-u'], as_user: 'kernel' })).stdout).toBe(`${uid}\n`);
+    } else {
+      expect(uid).toBe(process.getuid!());
     }
     const r = await run({ command: 'sh', args: ['-c', 'sleep 79.1 & sleep 79.2'], timeout_sec: 1 });
     expect(r).toMatchObject({ exit_code: 124, timed_out: true });
@@ -228,7 +233,7 @@ describe('without the sandbox', () => {
 
   it('PTY processes work unsandboxed too (tty is /dev/pts/N), and die with the session', async () => {
     const res = await svc.call('POST', `/browsers/${sessionId}/process/spawn`, {
-      body: { command: 'sh', args: ['-c', 'tty; id -G; sleep 89.1'], allocate_tty: true, ...(asRoot ? { as_user: 'daemon' } : {}) },
+      body: { command: 'sh', args: ['-c', 'tty; id -G; sleep 89.1'], allocate_tty: true },
     });
     expect(res.status).toBe(200);
     const stream = await fetch(`${svc.baseUrl}/browsers/${sessionId}/process/${res.body.process_id}/stdout/stream`, {

@@ -2,16 +2,20 @@
 // of the session it has just recorded, while the standby (standby.ts) launches ahead of time into the
 // folder of a session id that has no record yet, and a later create adopts that browser under that id.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import type { BrowserCreateParams } from '../../api/types.js';
+import type { Account } from './accounts.js';
+import { browserSandbox, type BrowserSandbox } from './browser-sandbox.js';
 import { CdpConnection } from './cdp-connection.js';
+import { sessionUsersPossible } from './data-dir.js';
 import { launchChromium, type LaunchedChromium } from './chromium.js';
 import type { ChromiumExecutable } from './chromium-path.js';
-import { DOWNLOADS_DIR, HOME_DIR, HostView, USER_DATA_DIR } from './host-view.js';
+import { DOWNLOADS_DIR, HOME_DIR, HostView, TMP_DIR, USER_DATA_DIR } from './host-view.js';
 import { ProxyForwarder } from './proxy-forwarder.js';
 import type { Upstream } from './proxy-upstream.js';
 import { sandboxCommand, type Sandbox, type SandboxLaunch } from './sandbox.js';
+import { hostSessionUsers } from './session-users.js';
+import { handOverView } from './view-access.js';
 import { startXvfb, type XDisplay } from './xvfb.js';
 
 export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
@@ -84,14 +88,26 @@ export interface LaunchEnv {
   preparers: LaunchPreparer[];
 }
 
-/** Where session `id` lives, and whether its browser runs in the sandbox. */
+/**
+ * Where session `id` lives, and whether its browser runs in the sandbox. Inside the sandbox Chromium sees
+ * the view, so its paths are the hosted service's paths; whatever browser it is (the packaged headless
+ * shell too) runs in there whenever there is a sandbox.
+ */
 export function sessionLayout(env: LaunchEnv, id: string) {
   const dir = join(env.sessionsDir, id);
   const view = new HostView(dir);
-  // Inside the sandbox Chromium sees the view, so its paths are the hosted service's paths. The packaged
-  // headless shell lives in the host's temp dir, which the view hides: it runs beside the view instead.
-  const sandbox = env.sandbox && !env.chromium.path.startsWith(`${tmpdir()}${sep}`) ? env.sandbox : null;
-  return { dir, view, sandbox, userDataDir: view.hostPath(USER_DATA_DIR) };
+  const sandbox = env.sandbox ? browserSandbox(env.sandbox, env.chromium) : null;
+  return { dir, view, sandbox: sandbox?.sandbox ?? null, browser: sandbox, userDataDir: view.hostPath(USER_DATA_DIR) };
+}
+
+/**
+ * Who the session's Chromium (and its processes, by default) run as: `kernel` in the sandbox; without
+ * one, under a root service, a uid of the session's own; otherwise the service's user, as it cannot
+ * switch. Never root.
+ */
+async function sessionIdentity(env: LaunchEnv, dir: string): Promise<Account | null> {
+  if (env.sandbox) return env.sandbox.kernel;
+  return sessionUsersPossible() ? hostSessionUsers().allocate(dir) : null;
 }
 
 /**
@@ -102,7 +118,7 @@ export const PID_FILE = 'browser.pid';
 
 /** Launches Chromium for session `id`; on failure nothing is left running (the folder is the caller's). */
 export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec): Promise<WarmBrowser> {
-  const { view, sandbox } = sessionLayout(env, id);
+  const { dir, view, sandbox, browser } = sessionLayout(env, id);
   const inView = (viewPath: string) => (sandbox ? viewPath : view.hostPath(viewPath));
   let screen: XDisplay | undefined;
   let chromium: LaunchedChromium;
@@ -112,15 +128,22 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
       const proxyId = spec.proxy.proxyId;
       forwarder = await ProxyForwarder.start(spec.proxy, (message) => env.warn({ session_id: id, proxy_id: proxyId, err: message }, 'the session proxy failed'));
     }
+    const identity = await sessionIdentity(env, dir);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     await view.createLayout();
     const extraArgs: string[] = [];
     for (const prepare of env.preparers) extraArgs.push(...(await prepare(spec, view, inView)));
     await writeDownloadPreferences(view.hostPath(USER_DATA_DIR), inView(DOWNLOADS_DIR));
+    if (identity) await handOverView(view, { owner: identity, sandboxed: sandbox !== null });
+    // Unsandboxed, under its own uid, Chromium gets a clean environment: the service's may hold its key.
+    const user = !sandbox && identity ? identity : undefined;
     // A headful browser fills its own screen, toolbar included, as on the hosted service.
     if (!spec.headless) screen = await startXvfb(spec.viewport.width, spec.viewport.height);
     chromium = await launchChromium(env.chromium, {
       userDataDir: inView(USER_DATA_DIR),
-      wrap: sandbox ? (file, args, e) => sandboxCommand(sandbox, browserLaunch(view, file, args, e)) : undefined,
+      wrap: browser ? (_file, args, e) => sandboxCommand(browser.sandbox, browserLaunch(view, browser, args, e)) : undefined,
+      user,
+      env: user ? unsandboxedEnv(view) : undefined,
       headless: spec.headless,
       viewport: spec.viewport,
       display: screen?.display,
@@ -156,22 +179,35 @@ export async function stopBrowser(warm: WarmBrowser): Promise<void> {
   await warm.forwarder?.close();
 }
 
-/** Chromium's helpers can still be writing for a moment after the group is killed; retry the removal. */
-export function removeDir(dir: string): Promise<void> {
-  return rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+/**
+ * Chromium's helpers can still be writing for a moment after the group is killed; retry the removal.
+ * A session with a uid of its own frees it first, once nothing runs as that uid any more.
+ */
+export async function removeDir(dir: string): Promise<void> {
+  await hostSessionUsers().release(dir);
+  await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
-/** Chromium runs as root in the sandbox with its home at the view's /home/kernel, like the hosted VM's. */
-function browserLaunch(view: HostView, command: string, args: string[], env: Record<string, string>): SandboxLaunch {
+/**
+ * Chromium runs as `kernel` in the sandbox, without capabilities, with its home at the view's
+ * /home/kernel, like the hosted VM's; the executable is at its path inside (browser-sandbox.ts).
+ */
+function browserLaunch(view: HostView, browser: BrowserSandbox, args: string[], env: Record<string, string>): SandboxLaunch {
+  const { FONTCONFIG_PATH: _hostFonts, ...rest } = env;
   return {
     view,
     cwd: HOME_DIR,
-    env: { HOME: HOME_DIR, PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
-    identity: { name: 'root', uid: 0, gid: 0 },
+    env: { HOME: HOME_DIR, PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', USER: browser.sandbox.kernel.name, ...rest, ...browser.env },
+    identity: browser.sandbox.kernel,
     newSession: true,
-    command,
+    command: browser.path,
     args,
   };
+}
+
+/** Chromium's environment on the host: its home and temp dir are the view's. */
+function unsandboxedEnv(view: HostView): Record<string, string> {
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: view.hostPath(HOME_DIR), TMPDIR: view.hostPath(TMP_DIR), LANG: 'C.UTF-8', USER: 'kernel' };
 }
 
 async function allowDownloads(wsEndpoint: string, downloadsDir: string): Promise<CdpConnection> {

@@ -1,8 +1,8 @@
 // Finds the Chromium to launch: the configured path, else a system Chromium or Chrome, else the headless
 // shell shipped in the npm package @sparticuz/chromium (so a fresh machine needs no apt and no download).
-import { access, constants } from 'node:fs/promises';
+import { access, chmod, constants, lchown, lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 
 export type ChromiumSource = 'configured' | 'system' | 'npm';
 
@@ -13,11 +13,16 @@ export interface ChromiumExecutable {
   headlessShell: boolean;
 }
 
+/** Files @sparticuz/chromium unpacks beside the shell, which the shell loads from its own folder. */
+export const PACKAGED_SHELL_SIBLINGS = ['libEGL.so', 'libGLESv2.so', 'libvk_swiftshader.so', 'libvulkan.so.1', 'vk_swiftshader_icd.json'];
+
 const SYSTEM_NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome', 'chrome'];
 
 export async function findChromium(configured?: string, env: NodeJS.ProcessEnv = process.env): Promise<ChromiumExecutable> {
   if (configured) {
     if (!(await isExecutable(configured))) throw new Error(`configured Chromium '${configured}' is not an executable file`);
+    // The package's own unpacked shell, named directly (tests do): made runnable by sessions the same way.
+    if (configured === join(tmpdir(), 'chromium')) await securePackagedShell(configured);
     return { path: configured, source: 'configured', headlessShell: isHeadlessShell(configured) };
   }
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
@@ -41,7 +46,9 @@ function extractPackagedShell(): Promise<string> {
   extraction ??= (async () => {
     try {
       const { default: chromium } = await import('@sparticuz/chromium');
-      return await chromium.executablePath();
+      const path = await chromium.executablePath();
+      await securePackagedShell(path);
+      return path;
     } catch (err) {
       extraction = undefined;
       throw new Error(
@@ -59,4 +66,31 @@ async function isExecutable(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * The package unpacks into the world-writable temp dir, 0700 for the shell and with the archive's own
+ * owner (some uid of the build machine) for the rest. Sessions run it as an unprivileged user (and a
+ * file someone else could replace would run inside every session), so: a shell someone else created is
+ * refused, and the unpacked files become the service's, readable and executable by all, writable by it.
+ */
+async function securePackagedShell(path: string): Promise<void> {
+  const me = process.getuid?.() ?? 0;
+  const info = await lstat(path);
+  if (!info.isFile() || info.uid !== me || (info.mode & 0o022) !== 0) {
+    throw new Error(`${path} was not unpacked by this user or others may change it; remove it and start again`);
+  }
+  await chmod(path, 0o755);
+  if (me !== 0) return;
+  const dir = dirname(path);
+  for (const name of PACKAGED_SHELL_SIBLINGS) await lchown(join(dir, name), 0, 0).catch(() => undefined);
+  await chownTree(join(dir, 'fonts'));
+}
+
+async function chownTree(path: string): Promise<void> {
+  const info = await lstat(path).catch(() => null);
+  if (!info) return;
+  await lchown(path, 0, 0);
+  if (!info.isDirectory()) return;
+  for (const entry of await readdir(path)) await chownTree(join(path, entry));
 }

@@ -2,8 +2,10 @@
 // (`--remote-debugging-port=0` lets Chromium pick a free port, so launches never race for ports).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { chown, mkdir } from 'node:fs/promises';
 import { CdpConnection } from './cdp-connection.js';
 import type { ChromiumExecutable } from './chromium-path.js';
+import { hostSessionUsers } from './session-users.js';
 
 export interface LaunchOptions {
   userDataDir: string;
@@ -21,6 +23,10 @@ export interface LaunchOptions {
   stealth?: boolean;
   /** The session's forwarding proxy (proxy-forwarder.ts), `http://127.0.0.1:PORT`; loopback stays direct. */
   proxyServer?: string;
+  /** Runs Chromium as this user (a root service without a sandbox: the session's own uid). */
+  user?: { uid: number; gid: number };
+  /** Chromium's whole environment, instead of the service's own (which may hold its secrets). */
+  env?: Record<string, string>;
   /** Arguments of launch preparers (browser-launch.ts): extensions to load. */
   extraArgs?: string[];
   timeoutMs?: number;
@@ -99,11 +105,15 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
   };
   const args = chromiumArgs(exe, opts);
   const cmd = opts.wrap ? opts.wrap(exe.path, args, extraEnv) : { file: exe.path, args };
+  // bwrap passes Chromium only what `wrap` names; bwrap itself needs nothing of the service's environment.
+  const env = opts.wrap ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : { ...(opts.env ?? process.env), ...extraEnv };
   const child = spawn(cmd.file, cmd.args, {
     // Its own process group, so one kill reaches every helper process it forks.
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, ...extraEnv },
+    env,
+    uid: opts.user?.uid,
+    gid: opts.user?.gid,
   });
   let tail = '';
   const stderrListeners = new Set<(chunk: string) => void>();
@@ -205,8 +215,27 @@ function lastLines(text: string, n: number): string {
  */
 export async function measureWindowFrame(exe: ChromiumExecutable, userDataDir: string): Promise<{ width: number; height: number }> {
   if (exe.headlessShell) return { width: 0, height: 0 };
-  const browser = await launchChromium(exe, { userDataDir, headless: true, viewport: { width: 800, height: 600 } });
-  const cdp = await CdpConnection.connect(browser.wsEndpoint);
+  // Chromium never runs as root: a root service measures as an identity of its own, as sessions run.
+  const users = process.getuid?.() === 0 ? hostSessionUsers() : undefined;
+  let user: { uid: number; gid: number } | undefined;
+  if (users) {
+    user = await users.allocate(userDataDir);
+    await mkdir(userDataDir, { recursive: true, mode: 0o700 });
+    await chown(userDataDir, user.uid, user.gid);
+  }
+  const env = user ? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: userDataDir, LANG: 'C.UTF-8' } : undefined;
+  let browser: LaunchedChromium;
+  try {
+    browser = await launchChromium(exe, { userDataDir, headless: true, viewport: { width: 800, height: 600 }, user, env });
+  } catch (err) {
+    await users?.release(userDataDir);
+    throw err;
+  }
+  const cdp = await CdpConnection.connect(browser.wsEndpoint).catch(async (err: Error) => {
+    await browser.kill();
+    await users?.release(userDataDir);
+    throw err;
+  });
   try {
     const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
     const page = targetInfos.find((t) => t.type === 'page');
@@ -222,5 +251,6 @@ export async function measureWindowFrame(exe: ChromiumExecutable, userDataDir: s
   } finally {
     cdp.close();
     await browser.kill();
+    await users?.release(userDataDir);
   }
 }

@@ -171,7 +171,7 @@ export class PlaywrightExecutor {
     return new PlaywrightWorker(this.command(session), this.outputLimit);
   }
 
-  /** The worker's command line: sandboxed as the default user, or on the host as the service itself. */
+  /** The worker's command line: as the session's default user, sandboxed or on the host. */
   private command(session: LiveSession): WorkerCommand {
     const nodeArgs = [
       `--max-old-space-size=${this.heapMb}`,
@@ -181,9 +181,9 @@ export class PlaywrightExecutor {
       this.files.playwright,
       String(this.resultLimit),
     ];
-    const identity = this.opts.launcher.defaultIdentity;
-    const base = { PATH: DEFAULT_PATH, USER: identity.name, LOGNAME: identity.name, LANG: 'C.UTF-8' };
     const { view } = session;
+    const identity = this.opts.launcher.defaultIdentity(view);
+    const base = { PATH: DEFAULT_PATH, USER: identity.name, LOGNAME: identity.name, LANG: 'C.UTF-8' };
     if (this.sandbox) {
       // bwrap clears the environment, so the IPC channel's fd (3, the fourth stdio entry) is named again.
       const env = { ...base, HOME: HOME_DIR, NODE_CHANNEL_FD: '3', NODE_CHANNEL_SERIALIZATION_MODE: 'json' };
@@ -191,7 +191,9 @@ export class PlaywrightExecutor {
       return { ...cmd, env: { PATH: DEFAULT_PATH }, cwd: '/', sandboxed: true };
     }
     const home = view.hostPath(HOME_DIR);
-    return { file: this.files.node, args: nodeArgs, env: { ...base, HOME: home, TMPDIR: view.hostPath(TMP_DIR) }, cwd: home, sandboxed: false };
+    // Unsandboxed, a root service runs it as the session's own uid, like the session's other processes.
+    const user = process.getuid?.() === 0 ? { uid: identity.uid, gid: identity.gid } : {};
+    return { file: this.files.node, args: nodeArgs, env: { ...base, HOME: home, TMPDIR: view.hostPath(TMP_DIR) }, cwd: home, sandboxed: false, ...user };
   }
 
   private toResponse(run: WorkerRun, timeoutSec: number): ExecuteResponse {

@@ -14,6 +14,9 @@ export interface WorkerCommand {
   cwd: string;
   /** bwrap stands between the service and node: killing then goes through the sandbox's init. */
   sandboxed: boolean;
+  /** Who the worker runs as on the host, when not the service itself (a root service without a sandbox). */
+  uid?: number;
+  gid?: number;
 }
 
 export interface WorkerJob {
@@ -67,6 +70,8 @@ export class PlaywrightWorker {
     this.child = spawn(command.file, command.args, {
       cwd: command.cwd,
       env: command.env,
+      uid: command.uid,
+      gid: command.gid,
       // Its own process group, so what the user's code forks can be found and killed with it.
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

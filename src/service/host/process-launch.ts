@@ -2,12 +2,13 @@
 // directory and the command line, sandboxed (bwrap) or directly on the host. Bad requests fail here,
 // before anything starts, with a 400 that names the field.
 import { constants, existsSync } from 'node:fs';
-import { access, chmod, chown, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { delimiter, posix } from 'node:path';
 import { forbidden, invalidField } from '../errors.js';
 import type { Account, Accounts } from './accounts.js';
-import { DOWNLOADS_DIR, HOME_DIR, TMP_DIR, type HostView } from './host-view.js';
+import { HOME_DIR, TMP_DIR, type HostView } from './host-view.js';
 import { sandboxCommand, type Sandbox } from './sandbox.js';
+import { hostSessionUsers, type SessionUsers } from './session-users.js';
 
 export interface ProcessRequest {
   command: string;
@@ -32,6 +33,9 @@ export interface LaunchPlan {
   identity: Account;
 }
 
+export const UNSANDBOXED_ROOT =
+  'without the sandbox, processes never run as root: root there would be root on the host, with the service\'s database and keys and every other session in reach; install bubblewrap for as_root';
+
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** Paths a sandboxed process sees as on the host (read-only), besides its view folders. */
 const SYSTEM_PREFIXES = ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -42,22 +46,40 @@ export class Launcher {
   constructor(
     private readonly sandbox: Sandbox | null,
     private readonly accounts: Accounts,
+    private readonly users: SessionUsers = hostSessionUsers(),
   ) {}
 
   /**
-   * Who runs a process by default. In a root-run sandbox that is `kernel`, as on the hosted VM: the
-   * sandbox hands it the session's folders by bind mounts. Unsandboxed there is no isolation for an
-   * unprivileged user to preserve, and it could not even reach the session's folders by absolute path
-   * (they live in the service's private data dir), so processes run as the service's own user.
+   * Who runs a process by default: the identity the session's Chromium runs as. In a root-run sandbox
+   * that is `kernel`, as on the hosted VM. Without a sandbox a root service gives every session a uid of
+   * its own (session-users.ts), the owner of its view; a service that is not root runs everything as itself.
    */
-  get defaultIdentity(): Account {
-    return this.sandbox?.privileged ? this.accounts.kernel : this.accounts.service;
+  defaultIdentity(view: HostView): Account {
+    if (this.sandbox) return this.sandbox.kernel;
+    if (!this.accounts.serviceIsRoot) return this.accounts.service;
+    const own = this.users.of(view.root);
+    // Every session gets one when its browser launches; without it nothing may run, least of all as root.
+    if (!own) throw forbidden('this session has no user of its own to run processes as');
+    return own;
   }
 
-  identity(req: ProcessRequest): Account {
+  /**
+   * The identity a request asks for. Unsandboxed under a root service, `as_root` and other users are
+   * refused: there root would be root on the host (the service's database and key, every session), and
+   * another account could reach what that account can on the host. The session's own user is the only one.
+   */
+  identity(req: ProcessRequest, view: HostView): Account {
     const { accounts } = this;
     if (req.as_root && req.as_user) throw invalidField('body.as_user', 'cannot be combined with as_root');
-    let target = this.defaultIdentity;
+    const own = this.defaultIdentity(view);
+    if (!this.sandbox && accounts.serviceIsRoot) {
+      if (req.as_root) throw forbidden(UNSANDBOXED_ROOT);
+      if (req.as_user && req.as_user !== own.name && req.as_user !== String(own.uid)) {
+        throw forbidden(`without the sandbox, processes run only as the session's own user ('${own.name}', uid ${own.uid}), not as '${req.as_user}'`);
+      }
+      return own;
+    }
+    let target = own;
     if (req.as_root) target = { name: 'root', uid: 0, gid: 0 };
     else if (req.as_user) {
       const found = accounts.find(req.as_user);
@@ -71,7 +93,7 @@ export class Launcher {
   }
 
   async plan(view: HostView, req: ProcessRequest, tty: boolean): Promise<LaunchPlan> {
-    const identity = this.identity(req);
+    const identity = this.identity(req, view);
     const cwd = posix.normalize(req.cwd ?? HOME_DIR);
     const sandboxed = this.sandbox !== null;
     const base: Record<string, string> = {
@@ -97,8 +119,8 @@ export class Launcher {
     }
     const plan = { env, cwd: hostCwd as string, sandboxed, identity };
     // Resolved here because the command may name a view path (/home/kernel/x.sh) the host does not have.
-    if (!this.accounts.serviceIsRoot || identity.uid === 0) return { ...plan, file: hostCommand, args };
-    // Only for an explicit as_user. setpriv rather than spawn's uid/gid: node-pty keeps root's
+    if (!this.accounts.serviceIsRoot) return { ...plan, file: hostCommand, args };
+    // Never root here (see identity()). setpriv rather than spawn's uid/gid: node-pty keeps root's
     // supplementary groups when it switches.
     if (this.setpriv) {
       const groups = this.accounts.list.some((a) => a.uid === identity.uid) ? '--init-groups' : '--clear-groups';
@@ -109,15 +131,10 @@ export class Launcher {
   }
 
   /**
-   * The view's home (and Downloads) belong to the default user, and /tmp is sticky and world-writable,
-   * as on the hosted VM; the service creates them as itself, so they are handed over once per session.
+   * Kept for callers that prepare a view before its first process: the view is handed to the session's
+   * identity when its browser launches (view-access.ts), before anything of the session runs.
    */
-  async prepareView(view: HostView): Promise<void> {
-    const kernel = this.defaultIdentity;
-    if (!this.sandbox?.privileged || kernel.uid === 0) return;
-    for (const dir of [HOME_DIR, DOWNLOADS_DIR]) await chown(view.hostPath(dir), kernel.uid, kernel.gid).catch(() => undefined);
-    await chmod(view.hostPath(TMP_DIR), 0o1777);
-  }
+  async prepareView(_view: HostView): Promise<void> {}
 
   /** Where the command is on the host; a missing one is a 400 rather than a process failing with 127. */
   private async findCommand(view: HostView, command: string, path: string, cwd: string, sandboxed: boolean): Promise<string> {

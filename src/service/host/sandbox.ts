@@ -11,7 +11,8 @@
 //
 // Identities (when the service runs as root): bwrap starts as root keeping only the capabilities the
 // next step needs, and setpriv inside switches to the requested user (dropping every capability and the
-// bounding set) or, for `as_root`, stays uid 0 with the small ROOT_CAPS set and no_new_privs. When the
+// bounding set) or, for `as_root`, stays uid 0 with the small ROOT_CAPS set and no_new_privs. Chromium
+// and the Playwright worker run as `kernel` too; only a process that asks for `as_root` is uid 0. When the
 // service is not root, bwrap runs unprivileged in a user namespace and every process is the service's
 // own user.
 import { spawn } from 'node:child_process';
@@ -37,6 +38,11 @@ export interface Sandbox {
   /** bwrap runs as root: capabilities are dropped and setpriv switches identities. */
   readonly privileged: boolean;
   readonly setprivPath: string | null;
+  /**
+   * Who Chromium, the Playwright worker and processes that ask for no identity run as: `kernel` when
+   * bwrap runs as root, otherwise the service's own user (mapped into bwrap's user namespace).
+   */
+  readonly kernel: Account;
   /** The mounts every sandbox gets, computed once at start. */
   readonly systemArgs: readonly string[];
 }
@@ -116,7 +122,7 @@ export async function detectSandbox(opts: DetectOptions): Promise<SandboxDetecti
   const dir = join(opts.dataDir, 'sandbox');
   let sandbox: Sandbox;
   try {
-    sandbox = { kind: 'bwrap', bwrapPath, privileged, setprivPath, systemArgs: await systemArgs(dir, accounts, privileged) };
+    sandbox = { kind: 'bwrap', bwrapPath, privileged, setprivPath, kernel: accounts.kernel, systemArgs: await systemArgs(dir, accounts, privileged) };
   } catch (err) {
     return { sandbox: null, reason: `could not prepare the sandbox: ${(err as Error).message}` };
   }

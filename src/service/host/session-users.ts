@@ -1,0 +1,151 @@
+// One host uid per session, for a root service without a sandbox: nothing else separates its sessions,
+// so each gets its own identity from a high range no account uses, and its view belongs to that uid.
+// Sessions then cannot read each other's files or signal each other's processes, and none of them can
+// read what only root can (the service's data dir, /etc/shadow, /proc/<service>/environ).
+//
+// Several services may run on one host (the test suite runs many at once), so a uid is taken by creating
+// a lock file named after it in a root-only folder; the file names the owning service's pid, and a lock
+// whose service is gone is taken over (after killing whatever still runs as that uid). Allocation walks
+// the range from a remembered position, so a uid is not handed out again until the range wraps: files a
+// session left in world-writable host folders (/var/tmp, /dev/shm) do not fall to the next session.
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { lstat, mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KERNEL_USER, type Account } from './accounts.js';
+
+/** Far above any account, system or user (useradd stops at 60000, subordinate ranges start at 100000). */
+export const SESSION_UID_BASE = 1_900_000_000;
+export const SESSION_UID_COUNT = 1_000_000;
+const KILL_WAIT_MS = 5000;
+
+let host: SessionUsers | undefined;
+
+/** The one allocator of this process (uids are a host-wide resource, like the processes using them). */
+export function hostSessionUsers(): SessionUsers {
+  return (host ??= SessionUsers.forHost());
+}
+
+export class SessionUsers {
+  private readonly byDir = new Map<string, Account>();
+
+  constructor(private readonly lockDir: string) {}
+
+  /** The host-wide allocator: locks under /run (root's), else under the temp dir, checked to be root's. */
+  static forHost(): SessionUsers {
+    return new SessionUsers(process.getuid?.() === 0 ? '/run/bcs-session-uids' : join(tmpdir(), `bcs-session-uids-${process.getuid?.()}`));
+  }
+
+  /** The identity of the session whose folder is `dir`, if it has one of its own. */
+  of(dir: string): Account | undefined {
+    return this.byDir.get(dir);
+  }
+
+  /** Takes a free uid for the session in `dir` (once; later calls answer the same). */
+  async allocate(dir: string): Promise<Account> {
+    const known = this.byDir.get(dir);
+    if (known) return known;
+    await this.ensureLockDir();
+    const cursorFile = join(this.lockDir, 'next');
+    const start = Number((await readFile(cursorFile, 'utf8').catch(() => '0')).trim()) || 0;
+    for (let i = 0; i < SESSION_UID_COUNT; i++) {
+      const offset = (start + i) % SESSION_UID_COUNT;
+      const uid = SESSION_UID_BASE + offset;
+      if (!(await this.take(uid, dir))) continue;
+      await writeFile(cursorFile, String((offset + 1) % SESSION_UID_COUNT), { mode: 0o600 }).catch(() => undefined);
+      const account = { name: KERNEL_USER, uid, gid: uid };
+      this.byDir.set(dir, account);
+      return account;
+    }
+    throw new Error(`no free session uid in ${SESSION_UID_BASE}-${SESSION_UID_BASE + SESSION_UID_COUNT - 1}`);
+  }
+
+  /** Kills everything still running as the session's uid, then frees the uid. */
+  async release(dir: string): Promise<void> {
+    const account = this.byDir.get(dir);
+    if (!account) return;
+    this.byDir.delete(dir);
+    await killUid(account.uid);
+    await unlink(this.lockFile(account.uid)).catch(() => undefined);
+  }
+
+  private lockFile(uid: number): string {
+    return join(this.lockDir, String(uid));
+  }
+
+  private async take(uid: number, dir: string): Promise<boolean> {
+    const file = this.lockFile(uid);
+    const content = `${process.pid} ${dir}\n`;
+    if (createExclusive(file, content)) return true;
+    const owner = Number((await readFile(file, 'utf8').catch(() => '')).split(' ')[0]);
+    if (owner && (owner === process.pid || isAlive(owner))) return false;
+    // Its service died without freeing it: whatever that session left running goes first.
+    await killUid(uid);
+    await unlink(file).catch(() => undefined);
+    return createExclusive(file, content);
+  }
+
+  private async ensureLockDir(): Promise<void> {
+    await mkdir(this.lockDir, { recursive: true, mode: 0o700 });
+    const info = await lstat(this.lockDir);
+    // A folder someone else made (the temp dir is world-writable) could hand out uids in use.
+    if (!info.isDirectory() || info.uid !== process.getuid?.() || (info.mode & 0o077) !== 0) {
+      throw new Error(`${this.lockDir} must be a folder of the service's own user with mode 0700`);
+    }
+  }
+}
+
+function createExclusive(file: string, content: string): boolean {
+  try {
+    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      writeSync(fd, content);
+    } finally {
+      closeSync(fd);
+    }
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Pids whose real or effective uid is `uid`. */
+export async function processesOf(uid: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
+    const ids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
+    // A zombie is dead already; its parent (the service) reaps it.
+    if (/^State:\s+Z/m.test(status)) continue;
+    if (ids && (Number(ids[1]) === uid || Number(ids[2]) === uid)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** SIGKILLs every process of `uid` until none is left (new ones may fork meanwhile), boundedly. */
+async function killUid(uid: number): Promise<void> {
+  const deadline = Date.now() + KILL_WAIT_MS;
+  for (;;) {
+    const pids = await processesOf(uid);
+    if (pids.length === 0 || Date.now() > deadline) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
