@@ -1,7 +1,7 @@
 // The bubblewrap sandbox, seen from inside: what a process can see, read and write, and what dies
 // with it (skipped, with the reason printed, where bwrap is missing or does not work); and the service
 // with the sandbox turned off, where processes run on the host with the view folders mapped in.
-import { mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,6 +181,70 @@ describe.skipIf(noSandbox)('the bwrap sandbox', () => {
     expect([...(await hostProcesses('67.1')), ...(await hostProcesses('67.2'))]).toEqual([]);
   });
 });
+
+describe.skipIf(noSandbox)('the packaged headless shell', () => {
+  let svc: TestService;
+
+  beforeAll(async () => {
+    const { default: packaged } = await import('@sparticuz/chromium');
+    svc = await startTestService({ chromium: await packaged.executablePath(), standby: 0 });
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  it('runs inside the sandbox too (as kernel under a root service), and renders and downloads there', async () => {
+    expect(svc.chromium.headlessShell).toBe(true);
+    const created = await svc.call('POST', '/browsers', { body: { timeout_seconds: 600 } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.session_id as string;
+    expect(created.body.sandboxed).toBe(true);
+    const ownMounts = await readlink('/proc/self/ns/mnt');
+    const browser = [];
+    for (const pid of await descendants(svc.sessions.get(id)!.chromium.pid)) {
+      const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+      if (/bwrap$/.test(cmdline[0]!) || !cmdline.includes('--user-data-dir=/home/kernel/user-data')) continue;
+      const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+      browser.push({ cmdline, uid: Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]), mounts: await readlink(`/proc/${pid}/ns/mnt`).catch(() => ownMounts) });
+    }
+    expect(browser.length).toBeGreaterThan(0);
+    for (const p of browser) {
+      expect(p.cmdline[0]).toBe('/opt/bcs-browser/chromium');
+      expect(p.mounts).not.toBe(ownMounts);
+      if (asRoot) expect(p.uid).not.toBe(0);
+    }
+    const pw = await svc.call('POST', `/browsers/${id}/playwright/execute`, {
+      body: {
+        code: `await page.setContent('<h1>shell</h1><a download="note.txt" href="data:text/plain,inside">get</a>');
+               const [download] = await Promise.all([page.waitForEvent('download'), page.click('a')]);
+               await download.path();
+               return [await page.textContent('h1'), (await page.screenshot()).length > 1000];`,
+      },
+    });
+    expect(pw.body, JSON.stringify(pw.body)).toMatchObject({ success: true, result: ['shell', true] });
+    const shot = await svc.call('POST', `/browsers/${id}/computer/screenshot`, { body: {} });
+    expect(shot.status).toBe(200);
+  });
+});
+
+/** Every process below `root`. */
+async function descendants(root: number): Promise<number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const ppid = Number(/\) \S+ (\d+)/.exec(await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => ''))?.[1]);
+    if (ppid) children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const child of children.get(pid) ?? []) {
+      out.push(child);
+      walk(child);
+    }
+  };
+  walk(root);
+  return [root, ...out];
+}
 
 describe('without the sandbox', () => {
   let svc: TestService;
