@@ -1,6 +1,6 @@
 // Finds the Chromium to launch: the configured path, else a system Chromium or Chrome, else the headless
 // shell shipped in the npm package @sparticuz/chromium (so a fresh machine needs no apt and no download).
-import { access, chmod, constants, lchown, lstat, readdir } from 'node:fs/promises';
+import { access, chmod, constants, lchown, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 
@@ -85,6 +85,15 @@ async function securePackagedShell(path: string): Promise<void> {
   const dir = dirname(path);
   for (const name of PACKAGED_SHELL_SIBLINGS) await lchown(join(dir, name), 0, 0).catch(() => undefined);
   await chownTree(join(dir, 'fonts'));
+  // The packaged fonts.conf caches into <tmp>/fonts-cache. Unsandboxed, every session's uid would use that
+  // one folder, and whoever made it first could plant caches the others' browsers load: it is root's,
+  // read-only to sessions (four fonts scan quickly). Sandboxed, /tmp is the session's own.
+  const cache = join(dir, 'fonts-cache');
+  const cached = await lstat(cache).catch(() => null);
+  if (cached && (!cached.isDirectory() || cached.uid !== 0 || (cached.mode & 0o022) !== 0)) await rm(cache, { recursive: true, force: true });
+  await mkdir(cache, { mode: 0o755 }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
 }
 
 async function chownTree(path: string): Promise<void> {
