@@ -2,12 +2,13 @@
 // nothing of the service's state (database, WAL, key file, data dir listing), nothing of another session,
 // nothing only root may read; and nothing of the session runs as root (its processes, its Chromium, its
 // Playwright worker) unless a sandboxed process asks for the sandbox's capability-limited root.
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../src/service/host/sandbox.js';
-import { SESSION_UID_BASE, SESSION_UID_COUNT, processesOf } from '../../src/service/host/session-users.js';
+import { SESSION_UID_BASE, SESSION_UID_COUNT, SessionUsers, processesOf } from '../../src/service/host/session-users.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -175,3 +176,34 @@ for (const mode of modes) {
     });
   });
 }
+
+describe.skipIf(!asRoot)('session uids', () => {
+  it('a uid whose service died is freed, with what still ran as it, before new ones are handed out', async () => {
+    const lockDir = await mkdtemp(join(tmpdir(), 'bcs-uid-locks-'));
+    try {
+      // A range of its own, far from what the running services hand out.
+      await writeFile(join(lockDir, 'next'), String(SESSION_UID_COUNT - 500));
+      const staleUid = SESSION_UID_BASE + SESSION_UID_COUNT - 1 - Math.floor(Math.random() * 400);
+      const dead = spawn('true');
+      await new Promise((r) => dead.once('exit', r));
+      await writeFile(join(lockDir, String(staleUid)), `${dead.pid} /gone\n`);
+      const survivor = spawn('sleep', ['94.1'], { uid: staleUid, gid: staleUid, stdio: 'ignore' });
+      const exited = new Promise((r) => survivor.once('exit', r));
+      expect(await processesOf(staleUid)).toEqual([survivor.pid]);
+      const users = new SessionUsers(lockDir);
+      const given = await users.allocate('/some/session');
+      expect(given.uid).toBe(SESSION_UID_BASE + SESSION_UID_COUNT - 500);
+      expect(given.uid).not.toBe(staleUid);
+      await exited;
+      expect(await processesOf(staleUid)).toEqual([]);
+      expect(await readdir(lockDir)).not.toContain(String(staleUid));
+      // A second allocator (another service) never gets a uid that is taken.
+      const other = new SessionUsers(lockDir);
+      expect((await other.allocate('/other/session')).uid).not.toBe(given.uid);
+      await users.release('/some/session');
+      expect(await readdir(lockDir)).not.toContain(String(given.uid));
+    } finally {
+      await rm(lockDir, { recursive: true, force: true });
+    }
+  });
+});

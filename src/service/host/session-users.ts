@@ -28,6 +28,7 @@ export function hostSessionUsers(): SessionUsers {
 
 export class SessionUsers {
   private readonly byDir = new Map<string, Account>();
+  private swept: Promise<void> | undefined;
 
   constructor(private readonly lockDir: string) {}
 
@@ -46,6 +47,7 @@ export class SessionUsers {
     const known = this.byDir.get(dir);
     if (known) return known;
     await this.ensureLockDir();
+    await (this.swept ??= this.sweepStale());
     const cursorFile = join(this.lockDir, 'next');
     const start = Number((await readFile(cursorFile, 'utf8').catch(() => '0')).trim()) || 0;
     for (let i = 0; i < SESSION_UID_COUNT; i++) {
@@ -67,6 +69,20 @@ export class SessionUsers {
     this.byDir.delete(dir);
     await killUid(account.uid);
     await unlink(this.lockFile(account.uid)).catch(() => undefined);
+  }
+
+  /**
+   * Once per process: uids whose service died (a crash, SIGKILL) are freed, and whatever still ran as
+   * them (a daemonized process of a session nobody will end now) is killed.
+   */
+  private async sweepStale(): Promise<void> {
+    for (const name of await readdir(this.lockDir).catch(() => [] as string[])) {
+      if (!/^\d+$/.test(name)) continue;
+      const owner = Number((await readFile(join(this.lockDir, name), 'utf8').catch(() => '')).split(' ')[0]);
+      if (owner && (owner === process.pid || isAlive(owner))) continue;
+      await killUid(Number(name));
+      await unlink(join(this.lockDir, name)).catch(() => undefined);
+    }
   }
 
   private lockFile(uid: number): string {
