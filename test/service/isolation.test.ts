@@ -7,6 +7,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeIsolation } from '../../src/service/host/isolation.js';
 import { detectSandbox } from '../../src/service/host/sandbox.js';
 import { SESSION_UID_BASE, SESSION_UID_COUNT, SessionUsers, processesOf } from '../../src/service/host/session-users.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
@@ -205,5 +206,16 @@ describe.skipIf(!asRoot)('session uids', () => {
     } finally {
       await rm(lockDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the isolation summary', () => {
+  it('says which mode holds, and never more', () => {
+    const kernel = { name: 'kernel', uid: 65534, gid: 65534 };
+    const sandbox = { kind: 'bwrap' as const, bwrapPath: '/usr/bin/bwrap', setprivPath: '/usr/bin/setpriv', systemArgs: [], kernel };
+    expect(describeIsolation({ ...sandbox, privileged: true }, 'bwrap at /usr/bin/bwrap', 0)).toMatch(/^sandboxed .*'kernel' \(uid 65534\)/);
+    expect(describeIsolation({ ...sandbox, privileged: false }, 'bwrap at /usr/bin/bwrap', 1000)).toMatch(/^sandboxed .*service's own user/);
+    expect(describeIsolation(null, 'turned off', 0)).toMatch(/^unsandboxed \(turned off\): each session runs as a uid of its own/);
+    expect(describeIsolation(null, 'bwrap (bubblewrap) is not installed', 1000)).toMatch(/^unsandboxed .*can read and change whatever it can/);
   });
 });
