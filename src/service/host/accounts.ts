@@ -1,7 +1,8 @@
 // Who a process runs as. The hosted VM runs processes as the user `kernel` unless asked for root, so
 // a sandbox started by a root service does the same: `kernel` is the host account of that name if there
 // is one, otherwise uid/gid 65534 (`nobody`, which by convention owns nothing on the host), which the
-// sandbox's own passwd file names `kernel`. (Which identity is the default is decided in process-launch.ts.)
+// sandbox's own passwd file names `kernel`. Without a sandbox a root service gives each session a uid of
+// its own instead (session-users.ts). (Which identity is the default is decided in process-launch.ts.)
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 
