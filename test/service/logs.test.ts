@@ -1,7 +1,7 @@
 // GET /browsers/{id}/logs/stream: a file of the session's view (tail -F), Chromium's stderr and the
 // service's own lines, over SSE as LogEvent frames; bad input; the hosted SDK's logs.stream unchanged.
 import Kernel, { BadRequestError } from '@onkernel/sdk';
-import { appendFile, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,11 +108,13 @@ describe('logs stream, source=supervisor', () => {
   });
 
   it('follows new stderr lines as Chromium writes them', async () => {
-    // A Chromium whose stderr also carries whatever the test appends to a file: stands for Chromium writing more.
+    // A Chromium whose stderr also carries whatever the test appends to a file in the session's home (the
+    // wrapper runs where Chromium does, in the sandbox as `kernel` too): stands for Chromium writing more.
     const dir = await mkdtemp(join(tmpdir(), 'bcs-stderr-'));
     const wrapper = join(dir, 'chromium-wrapper');
-    await writeFile(join(dir, 'inject.log'), '');
-    await writeFile(wrapper, `#!/bin/sh\ntail -n 0 -F ${join(dir, 'inject.log')} >&2 &\nexec '${svc.chromium.path}' "$@"\n`, { mode: 0o755 });
+    await chmod(dir, 0o755);
+    const userData = 'for a; do case "$a" in --user-data-dir=*) d="${a#--user-data-dir=}";; esac; done';
+    await writeFile(wrapper, `#!/bin/sh\n${userData}\ntail -n 0 -F "$d/../inject.log" >&2 &\nexec '${svc.chromium.path}' "$@"\n`, { mode: 0o755 });
     const other = await startTestService({ chromium: wrapper });
     try {
       const b = (await other.call('POST', '/browsers')).body.session_id;
@@ -122,7 +124,7 @@ describe('logs stream, source=supervisor', () => {
         })
       ).reader!;
       await r.waitFor((e) => e.message.startsWith('DevTools listening'));
-      await appendFile(join(dir, 'inject.log'), 'written later\n');
+      await appendFile(other.sessions.get(b)!.view.hostPath('/home/kernel/inject.log'), 'written later\n');
       await r.waitFor((e) => e.message === 'written later');
       r.close();
     } finally {
