@@ -203,6 +203,14 @@ describe.skipIf(!asRoot)('session uids', () => {
       expect((await other.allocate('/other/session')).uid).not.toBe(given.uid);
       await users.release('/some/session');
       expect(await readdir(lockDir)).not.toContain(String(given.uid));
+      // Recovery removing a dead service's session folder frees that session's uid at once.
+      const leftUid = staleUid - 1;
+      await writeFile(join(lockDir, String(leftUid)), `${dead.pid} /dead/service/session\n`);
+      const left = spawn('sleep', ['94.2'], { uid: leftUid, gid: leftUid, stdio: 'ignore' });
+      const leftExited = new Promise((r) => left.once('exit', r));
+      await new SessionUsers(lockDir).release('/dead/service/session');
+      await leftExited;
+      expect(await readdir(lockDir)).not.toContain(String(leftUid));
     } finally {
       await rm(lockDir, { recursive: true, force: true });
     }

@@ -65,10 +65,22 @@ export class SessionUsers {
   /** Kills everything still running as the session's uid, then frees the uid. */
   async release(dir: string): Promise<void> {
     const account = this.byDir.get(dir);
-    if (!account) return;
+    if (!account) return this.releaseStale(dir);
     this.byDir.delete(dir);
     await killUid(account.uid);
     await unlink(this.lockFile(account.uid)).catch(() => undefined);
+  }
+
+  /** A session a dead service left (recovery removes its folder): its uid is freed, and what ran as it killed. */
+  private async releaseStale(dir: string): Promise<void> {
+    if (process.getuid?.() !== 0) return;
+    for (const name of await readdir(this.lockDir).catch(() => [] as string[])) {
+      if (!/^\d+$/.test(name)) continue;
+      const [owner, ...rest] = (await readFile(join(this.lockDir, name), 'utf8').catch(() => '')).trim().split(' ');
+      if (rest.join(' ') !== dir || isAlive(Number(owner))) continue;
+      await killUid(Number(name));
+      await unlink(join(this.lockDir, name)).catch(() => undefined);
+    }
   }
 
   /**
