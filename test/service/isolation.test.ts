@@ -133,6 +133,8 @@ for (const mode of modes) {
         // Its view is its own.
         const home = await stat(svc.sessions.get(a)!.view.hostPath('/home/kernel'));
         expect([home.uid, home.mode & 0o777]).toEqual([uidA, 0o700]);
+        // Nothing it runs can gain privileges: no groups, no_new_privs (setuid binaries stay unprivileged).
+        expect((await sh(a, 'id -G; grep NoNewPrivs /proc/self/status')).stdout).toMatch(new RegExp(`^${uidA}\\nNoNewPrivs:\\s+1\\n$`));
         // It cannot signal the other session's processes.
         const bChromium = svc.sessions.get(b)!.chromium.pid;
         expect((await sh(a, `kill -0 ${bChromium}`)).exit_code).not.toBe(0);
@@ -150,6 +152,7 @@ for (const mode of modes) {
         const chromium = tree.filter((p) => !/bwrap$/.test(p.cmdline[0]!) && p.cmdline.some((arg) => arg.startsWith('--user-data-dir=')));
         expect(chromium.length, JSON.stringify(tree)).toBeGreaterThan(0);
         for (const p of chromium) expect(p.uids, p.cmdline.join(' ')).not.toContain(0);
+        for (const p of chromium) expect(await readFile(`/proc/${p.pid}/status`, 'utf8').catch(() => 'NoNewPrivs:\t1')).toMatch(/NoNewPrivs:\s+1/);
         if (mode.name === 'unsandboxed') {
           expect(chromium.every((p) => p.cmdline.includes(`--user-data-dir=${session.view.hostPath('/home/kernel/user-data')}`))).toBe(true);
         }

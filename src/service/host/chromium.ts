@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { chown, mkdir } from 'node:fs/promises';
 import { CdpConnection } from './cdp-connection.js';
 import type { ChromiumExecutable } from './chromium-path.js';
-import { hostSessionUsers } from './session-users.js';
+import { asUser, hostSessionUsers } from './session-users.js';
 
 export interface LaunchOptions {
   userDataDir: string;
@@ -104,7 +104,12 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
     ...(opts.display ? { DISPLAY: opts.display } : {}),
   };
   const args = chromiumArgs(exe, opts);
-  const cmd = opts.wrap ? opts.wrap(exe.path, args, extraEnv) : { file: exe.path, args };
+  // A user of its own goes through setpriv (no groups, no_new_privs); exec keeps the pid, so kills still reach it.
+  const cmd: { file: string; args: string[]; spawnAs?: { uid: number; gid: number } } = opts.wrap
+    ? opts.wrap(exe.path, args, extraEnv)
+    : opts.user
+      ? asUser(opts.user, exe.path, args)
+      : { file: exe.path, args };
   // bwrap passes Chromium only what `wrap` names; bwrap itself needs nothing of the service's environment.
   const env = opts.wrap ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : { ...(opts.env ?? process.env), ...extraEnv };
   const child = spawn(cmd.file, cmd.args, {
@@ -112,8 +117,8 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
     env,
-    uid: opts.user?.uid,
-    gid: opts.user?.gid,
+    uid: cmd.spawnAs?.uid,
+    gid: cmd.spawnAs?.gid,
   });
   let tail = '';
   const stderrListeners = new Set<(chunk: string) => void>();

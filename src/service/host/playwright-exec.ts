@@ -13,6 +13,7 @@ import { WORKER_SOURCE } from './playwright-worker-source.js';
 import { PlaywrightWorker, type WorkerCommand, type WorkerRun } from './playwright-worker.js';
 import type { Launcher } from './process-launch.js';
 import { sandboxCommand, type Sandbox } from './sandbox.js';
+import { asUser } from './session-users.js';
 import type { LiveSession } from './sessions.js';
 
 export interface ExecuteRequest {
@@ -191,9 +192,11 @@ export class PlaywrightExecutor {
       return { ...cmd, env: { PATH: DEFAULT_PATH }, cwd: '/', sandboxed: true };
     }
     const home = view.hostPath(HOME_DIR);
+    const env = { ...base, HOME: home, TMPDIR: view.hostPath(TMP_DIR) };
+    if (process.getuid?.() !== 0) return { file: this.files.node, args: nodeArgs, env, cwd: home, sandboxed: false };
     // Unsandboxed, a root service runs it as the session's own uid, like the session's other processes.
-    const user = process.getuid?.() === 0 ? { uid: identity.uid, gid: identity.gid } : {};
-    return { file: this.files.node, args: nodeArgs, env: { ...base, HOME: home, TMPDIR: view.hostPath(TMP_DIR) }, cwd: home, sandboxed: false, ...user };
+    const cmd = asUser(identity, this.files.node, nodeArgs);
+    return { file: cmd.file, args: cmd.args, env, cwd: home, sandboxed: false, ...cmd.spawnAs };
   }
 
   private toResponse(run: WorkerRun, timeoutSec: number): ExecuteResponse {

@@ -1,14 +1,14 @@
 // Turns a process request into what to execute: the identity, a clean environment, the working
 // directory and the command line, sandboxed (bwrap) or directly on the host. Bad requests fail here,
 // before anything starts, with a 400 that names the field.
-import { constants, existsSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, posix } from 'node:path';
 import { forbidden, invalidField } from '../errors.js';
 import type { Account, Accounts } from './accounts.js';
 import { HOME_DIR, TMP_DIR, type HostView } from './host-view.js';
 import { sandboxCommand, type Sandbox } from './sandbox.js';
-import { hostSessionUsers, type SessionUsers } from './session-users.js';
+import { asUser, hostSessionUsers, type SessionUsers } from './session-users.js';
 
 export interface ProcessRequest {
   command: string;
@@ -41,8 +41,6 @@ const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 const SYSTEM_PREFIXES = ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
 export class Launcher {
-  private readonly setpriv = existsSync('/usr/bin/setpriv') ? '/usr/bin/setpriv' : null;
-
   constructor(
     private readonly sandbox: Sandbox | null,
     private readonly accounts: Accounts,
@@ -121,13 +119,9 @@ export class Launcher {
     // Resolved here because the command may name a view path (/home/kernel/x.sh) the host does not have.
     if (!this.accounts.serviceIsRoot) return { ...plan, file: hostCommand, args };
     // Never root here (see identity()). setpriv rather than spawn's uid/gid: node-pty keeps root's
-    // supplementary groups when it switches.
-    if (this.setpriv) {
-      const groups = this.accounts.list.some((a) => a.uid === identity.uid) ? '--init-groups' : '--clear-groups';
-      const switchArgs = [`--reuid=${identity.uid}`, `--regid=${identity.gid}`, groups, '--'];
-      return { ...plan, file: this.setpriv, args: [...switchArgs, hostCommand, ...args] };
-    }
-    return { ...plan, file: hostCommand, args, uid: identity.uid, gid: identity.gid };
+    // supplementary groups when it switches; and it sets no_new_privs.
+    const cmd = asUser(identity, hostCommand, args);
+    return { ...plan, file: cmd.file, args: cmd.args, ...cmd.spawnAs };
   }
 
   /**

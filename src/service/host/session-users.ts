@@ -8,7 +8,7 @@
 // whose service is gone is taken over (after killing whatever still runs as that uid). Allocation walks
 // the range from a remembered position, so a uid is not handed out again until the range wraps: files a
 // session left in world-writable host folders (/var/tmp, /dev/shm) do not fall to the next session.
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, writeSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,4 +176,16 @@ async function killUid(uid: number): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+const SETPRIV = existsSync('/usr/bin/setpriv') ? '/usr/bin/setpriv' : null;
+
+/**
+ * The command line that runs `file` as `account` from a root service: setpriv drops every group and sets
+ * no_new_privs, so nothing the session runs can gain privileges through a setuid binary (su, mount...).
+ * Without setpriv the caller switches with spawn's uid/gid (`spawnAs`), which also drops the groups.
+ */
+export function asUser(account: { uid: number; gid: number }, file: string, args: string[]): { file: string; args: string[]; spawnAs?: { uid: number; gid: number } } {
+  if (!SETPRIV) return { file, args, spawnAs: { uid: account.uid, gid: account.gid } };
+  return { file: SETPRIV, args: [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--no-new-privs', '--', file, ...args] };
 }
