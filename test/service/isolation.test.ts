@@ -3,7 +3,7 @@
 // nothing only root may read; and nothing of the session runs as root (its processes, its Chromium, its
 // Playwright worker) unless a sandboxed process asks for the sandbox's capability-limited root.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -228,5 +228,27 @@ describe('the isolation summary', () => {
     expect(describeIsolation({ ...sandbox, privileged: false }, 'bwrap at /usr/bin/bwrap', 1000)).toMatch(/^sandboxed .*service's own user/);
     expect(describeIsolation(null, 'turned off', 0)).toMatch(/^unsandboxed \(turned off\): each session runs as a uid of its own/);
     expect(describeIsolation(null, 'bwrap (bubblewrap) is not installed', 1000)).toMatch(/^unsandboxed .*can read and change whatever it can/);
+  });
+});
+
+describe('an existing data dir', () => {
+  it('is tightened at start: the database from an older run becomes 0600, files that are not the service’s stay as they are', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'bcs-old-data-'));
+    await chmod(dataDir, 0o755);
+    await writeFile(join(dataDir, 'service.db'), '', { mode: 0o644 });
+    await chmod(join(dataDir, 'service.db'), 0o644);
+    await writeFile(join(dataDir, 'notes.txt'), 'mine', { mode: 0o644 });
+    await chmod(join(dataDir, 'notes.txt'), 0o644);
+    const svc = await startTestService({ dataDir, standby: 0 });
+    try {
+      const mode = async (p: string) => (await stat(p)).mode & 0o7777;
+      expect(await mode(dataDir)).toBe(asRoot ? 0o711 : 0o700);
+      expect(await mode(join(dataDir, 'service.db'))).toBe(0o600);
+      expect(await mode(join(dataDir, 'service.db-wal'))).toBe(0o600);
+      expect(await mode(join(dataDir, 'notes.txt'))).toBe(0o644);
+    } finally {
+      await svc.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,6 +13,8 @@ export const SESSIONS_DIR = 'sessions';
 export const DATABASE_FILE = 'service.db';
 /** Folders the service creates later; made private now, so nothing is ever created in them world-readable. */
 const PRIVATE_DIRS = ['sandbox', 'profiles', 'extensions', 'replays'];
+/** The database with its WAL, shared memory and journal files, and the key that seals proxy passwords. */
+const PRIVATE_FILE = /^(service\.db(-wal|-shm|-journal)?|secrets\.key)$/;
 
 /** Whether sessions of this service may get identities of their own (only root can switch users). */
 export function sessionUsersPossible(): boolean {
@@ -30,7 +32,9 @@ export async function prepareDataDir(dataDir: string): Promise<void> {
   for (const name of PRIVATE_DIRS) await mkdir(join(dataDir, name), { mode: 0o700 }).catch(existsAlready);
   await mkdir(join(dataDir, SESSIONS_DIR), { mode: 0o700 }).catch(existsAlready);
   closeSync(openSync(join(dataDir, DATABASE_FILE), 'a', 0o600));
+  // Only the service's own entries: a data dir may be a folder that holds other things too.
   for (const entry of await readdir(dataDir)) {
+    if (entry !== SESSIONS_DIR && !PRIVATE_DIRS.includes(entry) && !PRIVATE_FILE.test(entry)) continue;
     const path = join(dataDir, entry);
     const info = await lstat(path).catch(() => null);
     if (!info || info.isSymbolicLink()) continue;
