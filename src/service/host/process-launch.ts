@@ -72,7 +72,9 @@ export class Launcher {
     const own = this.defaultIdentity(view);
     if (!this.sandbox && accounts.serviceIsRoot) {
       if (req.as_root) throw forbidden(UNSANDBOXED_ROOT);
-      if (req.as_user && req.as_user !== own.name && req.as_user !== String(own.uid)) {
+      const mine = req.as_user === own.name || req.as_user === String(own.uid);
+      if (req.as_user && !mine && !accounts.find(req.as_user)) throw invalidField('body.as_user', `unknown user '${req.as_user}'`);
+      if (req.as_user && !mine) {
         throw forbidden(`without the sandbox, processes run only as the session's own user ('${own.name}', uid ${own.uid}), not as '${req.as_user}'`);
       }
       return own;
