@@ -9,7 +9,7 @@
 // the range from a remembered position, so a uid is not handed out again until the range wraps: files a
 // session left in world-writable host folders (/var/tmp, /dev/shm) do not fall to the next session.
 import { closeSync, constants, existsSync, openSync, writeSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KERNEL_USER, type Account } from './accounts.js';
@@ -54,7 +54,11 @@ export class SessionUsers {
       const offset = (start + i) % SESSION_UID_COUNT;
       const uid = SESSION_UID_BASE + offset;
       if (!(await this.take(uid, dir))) continue;
-      await writeFile(cursorFile, String((offset + 1) % SESSION_UID_COUNT), { mode: 0o600 }).catch(() => undefined);
+      // Written aside and renamed, so another service never reads half a number (and starts over at 0).
+      const aside = `${cursorFile}.${process.pid}`;
+      await writeFile(aside, String((offset + 1) % SESSION_UID_COUNT), { mode: 0o600 })
+        .then(() => rename(aside, cursorFile))
+        .catch(() => undefined);
       const account = { name: KERNEL_USER, uid, gid: uid };
       this.byDir.set(dir, account);
       return account;
