@@ -25,6 +25,8 @@ export interface LaunchOptions {
   proxyServer?: string;
   /** Runs Chromium as this user (a root service without a sandbox: the session's own uid). */
   user?: { uid: number; gid: number };
+  /** Killed when the service dies (a probe: no session's state to save later, nothing to recover). */
+  dieWithService?: boolean;
   /** Chromium's whole environment, instead of the service's own (which may hold its secrets). */
   env?: Record<string, string>;
   /** Arguments of launch preparers (browser-launch.ts): extensions to load. */
@@ -108,7 +110,7 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
   const cmd: { file: string; args: string[]; spawnAs?: { uid: number; gid: number } } = opts.wrap
     ? opts.wrap(exe.path, args, extraEnv)
     : opts.user
-      ? asUser(opts.user, exe.path, args)
+      ? asUser(opts.user, exe.path, args, { dieWithParent: opts.dieWithService })
       : { file: exe.path, args };
   // bwrap passes Chromium only what `wrap` names; bwrap itself needs nothing of the service's environment.
   const env = opts.wrap ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : { ...(opts.env ?? process.env), ...extraEnv };
@@ -231,7 +233,7 @@ export async function measureWindowFrame(exe: ChromiumExecutable, userDataDir: s
   const env = user ? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: userDataDir, LANG: 'C.UTF-8' } : undefined;
   let browser: LaunchedChromium;
   try {
-    browser = await launchChromium(exe, { userDataDir, headless: true, viewport: { width: 800, height: 600 }, user, env });
+    browser = await launchChromium(exe, { userDataDir, headless: true, viewport: { width: 800, height: 600 }, user, env, dieWithService: true });
   } catch (err) {
     await users?.release(userDataDir);
     throw err;

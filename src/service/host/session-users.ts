@@ -189,7 +189,13 @@ const SETPRIV = existsSync('/usr/bin/setpriv') ? '/usr/bin/setpriv' : null;
  * no_new_privs, so nothing the session runs can gain privileges through a setuid binary (su, mount...).
  * Without setpriv the caller switches with spawn's uid/gid (`spawnAs`), which also drops the groups.
  */
-export function asUser(account: { uid: number; gid: number }, file: string, args: string[]): { file: string; args: string[]; spawnAs?: { uid: number; gid: number } } {
+export function asUser(
+  account: { uid: number; gid: number },
+  file: string,
+  args: string[],
+  opts: { dieWithParent?: boolean } = {},
+): { file: string; args: string[]; spawnAs?: { uid: number; gid: number } } {
   if (!SETPRIV) return { file, args, spawnAs: { uid: account.uid, gid: account.gid } };
-  return { file: SETPRIV, args: [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--no-new-privs', '--', file, ...args] };
+  const death = opts.dieWithParent ? ['--pdeathsig=KILL'] : [];
+  return { file: SETPRIV, args: [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--no-new-privs', ...death, '--', file, ...args] };
 }
