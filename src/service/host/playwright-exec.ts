@@ -3,9 +3,10 @@
 // session. Loading playwright-core costs a Node process ~300 ms or more, so a session keeps its worker
 // between executions, as the hosted service keeps its Playwright daemon; a job that times out, crashes
 // or breaks its process takes the worker with it, and a fresh one is started for the next call.
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
+import { unavailable } from '../errors.js';
 import { HOME_DIR, TMP_DIR } from './host-view.js';
 import { Mutex } from './mutex.js';
 import { compileUserCode } from './playwright-compile.js';
@@ -195,6 +196,10 @@ export class PlaywrightExecutor {
     const env = { ...base, HOME: home, TMPDIR: view.hostPath(TMP_DIR) };
     if (process.getuid?.() !== 0) return { file: this.files.node, args: nodeArgs, env, cwd: home, sandboxed: false };
     // Unsandboxed, a root service runs it as the session's own uid, like the session's other processes.
+    const unreadable = [this.files.node, this.files.playwright].find((file) => !readableByAll(file));
+    if (unreadable) {
+      throw unavailable('playwright_unavailable', `the Playwright worker runs as the session's own user, who cannot read ${unreadable}: install bcs where every user can read it, or install bubblewrap`);
+    }
     const cmd = asUser(identity, this.files.node, nodeArgs);
     return { file: cmd.file, args: cmd.args, env, cwd: home, sandboxed: false, ...cmd.spawnAs };
   }
@@ -224,6 +229,19 @@ interface WorkerFiles {
   node: string;
   /** playwright-core's CommonJS entry. */
   playwright: string;
+}
+
+/** Whether any user may read `file`: it is world-readable and every folder above it world-passable. */
+function readableByAll(file: string): boolean {
+  try {
+    if ((statSync(file).mode & 0o004) === 0) return false;
+    for (let dir = dirname(file); ; dir = dirname(dir)) {
+      if ((statSync(dir).mode & 0o001) === 0) return false;
+      if (dir === dirname(dir)) return true;
+    }
+  } catch {
+    return false;
+  }
 }
 
 /** Resolved from this module, so neither the cwd nor NODE_PATH decides which playwright-core runs. */
