@@ -394,6 +394,8 @@ export class SessionManager {
     // Launches under way finish and stop themselves; what is left unregistered is stopped here.
     await Promise.all(this.launches);
     await Promise.all([...this.unregistered].map((warm) => this.discard(warm)));
+    // The window-frame probe may still be writing its folder; its removal is tracked once it ends.
+    await this.frame;
     await Promise.all(this.cleanups);
   }
 
