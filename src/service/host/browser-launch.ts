@@ -75,6 +75,8 @@ export interface WarmBrowser {
   readonly downloads: Promise<CdpConnection | undefined>;
   /** The forwarding proxy of a browser launched with a custom proxy. */
   readonly forwarder?: ProxyForwarder;
+  /** The path Chromium sees for a path of the view: itself in the sandbox, the view's host folder without. */
+  readonly browserPath: (viewPath: string) => string;
 }
 
 export interface LaunchEnv {
@@ -168,7 +170,7 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
         return undefined;
       })
     : Promise.resolve(undefined);
-  return { id, spec, view, chromium, screen, downloads, forwarder };
+  return { id, spec, view, chromium, screen, downloads, forwarder, browserPath: inView };
 }
 
 /** Stops a browser that never became a session, or whose session is gone. */
@@ -208,6 +210,12 @@ function browserLaunch(view: HostView, browser: BrowserSandbox, args: string[], 
 /** Chromium's environment on the host: its home and temp dir are the view's. */
 function unsandboxedEnv(view: HostView): Record<string, string> {
   return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: view.hostPath(HOME_DIR), TMPDIR: view.hostPath(TMP_DIR), LANG: 'C.UTF-8', USER: 'kernel' };
+}
+
+/** See LiveSession.restoreDownloads: only the headless shell, which denies downloads by default, needs it. */
+export async function restoreDownloads(warm: WarmBrowser): Promise<void> {
+  const cdp = await warm.downloads;
+  await cdp?.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: warm.browserPath(DOWNLOADS_DIR) }).catch(() => undefined);
 }
 
 async function allowDownloads(wsEndpoint: string, downloadsDir: string): Promise<CdpConnection> {

@@ -1,11 +1,13 @@
 // The only way to a session's DevTools: an authenticated WebSocket endpoint on the service's own port,
-// `/browsers/{id}/cdp?jwt=<token>`. After the handshake is checked, bytes are piped both ways untouched
-// (no frame parsing), so the proxy adds next to nothing to CDP latency. Chromium's own port stays on
+// `/browsers/{id}/cdp?jwt=<token>`. After the handshake is checked, frames pass both ways as they came;
+// only the client's download commands are rewritten (cdp-downloads.ts). Chromium's own port stays on
 // loopback and never appears in any response.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { CommandFilter, FrameForwarder } from './cdp-command-filter.js';
+import type { LiveSession } from './session-types.js';
 import type { SessionManager } from './sessions.js';
 import { WsMessageCounter } from './telemetry-ws-frames.js';
 
@@ -66,7 +68,7 @@ export function handleCdpUpgrade(deps: CdpProxyDeps, req: IncomingMessage, clien
 
   const socket = client as Socket;
   const release = deps.sessions.attach(sessionId, socket);
-  void session.ready.then(() => pipeToBrowser(deps, req, socket, head, session.chromium.wsEndpoint, sessionId, release));
+  void session.ready.then(() => pipeToBrowser(deps, req, socket, head, session.chromium.wsEndpoint, sessionId, release, session));
 }
 
 function pipeToBrowser(
@@ -77,6 +79,7 @@ function pipeToBrowser(
   wsEndpoint: string,
   sessionId: string,
   release: () => void,
+  session: LiveSession,
 ): void {
   if (socket.destroyed) return release();
   const upstreamUrl = new URL(wsEndpoint);
@@ -95,18 +98,37 @@ function pipeToBrowser(
         message_count: fromClient.count + fromBrowser.count,
       });
     }
+    const first = !closed;
     closed = true;
     release();
+    if (first && session.connections.size === 0 && !session.ending) void session.restoreDownloads();
     upstream.destroy();
     socket.destroy();
   };
   upstream.setNoDelay(true);
   socket.setNoDelay?.(true);
+  // Commands are read whole to keep downloads in the session (cdp-downloads.ts); the browser's frames are
+  // forwarded whole, so a refusal the proxy answers itself falls between two of them.
+  const toClient = new FrameForwarder(socket);
+  const commands = new CommandFilter(session.browserPath, (bytes) => upstream.write(bytes), (reply) => toClient.inject(reply));
+  const fromClientData = (chunk: Buffer) => {
+    try {
+      commands.push(chunk);
+    } catch {
+      closeBoth('client_close');
+    }
+  };
   upstream.once('connect', () => {
     upstream.write(handshake(req, upstreamUrl));
-    if (head.length) upstream.write(head);
-    upstream.pipe(socket);
-    socket.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      try {
+        toClient.push(chunk);
+      } catch {
+        closeBoth('upstream_error');
+      }
+    });
+    socket.on('data', fromClientData);
+    if (head.length) fromClientData(head);
     connectedAt = Date.now();
     deps.connections?.connected(sessionId);
     if (head.length) fromClient.push(head);
@@ -132,7 +154,8 @@ function handshake(req: IncomingMessage, upstream: URL): string {
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     const lower = name.toLowerCase();
-    if (lower === 'host' || lower === 'origin' || lower === 'authorization' || lower === 'cookie') continue;
+    // No extensions either: a compressed (permessage-deflate) command could not be read and checked.
+    if (lower === 'host' || lower === 'origin' || lower === 'authorization' || lower === 'cookie' || lower === 'sec-websocket-extensions') continue;
     lines.push(`${name}: ${req.rawHeaders[i + 1]}`);
   }
   return `${lines.join('\r\n')}\r\n\r\n`;

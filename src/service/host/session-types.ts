@@ -34,6 +34,14 @@ export interface LiveSession {
   parked: boolean;
   /** The forwarding proxy of a session launched with a custom proxy; PATCH switches its upstream. */
   readonly proxy?: ProxyForwarder;
+  /** The path Chromium sees for a path of the view (see WarmBrowser.browserPath). */
+  readonly browserPath: (viewPath: string) => string;
+  /**
+   * Points downloads at /home/kernel/Downloads again once no client is connected: a client that set its
+   * own download behaviour resets it to Chromium's default when it leaves, which the headless shell reads
+   * as "deny". Resolves whether or not that worked (a browser on its way out).
+   */
+  restoreDownloads(): Promise<void>;
 }
 
 export interface Logger {

@@ -9,7 +9,7 @@ import { conflict, unavailable } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
 import type { Upstream } from './proxy-upstream.js';
-import { PID_FILE, launchBrowser, launchSpecOf, removeDir, sessionLayout, stopBrowser } from './browser-launch.js';
+import { PID_FILE, launchBrowser, launchSpecOf, removeDir, restoreDownloads, sessionLayout, stopBrowser } from './browser-launch.js';
 import type { LaunchEnv, LaunchPreparer, LaunchSpec, WarmBrowser } from './browser-launch.js';
 import { measureWindowFrame, type ExitInfo, type LaunchedChromium } from './chromium.js';
 import { closeCleanly, closeStaleCleanly } from './profiles-flush.js';
@@ -301,6 +301,8 @@ export class SessionManager {
       poolId: row.pool_id,
       parked: row.pool_id !== null,
       proxy: warm.forwarder,
+      browserPath: warm.browserPath,
+      restoreDownloads: () => restoreDownloads(warm),
     };
     this.live.set(id, session);
     if (row.profile_save_changes) this.cleanStops.add(id);

@@ -1,0 +1,81 @@
+// The two directions of a proxied CDP connection, frame by frame. Client commands are read as whole
+// messages (a fragmented one too, so splitting a command cannot slip it past the check); a message
+// that is not a download command goes on as the exact bytes that came. The browser's frames are written
+// to the client whole, so the proxy's own answers (refusals) land between two of them.
+import type { Socket } from 'node:net';
+import { refusal, rewriteDownloadCommand, type CdpCommand } from './cdp-downloads.js';
+import { OPCODE, WsFrameReader, encodeWsFrame, type WsFrame } from './ws-frames.js';
+
+/** Cheap pre-check before parsing: only messages naming the method are decoded. */
+const NEEDLE = Buffer.from('DownloadBehavior');
+
+export class CommandFilter {
+  private readonly reader = new WsFrameReader({ afterHttpHead: false });
+  private message: WsFrame[] = [];
+
+  constructor(
+    private readonly browserPath: (viewPath: string) => string,
+    private readonly toBrowser: (bytes: Buffer) => void,
+    private readonly toClient: (bytes: Buffer) => void,
+  ) {}
+
+  /** Throws on what the proxy cannot check (compressed frames); the caller drops the connection. */
+  push(chunk: Buffer): void {
+    for (const frame of this.reader.push(chunk).frames) {
+      if (frame.rsv) throw new Error('compressed or extended WebSocket frames are not accepted');
+      if (frame.opcode >= OPCODE.close) {
+        this.toBrowser(frame.raw); // control frames may come between the fragments of a message
+        continue;
+      }
+      this.message.push(frame);
+      if (frame.fin) this.complete(this.message.splice(0));
+    }
+  }
+
+  private complete(frames: WsFrame[]): void {
+    const pass = () => frames.forEach((f) => this.toBrowser(f.raw));
+    if (frames[0]!.opcode !== OPCODE.text) return pass();
+    const payload = frames.length === 1 ? frames[0]!.payload() : Buffer.concat(frames.map((f) => f.payload()));
+    if (!payload.includes(NEEDLE)) return pass();
+    let command: CdpCommand;
+    try {
+      command = JSON.parse(payload.toString('utf8')) as CdpCommand;
+    } catch {
+      return pass(); // Chromium answers a malformed message itself
+    }
+    const decision = command && typeof command === 'object' ? rewriteDownloadCommand(command, this.browserPath) : undefined;
+    if (!decision) return pass();
+    if ('refuse' in decision) {
+      this.toClient(encodeWsFrame(OPCODE.text, Buffer.from(JSON.stringify(refusal(command, decision.refuse))), false));
+      return;
+    }
+    this.toBrowser(encodeWsFrame(OPCODE.text, Buffer.from(JSON.stringify(decision.forward)), true));
+  }
+}
+
+/** Writes the browser's bytes to the client a whole frame at a time, with room for the proxy's own frames. */
+export class FrameForwarder {
+  private readonly reader = new WsFrameReader({ afterHttpHead: true });
+  private open = false;
+  private pending: Buffer[] = [];
+
+  constructor(private readonly client: Socket) {}
+
+  push(chunk: Buffer): void {
+    const { head, frames } = this.reader.push(chunk);
+    this.client.cork();
+    if (head) {
+      this.client.write(head);
+      this.open = true;
+      for (const frame of this.pending.splice(0)) this.client.write(frame);
+    }
+    for (const frame of frames) this.client.write(frame.raw);
+    this.client.uncork();
+  }
+
+  /** A frame of the proxy's own, written at the next frame boundary (after the handshake's answer). */
+  inject(frame: Buffer): void {
+    if (this.open) this.client.write(frame);
+    else this.pending.push(frame);
+  }
+}
