@@ -112,26 +112,27 @@ export class CdpInputDevice implements InputDevice {
   async setCursorHidden(_hidden: boolean): Promise<void> {}
 
   async readClipboard(): Promise<string> {
-    return this.withClipboard<string>('navigator.clipboard.readText()');
+    return this.withClipboard<string>('read', 'navigator.clipboard.readText()');
   }
 
   async writeClipboard(text: string): Promise<void> {
-    await this.withClipboard(`navigator.clipboard.writeText(${JSON.stringify(text)})`);
+    await this.withClipboard('write', `navigator.clipboard.writeText(${JSON.stringify(text)})`);
   }
 
   /**
    * The clipboard is the browser's, but its API only exists in secure contexts. On a page that is not
-   * one (a data: URL, plain http to another host) the call runs in a short-lived background tab on an
-   * internal page, which is always a secure context (about:blank opened over CDP is not).
+   * one (a data: URL, plain http to another host, about:blank opened over CDP) the call runs in a
+   * short-lived background tab on file:///dev/null: file: pages are secure contexts in every Chromium
+   * build, the headless shell included (which has no chrome:// pages), and that one is empty for any user.
    */
-  private async withClipboard<T>(expression: string): Promise<T> {
+  private async withClipboard<T>(action: 'read' | 'write', expression: string): Promise<T> {
     const sessionId = await this.attach();
-    const secure = await this.evaluateIn<boolean>(sessionId, 'isSecureContext').catch(() => false);
-    if (secure) return this.evaluateIn<T>(sessionId, expression);
-    const { targetId } = await this.cdp.send<{ targetId: string }>('Target.createTarget', { url: 'chrome://version', background: true });
+    const secure = await this.evaluateIn<boolean>(sessionId, 'isSecureContext', action).catch(() => false);
+    if (secure) return this.evaluateIn<T>(sessionId, expression, action);
+    const { targetId } = await this.cdp.send<{ targetId: string }>('Target.createTarget', { url: 'file:///dev/null', background: true });
     try {
       const { sessionId: helper } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-      return await this.evaluateIn<T>(helper, expression);
+      return await this.evaluateIn<T>(helper, expression, action);
     } finally {
       await this.cdp.send('Target.closeTarget', { targetId }).catch(() => {});
     }
@@ -146,17 +147,26 @@ export class CdpInputDevice implements InputDevice {
     return 'none';
   }
 
-  /** The clipboard API wants a focused document; focus emulation gives that without a window manager. */
-  private async evaluateIn<T>(sessionId: string, expression: string): Promise<T> {
+  /**
+   * The clipboard API wants a focused document; focus emulation gives that without a window manager.
+   * A failure is told in our words: the page's exception text says nothing useful to an API client.
+   */
+  private async evaluateIn<T>(sessionId: string, expression: string, action: 'read' | 'write'): Promise<T> {
     await this.cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true }, sessionId);
-    const res = await this.cdp.send<{ result: { value: T }; exceptionDetails?: { exception?: { description?: string }; text: string } }>(
+    const res = await this.cdp.send<{ result: { value: T }; exceptionDetails?: { exception?: { className?: string; description?: string } } }>(
       'Runtime.evaluate',
       { expression, awaitPromise: true, userGesture: true, returnByValue: true },
       sessionId,
     );
     if (res.exceptionDetails) {
-      const why = (res.exceptionDetails.exception?.description ?? res.exceptionDetails.text).split('\n')[0];
-      throw new ServiceError(409, 'clipboard_unavailable', `the clipboard cannot be reached from the current page (${why}); open a secure page (https or http://127.0.0.1) or use a full Chromium`);
+      const refused = /NotAllowedError/.test(res.exceptionDetails.exception?.description ?? res.exceptionDetails.exception?.className ?? '');
+      throw new ServiceError(
+        409,
+        'clipboard_unavailable',
+        refused
+          ? `the browser refused to ${action} the clipboard (its clipboard permission was withdrawn or no document could take focus)`
+          : `the browser's clipboard could not be ${action === 'read' ? 'read' : 'written'} just now; try again`,
+      );
     }
     return res.result.value;
   }
