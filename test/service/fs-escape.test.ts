@@ -2,7 +2,6 @@
 // symlink planted inside the view (at the leaf, as a parent, or dangling), not through /proc, and not
 // through a crafted zip.
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
@@ -23,7 +22,9 @@ beforeAll(async () => {
   id = created.body.session_id;
   fsBase = `/browsers/${id}/fs`;
   root = svc.sessions.get(id)!.view.root;
-  outside = await mkdtemp(join(tmpdir(), 'bcs-outside-'));
+  // Not under /tmp: a link's absolute target is a path of the view (as for a sandboxed process), and the
+  // view has its own /tmp, so a host folder there would be shadowed rather than outside.
+  outside = await mkdtemp('/var/tmp/bcs-outside-');
   await writeFile(join(outside, 'secret.txt'), SECRET);
   // Planted as a session's own process could: links inside the view pointing out of it.
   await symlink(join(outside, 'secret.txt'), join(root, 'home/kernel/secret-link'));

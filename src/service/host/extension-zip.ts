@@ -5,7 +5,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
 import { ServiceError, invalidField } from '../errors.js';
-import { HostView } from './host-view.js';
+import { withWalk } from './confined-fs.js';
 import { extractZip } from './zip.js';
 
 const MAX_ENTRIES = 20_000;
@@ -27,7 +27,7 @@ export interface ExtensionManifest {
 export async function unpackExtension(zipPath: string, workDir: string, field: string): Promise<{ root: string; manifest: ExtensionManifest }> {
   const names = await entryNames(zipPath, field);
   const top = rootFolder(names, field);
-  await extractZip(zipPath, new HostView(workDir), '/', field);
+  await withWalk(workDir, (walk) => extractZip(zipPath, walk, '/', field));
   const root = top ? join(workDir, top) : workDir;
   await rm(join(root, ARCHIVER_JUNK), { recursive: true, force: true });
   return { root, manifest: await readManifest(join(root, 'manifest.json'), field) };

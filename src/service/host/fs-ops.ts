@@ -7,7 +7,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { ServiceError, badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
-import type { HostView } from './host-view.js';
+import type { ConfinedWalk, Existing } from './confined-fs.js';
 
 /** FileInfo as the hosted API returns it (kernel-images' `oapi.FileInfo`). */
 export interface FileInfo {
@@ -93,6 +93,11 @@ export function fsError(err: unknown, field: string, clientPath: string): unknow
       return invalidField(field, `'${clientPath}' is not valid here (e.g. a directory moved into itself)`);
     case 'EBUSY':
       return conflict(`'${clientPath}' is busy`);
+    case 'ETXTBSY':
+      return conflict(`'${clientPath}' is a program that is running and cannot be written`);
+    case 'ENXIO':
+    case 'ENOTREG':
+      return invalidField(field, `'${clientPath}' is not a regular file`);
     case 'ECONNRESET':
     case 'ERR_STREAM_PREMATURE_CLOSE':
       // The client went away mid-body: its doing, and not worth a 500 in the log.
@@ -114,34 +119,34 @@ export async function mapFsErrors<T>(field: string, clientPath: string, work: ()
   }
 }
 
-/**
- * The host path of the entry a client path names, without following a symlink at the leaf: for
- * operations on the entry itself (delete, move), which must act on a link rather than its target.
- * The parent is resolved (and confined) as usual; the view's root itself is refused.
- */
-export async function resolveEntry(view: HostView, clientPath: string, field: string): Promise<string> {
-  if (!clientPath.startsWith('/') || clientPath.includes('\0')) return view.resolve(clientPath, field); // its 400
-  const clean = cleanViewPath(clientPath);
-  if (clean === '/') throw invalidField(field, 'must not be the root directory');
-  const parent = await view.resolve(posix.dirname(clean), field);
-  return join(parent, posix.basename(clean));
+/** A client path must be absolute and NUL-free before any walk; safety comes from the walk, this from messages. */
+export function checkClientPath(clientPath: unknown, field: string): string {
+  if (typeof clientPath !== 'string' || !clientPath.startsWith('/')) throw invalidField(field, 'must be an absolute path');
+  if (clientPath.includes('\0')) throw invalidField(field, 'must not contain NUL bytes');
+  return clientPath;
 }
 
 /**
- * Opens a regular file for reading as a stream; never follows a leaf symlink and never blocks on a FIFO.
+ * Opens a regular file found by a walk for reading, as a stream. The file is reopened through its pinned
+ * path (the very inode the walk found), O_NONBLOCK so nothing can block on it; only regular files are read.
  * A plain fd, not a FileHandle: FileHandle streams await a promise per chunk, a third of the throughput.
  * The stream owns the fd and closes it when it ends or is destroyed.
  */
-export async function openForRead(hostPath: string): Promise<{ stream: ReadStream; stats: Stats }> {
-  const fd = await promisify(fsOpen)(hostPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+export async function openForRead(found: Existing): Promise<{ stream: ReadStream; stats: Stats }> {
+  if (!found.stats.isFile()) throw notRegular(found.stats);
+  const fd = await promisify(fsOpen)(found.path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stats = await promisify(fstat)(fd);
-    if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: stats.isDirectory() ? 'EISDIR' : 'ENOTREG' });
+    if (!stats.isFile()) throw notRegular(stats);
     return { stream: createReadStream('', { fd, highWaterMark: 1024 * 1024 }), stats };
   } catch (err) {
     closeSync(fd);
     throw err;
   }
+}
+
+function notRegular(stats: Stats): NodeJS.ErrnoException {
+  return Object.assign(new Error('not a regular file'), { code: stats.isDirectory() ? 'EISDIR' : 'ENOTREG' });
 }
 
 export interface WriteOptions {
@@ -151,26 +156,37 @@ export interface WriteOptions {
 }
 
 /**
- * Streams `source` into `hostPath`, creating or truncating it. The leaf is opened with O_NOFOLLOW
- * (resolve() already returned a real path, so a symlink here was planted since) and O_NONBLOCK (a FIFO
- * must not hang the request); anything but a regular file is refused. A file this call created is
- * removed again when the stream fails, so an aborted upload leaves nothing half-written behind.
+ * Streams `source` into the file at `viewPath`, creating or truncating it. The walk finds it inside the
+ * view (a dangling link's target included); an existing file is reopened through its pinned path, a new
+ * one is created with O_EXCL|O_NOFOLLOW in its held folder, and both with O_NONBLOCK (a FIFO must not
+ * hang the request); anything but a regular file is refused. A file this call created is removed again
+ * when the stream fails, so an aborted upload leaves nothing half-written behind.
  */
-export async function writeFileFrom(source: Readable, hostPath: string, opts: WriteOptions): Promise<void> {
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-  let created = true;
+export async function writeFileFrom(source: Readable, walk: ConfinedWalk, viewPath: string, opts: WriteOptions): Promise<void> {
+  const flags = constants.O_WRONLY | constants.O_NONBLOCK;
+  let created = false;
+  let createdAt: string | undefined;
   let owned = false;
-  let handle: FileHandle;
-  try {
-    handle = await open(hostPath, flags | constants.O_EXCL, opts.mode ?? opts.createMode);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    created = false;
-    handle = await open(hostPath, flags);
+  let handle: FileHandle | undefined;
+  for (let attempt = 0; !handle; attempt++) {
+    const target = walk.target(viewPath);
+    if ('stats' in target) {
+      if (!target.stats.isFile()) throw notRegular(target.stats);
+      handle = await open(target.path, flags);
+      break;
+    }
+    try {
+      handle = await open(target.path, flags | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, opts.mode ?? opts.createMode);
+      created = true;
+      createdAt = target.path;
+    } catch (err) {
+      // Created by someone else since the walk (or a link planted there): walk again, once.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
+    }
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: stats.isDirectory() ? 'EISDIR' : 'ENOTREG' });
+    if (!stats.isFile()) throw notRegular(stats);
     if (!created) await handle.truncate(0);
     // open()'s mode passes through the umask; the API promises the mode asked for.
     if (created || opts.mode !== undefined) await handle.chmod(opts.mode ?? opts.createMode);
@@ -180,7 +196,7 @@ export async function writeFileFrom(source: Readable, hostPath: string, opts: Wr
     owned = true;
     await pipeline(source, sink);
   } catch (err) {
-    if (created) await unlink(hostPath).catch(() => {});
+    if (createdAt) await unlink(createdAt).catch(() => {});
     throw err;
   } finally {
     if (!owned) await handle.close();

@@ -4,14 +4,14 @@
 // once its dest_path shows up. A zip always goes to a temp file, since its directory is at its end.
 import type { Multipart } from '@fastify/multipart';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServiceError, invalidField } from '../errors.js';
-import type { HostView } from './host-view.js';
-import { cleanViewPath, fsError, holdErrors, writeError, writeFileFrom } from './fs-ops.js';
+import type { ConfinedWalk } from './confined-fs.js';
+import { checkClientPath, cleanViewPath, fsError, holdErrors, writeError, writeFileFrom } from './fs-ops.js';
 import { extractZip } from './zip.js';
 
 /** Temp files for parts that cannot go to their destination yet; removed when the request is done. */
@@ -62,19 +62,19 @@ function fieldText(part: Extract<Multipart, { type: 'field' }>, field: string): 
 }
 
 interface UploadItem {
-  dest?: { clientPath: string; host: string; field: string };
+  dest?: { clientPath: string; field: string };
   spooled?: string;
   sawFile: boolean;
 }
 
 /** fs/upload: writes every files[N][file] to its files[N][dest_path], creating parent directories as the hosted server does. */
-export async function receiveUploads(parts: AsyncIterable<Multipart>, view: HostView): Promise<void> {
+export async function receiveUploads(parts: AsyncIterable<Multipart>, walk: ConfinedWalk): Promise<void> {
   const items = new Map<number, UploadItem>();
   const spool = new Spool();
   const deliver = async (source: Readable, dest: NonNullable<UploadItem['dest']>) => {
     try {
-      await mkdir(dirname(dest.host), { recursive: true, mode: 0o755 });
-      await writeFileFrom(source, dest.host, { createMode: 0o644 });
+      walk.mkdirAll(posix.dirname(cleanViewPath(dest.clientPath)), 0o755);
+      await writeFileFrom(source, walk, dest.clientPath, { createMode: 0o644 });
     } catch (err) {
       throw writeError(bodyError(err), dest.field, dest.clientPath);
     }
@@ -87,8 +87,8 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, view: Host
       if (key === 'dest_path') {
         if (part.type !== 'field') throw invalidField(field, 'must be a text field, not a file');
         if (item.dest) throw invalidField(field, 'is given more than once');
-        const clientPath = fieldText(part, field);
-        item.dest = { clientPath, host: await view.resolve(clientPath, field), field };
+        const clientPath = checkClientPath(fieldText(part, field), field);
+        item.dest = { clientPath, field };
         if (item.spooled) await deliver(createReadStream(item.spooled), item.dest);
         continue;
       }
@@ -111,7 +111,7 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, view: Host
 }
 
 /** fs/upload_zip: extracts zip_file into dest_path (created if missing, as the hosted server does). */
-export async function receiveZipUpload(parts: AsyncIterable<Multipart>, view: HostView): Promise<void> {
+export async function receiveZipUpload(parts: AsyncIterable<Multipart>, walk: ConfinedWalk): Promise<void> {
   const spool = new Spool();
   try {
     let zipPath: string | undefined;
@@ -130,9 +130,13 @@ export async function receiveZipUpload(parts: AsyncIterable<Multipart>, view: Ho
     }
     if (!zipPath) throw invalidField('body.zip_file', 'is required');
     if (!dest) throw invalidField('body.dest_path', 'is required');
-    const destHost = await view.resolve(dest, 'body.dest_path');
-    await mkdir(destHost, { recursive: true, mode: 0o755 }).catch((err) => Promise.reject(fsError(err, 'body.dest_path', dest)));
-    await extractZip(zipPath, view, cleanViewPath(dest), 'body.zip_file').catch((err) => Promise.reject(fsError(err, 'body.zip_file', dest)));
+    checkClientPath(dest, 'body.dest_path');
+    try {
+      walk.mkdirAll(dest, 0o755);
+    } catch (err) {
+      throw fsError(err, 'body.dest_path', dest);
+    }
+    await extractZip(zipPath, walk, cleanViewPath(dest), 'body.zip_file').catch((err) => Promise.reject(fsError(err, 'body.zip_file', dest)));
   } catch (err) {
     throw bodyError(err);
   } finally {

@@ -91,9 +91,13 @@ export class DirectoryWatch {
     return () => this.subscribers.delete(subscriber);
   }
 
+  /** Called once when the watch stops: what holds its root open lets go. */
+  onStop?: () => void;
+
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.onStop?.();
     clearTimeout(this.batchTimer);
     for (const { watcher } of this.dirs.values()) watcher.close();
     this.dirs.clear();
@@ -264,13 +268,18 @@ export async function startWatch(
   viewRoot: string,
   recursive: boolean,
   warn: (msg: string, err?: unknown) => void,
+  onStop?: () => void,
 ): Promise<DirectoryWatch> {
   const watches = watchesOf(session);
   if (watches.size >= MAX_WATCHES_PER_SESSION) {
     throw new ServiceError(409, 'too_many_watches', `a browser can have at most ${MAX_WATCHES_PER_SESSION} watches; stop one first`);
   }
   const w = new DirectoryWatch(hostRoot, viewRoot, recursive, warn);
-  await w.start();
+  w.onStop = onStop;
+  await w.start().catch((err) => {
+    w.stop();
+    throw err;
+  });
   // The session may have ended while the tree was walked; its cleanups have run by then.
   if (session.ending) {
     w.stop();

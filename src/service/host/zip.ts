@@ -1,60 +1,70 @@
 // Zip archives for the fs API: a directory streamed out with yazl, an uploaded archive extracted with
 // yauzl. Neither follows a symlink: links go into archives as links, and archives may not contain any.
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { lstat, open, readdir, readlink } from 'node:fs/promises';
+import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { ServiceError, invalidField } from '../errors.js';
-import type { HostView } from './host-view.js';
+import type { ConfinedWalk } from './confined-fs.js';
 import { holdErrors, writeFileFrom } from './fs-ops.js';
 
 /**
- * The directory's contents as a zip stream, entries named relative to it. The walk runs while the
- * archive streams out; files are opened one at a time when their turn comes. A file that vanishes
- * in between is stored empty rather than failing a download that has already started.
+ * The contents of a folder found by `walk` (its pinned path) as a zip stream, entries named relative to
+ * it. The walk runs while the archive streams out and descends only through folders opened with
+ * O_NOFOLLOW from the one above, so a folder swapped for a link is never entered; files are opened one
+ * at a time when their turn comes, also with O_NOFOLLOW. A file that vanishes in between is stored empty
+ * rather than failing a download that has already started. The walk is closed when the stream ends.
  */
-export function zipDirectory(hostDir: string, warn: (msg: string, err: unknown) => void): Readable {
+export function zipDirectory(walk: ConfinedWalk, dir: string, warn: (msg: string, err: unknown) => void): Readable {
   const zip = new yazl.ZipFile();
   const out = zip.outputStream as Readable;
   zip.on('error', (err: Error) => out.destroy(err));
-  void addTree(zip, hostDir, '', warn).then(
+  out.once('close', () => walk.close());
+  void addTree(zip, walk, dir, '', warn).then(
     () => zip.end(),
     (err: Error) => out.destroy(err),
   );
   return out;
 }
 
-async function addTree(zip: yazl.ZipFile, dir: string, prefix: string, warn: (msg: string, err: unknown) => void): Promise<void> {
+async function addTree(zip: yazl.ZipFile, walk: ConfinedWalk, dir: string, prefix: string, warn: (msg: string, err: unknown) => void): Promise<void> {
   let names: string[];
   try {
     names = (await readdir(dir)).sort();
   } catch (err) {
     if (!prefix) throw err;
-    warn(`zip: skipping unreadable directory ${dir}`, err);
+    warn(`zip: skipping unreadable directory ${prefix}`, err);
     return;
   }
   for (const name of names) {
-    const host = join(dir, name);
+    const entry = `${dir}/${name}`;
     const metadataPath = prefix + name;
-    const st = await lstat(host).catch(() => undefined);
+    const st = await lstat(entry).catch(() => undefined);
     if (!st) continue;
     // st.mode keeps its file-type bits, so unzip tools restore links and directories as such.
     const options = { mtime: st.mtime, mode: st.mode & 0xffff };
     try {
       if (st.isDirectory()) {
+        let sub: string;
+        try {
+          sub = walk.openDir(entry);
+        } catch (err) {
+          warn(`zip: skipping ${metadataPath}, changed while archived`, err);
+          continue;
+        }
         zip.addEmptyDirectory(metadataPath, options);
-        await addTree(zip, host, `${metadataPath}/`, warn);
+        await addTree(zip, walk, sub, `${metadataPath}/`, warn);
       } else if (st.isSymbolicLink()) {
-        const target = await readlink(host).catch(() => undefined);
+        const target = await readlink(entry).catch(() => undefined);
         if (target !== undefined) zip.addBuffer(Buffer.from(target), metadataPath, { ...options, compress: false });
       } else if (st.isFile()) {
         zip.addReadStreamLazy(metadataPath, options, (cb) => {
-          openNoFollow(host).then(
+          openRegularNoFollow(entry).then(
             (stream) => cb(null, stream),
             (err: unknown) => {
-              warn(`zip: ${host} could not be read; stored empty`, err);
+              warn(`zip: ${metadataPath} could not be read; stored empty`, err);
               cb(null, Readable.from([]));
             },
           );
@@ -63,13 +73,18 @@ async function addTree(zip: yazl.ZipFile, dir: string, prefix: string, warn: (ms
       // FIFOs, sockets and devices have no content to archive.
     } catch (err) {
       // yazl refuses names it cannot store (e.g. `C:x`, which reads as a drive letter).
-      warn(`zip: skipping ${host}`, err);
+      warn(`zip: skipping ${metadataPath}`, err);
     }
   }
 }
 
-async function openNoFollow(hostPath: string): Promise<Readable> {
-  const handle = await open(hostPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+async function openRegularNoFollow(entryPath: string): Promise<Readable> {
+  const handle = await open(entryPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const stats = await handle.stat();
+  if (!stats.isFile()) {
+    await handle.close();
+    throw new Error('no longer a regular file');
+  }
   return handle.createReadStream() as unknown as Readable;
 }
 
@@ -88,10 +103,10 @@ const S_IFREG = 0o100000;
 /**
  * Extracts the zip at `zipPath` into the view directory `destViewPath`. Every entry is checked before
  * anything is written, so a zip-slip archive (`../x`, `/x`, a symlink) is refused whole. Then each
- * target goes through the view's resolver, so a symlink already inside the destination cannot carry
- * an entry out of the view either.
+ * target is created through the walk, so a symlink already inside the destination cannot carry an
+ * entry out of the view either.
  */
-export async function extractZip(zipPath: string, view: HostView, destViewPath: string, field: string): Promise<void> {
+export async function extractZip(zipPath: string, walk: ConfinedWalk, destViewPath: string, field: string): Promise<void> {
   let zip: yauzl.ZipFile;
   try {
     zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true });
@@ -112,18 +127,17 @@ export async function extractZip(zipPath: string, view: HostView, destViewPath: 
     for (const { entry, name, isDir, mode } of entries) {
       const viewPath = posix.join(destViewPath, name);
       if (isDir) {
-        await mkdir(await view.resolve(viewPath, field), { recursive: true, mode: 0o755 });
+        walk.mkdirAll(viewPath, 0o755);
         continue;
       }
-      await mkdir(await view.resolve(posix.dirname(viewPath), field), { recursive: true, mode: 0o755 });
-      const host = await view.resolve(viewPath, field);
+      walk.mkdirAll(posix.dirname(viewPath), 0o755);
       let stream: Readable;
       try {
         stream = await zip.openReadStreamPromise(entry);
       } catch (err) {
         throw invalidField(field, `entry '${name}' cannot be read (${(err as Error).message})`);
       }
-      await writeFileFrom(holdErrors(stream), host, { mode, createMode: 0o644 }).catch((err: Error) => {
+      await writeFileFrom(holdErrors(stream), walk, viewPath, { mode, createMode: 0o644 }).catch((err: Error) => {
         // Corrupt compressed data or a size that lies surfaces as a stream error: the archive's fault.
         const code = (err as NodeJS.ErrnoException).code;
         if (!code || code.startsWith('Z_')) throw invalidField(field, `entry '${name}' is corrupt (${err.message})`);

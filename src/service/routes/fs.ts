@@ -1,23 +1,26 @@
 // /browsers/{id}/fs/*: the browser host's file system as the hosted API exposes it, confined to the
-// session's host view. Every client path goes through the view's resolver, for reads and writes alike.
+// session's host view. Every path is walked inside the view by host/confined-fs.ts, for reads and writes
+// alike, so the kernel keeps each operation in the view whatever a session's processes do meanwhile.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { chmod, chown, lstat, mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
-import { dirname, join, posix } from 'node:path';
+import { chmod, chown, lstat, readdir, rename, unlink } from 'node:fs/promises';
+import { posix } from 'node:path';
 import type { ServiceContext } from '../context.js';
 import { conflict, invalidField } from '../errors.js';
 import {
   MODE_PATTERN,
   cleanViewPath,
+  fsError,
   fileInfo,
   mapFsErrors,
   notRegularError,
   openForRead,
   parseMode,
-  resolveEntry,
+  checkClientPath,
   writeError,
   writeFileFrom,
 } from '../host/fs-ops.js';
+import { ConfinedWalk, withWalk, type Existing } from '../host/confined-fs.js';
 import { lookupId } from '../host/fs-owner.js';
 import { receiveUploads, receiveZipUpload } from '../host/fs-upload.js';
 import { findWatch, startWatch, stopWatch } from '../host/fs-watch.js';
@@ -82,19 +85,22 @@ type ModeArgs = PathArgs & { mode?: string };
 const QUERY_PATH = 'querystring.path';
 const BODY_PATH = 'body.path';
 
-/** A client path → the host path it stands for, following symlinks (which must stay in the view). */
-function resolveIn(session: LiveSession, clientPath: string, field: string): Promise<string> {
-  return mapFsErrors(field, clientPath, () => session.view.resolve(clientPath, field));
+/**
+ * Runs `work` with a walk of the session's view; errno failures become wire errors about `clientPath`.
+ * The path is checked first for the messages (absolute, no NUL); the walk is what keeps it inside.
+ */
+function inView<T>(session: LiveSession, clientPath: string, field: string, work: (walk: ConfinedWalk) => Promise<T> | T): Promise<T> {
+  checkClientPath(clientPath, field);
+  return mapFsErrors(field, clientPath, () => withWalk(session.view.root, work));
 }
 
-/** A client path → the host path of the entry itself; a symlink at the leaf is not followed. */
-function resolveEntryIn(session: LiveSession, clientPath: string, field: string): Promise<string> {
-  return mapFsErrors(field, clientPath, () => resolveEntry(session.view, clientPath, field));
+function directory(found: Existing, clientPath: string, field: string): Existing {
+  if (!found.stats.isDirectory()) throw invalidField(field, `'${clientPath}' is not a directory`);
+  return found;
 }
 
-async function directoryAt(host: string, clientPath: string, field: string): Promise<void> {
-  const st = await mapFsErrors(field, clientPath, () => stat(host));
-  if (!st.isDirectory()) throw invalidField(field, `'${clientPath}' is not a directory`);
+function notRoot(clientPath: string, field: string): void {
+  if (cleanViewPath(clientPath) === '/') throw invalidField(field, 'must not be the root directory');
 }
 
 /**
@@ -123,9 +129,9 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       async (req, reply) => {
         const session = live(req);
         const { path: clientPath } = req.query;
-        const host = await resolveIn(session, clientPath, QUERY_PATH);
         const explicit = req.query.mode === undefined ? undefined : parseMode(req.query.mode, 0o644);
-        await writeFileFrom(req.raw, host, { mode: explicit, createMode: 0o644 }).catch((err) =>
+        checkClientPath(clientPath, QUERY_PATH);
+        await withWalk(session.view.root, (walk) => writeFileFrom(req.raw, walk, clientPath, { mode: explicit, createMode: 0o644 })).catch((err) =>
           Promise.reject(writeError(err, QUERY_PATH, clientPath)),
         );
         return reply.code(201).send();
@@ -143,8 +149,8 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       { schema: { params: sessionParams, querystring: pathOnly } },
       async (req, reply) => {
         const session = live(req);
-        const host = await resolveIn(session, req.query.path, QUERY_PATH);
-        const { stream, stats } = await openForRead(host).catch((err) =>
+        checkClientPath(req.query.path, QUERY_PATH);
+        const { stream, stats } = await withWalk(session.view.root, (walk) => openForRead(walk.existing(req.query.path))).catch((err) =>
           Promise.reject(notRegularError(err, QUERY_PATH, req.query.path)),
         );
         reply.type('application/octet-stream').header('content-length', stats.size);
@@ -158,18 +164,20 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       async (req) => {
         const session = live(req);
         const clientPath = req.query.path;
-        const host = await resolveIn(session, clientPath, QUERY_PATH);
-        await directoryAt(host, clientPath, QUERY_PATH);
-        const names = (await mapFsErrors(QUERY_PATH, clientPath, () => readdir(host))).sort();
         const base = cleanViewPath(clientPath);
-        // lstat, as Go's DirEntry.Info(): a symlink is listed as a link ("L…"), not as its target.
-        const infos = await Promise.all(
-          names.map(async (name) => {
-            const st = await lstat(join(host, name)).catch(() => undefined); // removed meanwhile: skip
-            return st && fileInfo(posix.join(base, name), st);
-          }),
-        );
-        return infos.filter((info) => info !== undefined);
+        return inView(session, clientPath, QUERY_PATH, async (walk) => {
+          const dir = directory(walk.existing(clientPath), clientPath, QUERY_PATH).path;
+          const names = (await readdir(dir)).sort();
+          // lstat, as Go's DirEntry.Info(): a symlink is listed as a link ("L…"), not as its target.
+          // Each name is looked up in the held folder, so a swapped-in link is listed, never entered.
+          const infos = await Promise.all(
+            names.map(async (name) => {
+              const st = await lstat(`${dir}/${name}`).catch(() => undefined); // removed meanwhile: skip
+              return st && fileInfo(posix.join(base, name), st);
+            }),
+          );
+          return infos.filter((info) => info !== undefined);
+        });
       },
     );
 
@@ -178,8 +186,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       { schema: { params: sessionParams, querystring: pathOnly } },
       async (req) => {
         const session = live(req);
-        const host = await resolveIn(session, req.query.path, QUERY_PATH);
-        const st = await mapFsErrors(QUERY_PATH, req.query.path, () => stat(host));
+        const st = await inView(session, req.query.path, QUERY_PATH, (walk) => walk.existing(req.query.path).stats);
         return fileInfo(cleanViewPath(req.query.path), st);
       },
     );
@@ -190,18 +197,13 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       async (req, reply) => {
         const session = live(req);
         const clientPath = req.body.path;
-        const host = await resolveIn(session, clientPath, BODY_PATH);
         const dirMode = parseMode(req.body.mode, 0o755);
-        await mapFsErrors(BODY_PATH, clientPath, async () => {
-          const first = await mkdir(host, { recursive: true, mode: dirMode });
-          if (first === undefined) {
-            if (!(await stat(host)).isDirectory()) throw conflict(`'${clientPath}' already exists and is not a directory`);
-            return;
-          }
-          // mkdir's mode passes through the umask; every directory created here gets the mode asked for.
-          for (let dir = host; ; dir = dirname(dir)) {
-            await chmod(dir, dirMode);
-            if (dir === first || dir === dirname(dir)) break;
+        await inView(session, clientPath, BODY_PATH, (walk) => {
+          try {
+            walk.mkdirAll(clientPath, dirMode);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw conflict(`'${clientPath}' already exists and is not a directory`);
+            throw err;
           }
         });
         return reply.code(201).send();
@@ -214,10 +216,11 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       async (req, reply) => {
         const session = live(req);
         const clientPath = req.body.path;
-        const host = await resolveEntryIn(session, clientPath, BODY_PATH);
-        await mapFsErrors(BODY_PATH, clientPath, async () => {
-          if ((await lstat(host)).isDirectory()) throw invalidField(BODY_PATH, `'${clientPath}' is a directory; use delete_directory`);
-          await unlink(host);
+        notRoot(clientPath, BODY_PATH);
+        await inView(session, clientPath, BODY_PATH, async (walk) => {
+          const entry = walk.entry(clientPath);
+          if ((await lstat(entry.path)).isDirectory()) throw invalidField(BODY_PATH, `'${clientPath}' is a directory; use delete_directory`);
+          await unlink(entry.path);
         });
         return reply.send();
       },
@@ -229,11 +232,12 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       async (req, reply) => {
         const session = live(req);
         const clientPath = req.body.path;
-        const host = await resolveEntryIn(session, clientPath, BODY_PATH);
-        await mapFsErrors(BODY_PATH, clientPath, async () => {
-          if (!(await lstat(host)).isDirectory()) throw invalidField(BODY_PATH, `'${clientPath}' is not a directory; use delete_file`);
-          // rm removes symlinks found inside the tree; it never follows them.
-          await rm(host, { recursive: true });
+        notRoot(clientPath, BODY_PATH);
+        await inView(session, clientPath, BODY_PATH, async (walk) => {
+          const entry = walk.entry(clientPath);
+          if (!(await lstat(entry.path)).isDirectory()) throw invalidField(BODY_PATH, `'${clientPath}' is not a directory; use delete_file`);
+          // Held folder by held folder: links inside the tree are removed, never followed.
+          walk.removeTree(entry);
         });
         return reply.send();
       },
@@ -245,11 +249,15 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       async (req, reply) => {
         const session = live(req);
         const { src_path: srcPath, dest_path: destPath } = req.body;
-        const src = await resolveEntryIn(session, srcPath, 'body.src_path');
-        const dest = await resolveEntryIn(session, destPath, 'body.dest_path');
-        await mapFsErrors('body.src_path', srcPath, () => lstat(src));
-        // The source exists, so what can still go wrong is about the destination (e.g. its parent is missing).
-        await mapFsErrors('body.dest_path', destPath, () => rename(src, dest));
+        notRoot(srcPath, 'body.src_path');
+        notRoot(destPath, 'body.dest_path');
+        checkClientPath(destPath, 'body.dest_path');
+        await inView(session, srcPath, 'body.src_path', async (walk) => {
+          const src = walk.entry(srcPath);
+          await lstat(src.path);
+          // The source exists, so what can still go wrong is about the destination (e.g. its parent is missing).
+          await mapFsErrors('body.dest_path', destPath, async () => rename(src.path, walk.entry(destPath).path));
+        });
         return reply.send();
       },
     );
@@ -260,14 +268,15 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       async (req, reply) => {
         const session = live(req);
         const { path: clientPath, owner, group } = req.body;
-        const host = await resolveIn(session, clientPath, BODY_PATH);
         // Names are looked up first, so an unknown one changes nothing.
         const uid = owner === undefined ? -1 : await lookupId('passwd', owner, 'body.owner');
         const gid = group === undefined ? -1 : await lookupId('group', group, 'body.group');
-        await mapFsErrors(BODY_PATH, clientPath, async () => {
-          await chmod(host, parseMode(req.body.mode, 0o644));
+        await inView(session, clientPath, BODY_PATH, async (walk) => {
+          // The pinned path is the file itself: chmod and chown reach it, never a link swapped in by name.
+          const target = walk.existing(clientPath).path;
+          await chmod(target, parseMode(req.body.mode, 0o644));
           // Unlike the hosted server, a chown the host refuses (EPERM: we are not root) is reported, not ignored.
-          if (uid !== -1 || gid !== -1) await chown(host, uid, gid);
+          if (uid !== -1 || gid !== -1) await chown(target, uid, gid);
         });
         return reply.send();
       },
@@ -276,14 +285,14 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
     scope.post<{ Params: Params }>('/browsers/:id/fs/upload', { schema: { params: sessionParams } }, async (req, reply) => {
       const session = live(req);
       if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with files[N][file] and files[N][dest_path]');
-      await receiveUploads(req.parts(), session.view);
+      await withWalk(session.view.root, (walk) => receiveUploads(req.parts(), walk));
       return reply.code(201).send();
     });
 
     scope.post<{ Params: Params }>('/browsers/:id/fs/upload_zip', { schema: { params: sessionParams } }, async (req, reply) => {
       const session = live(req);
       if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with zip_file and dest_path');
-      await receiveZipUpload(req.parts(), session.view);
+      await withWalk(session.view.root, (walk) => receiveZipUpload(req.parts(), walk));
       return reply.code(201).send();
     });
 
@@ -292,9 +301,17 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       { schema: { params: sessionParams, querystring: pathOnly } },
       async (req, reply) => {
         const session = live(req);
-        const host = await resolveIn(session, req.query.path, QUERY_PATH);
-        await directoryAt(host, req.query.path, QUERY_PATH);
-        const zip = zipDirectory(host, (msg, err) => req.log.warn({ err }, msg));
+        checkClientPath(req.query.path, QUERY_PATH);
+        // The walk stays open while the archive streams out; zipDirectory closes it at the end.
+        const walk = ConfinedWalk.open(session.view.root);
+        let dir: string;
+        try {
+          dir = directory(walk.existing(req.query.path), req.query.path, QUERY_PATH).path;
+        } catch (err) {
+          walk.close();
+          throw fsError(err, QUERY_PATH, req.query.path);
+        }
+        const zip = zipDirectory(walk, dir, (msg, err) => req.log.warn({ err }, msg));
         return reply.type('application/zip').send(zip);
       },
     );
@@ -305,12 +322,19 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       async (req, reply) => {
         const session = live(req);
         const clientPath = req.body.path;
-        const host = await resolveIn(session, clientPath, BODY_PATH);
-        await directoryAt(host, clientPath, BODY_PATH);
         const warn = (msg: string, err?: unknown) => app.log.warn({ session_id: session.id, err }, msg);
-        const watch = await mapFsErrors(BODY_PATH, clientPath, () =>
-          startWatch(session, host, cleanViewPath(clientPath), req.body.recursive ?? false, warn),
-        );
+        checkClientPath(clientPath, BODY_PATH);
+        // The watch holds its walk (and so the folder's pinned path) until it stops.
+        const walk = ConfinedWalk.open(session.view.root);
+        const watch = await mapFsErrors(BODY_PATH, clientPath, async () => {
+          try {
+            const dir = directory(walk.existing(clientPath), clientPath, BODY_PATH).path;
+            return await startWatch(session, dir, cleanViewPath(clientPath), req.body.recursive ?? false, warn, () => walk.close());
+          } catch (err) {
+            walk.close();
+            throw err;
+          }
+        });
         return reply.code(201).send({ watch_id: watch.id });
       },
     );
