@@ -1,10 +1,10 @@
 // Builds the HTTP app (routes, auth, validation, the error mapper) without listening,
 // so tests and the embedded runner can start it on any port.
 import { Ajv } from 'ajv';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import qs from 'qs';
 import { installAuth } from './auth.js';
-import { toErrorResponse } from './errors.js';
+import { MAX_PARAM_LENGTH, answerClientError, frameworkError, toErrorResponse } from './errors.js';
 import { newId } from './ids.js';
 import type { ServiceContext } from './context.js';
 import { installAuditLog } from './routes/audit.js';
@@ -48,7 +48,17 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     routerOptions: {
       // deepObject queries (`tags[team]=a`) as the hosted SDK sends them.
       querystringParser: (str) => qs.parse(str, { depth: 1, arrayLimit: 100, parameterLimit: 200 }),
+      // Names may be 255 characters, percent-encoded up to three bytes each.
+      maxParamLength: MAX_PARAM_LENGTH,
     },
+    // The router's own refusals (a bad percent-encoding, an over-long segment) answer in our shape too.
+    frameworkErrors: (err, _req, reply) => {
+      const { status, body } = frameworkError(err);
+      void (reply as unknown as FastifyReply).code(status).send(body);
+    },
+    // Errors before there is a request at all (headers too large, a malformed request line): Node would
+    // answer in its own words and keep the socket; these answer in ours and close it.
+    clientErrorHandler: (err, socket) => answerClientError(err, socket),
   });
 
   // An empty body is "no body" whatever the content type says (clients often send the header on DELETE).

@@ -100,3 +100,37 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
 function stripFastifyPrefix(message: string): string {
   return message.replace(/^FST_[A-Z_]+:\s*/, '');
 }
+
+/** Longest path segment the router takes: a 255-character name, each character percent-encoded. */
+export const MAX_PARAM_LENGTH = 255 * 9;
+
+/** The router's refusals (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH and the like) in the Error shape. */
+export function frameworkError(err: { code?: string; message: string }): { status: number; body: ErrorBody } {
+  switch (err.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 414, body: { code: 'uri_too_long', message: `a path segment is longer than ${MAX_PARAM_LENGTH} characters` } };
+    case 'FST_ERR_BAD_URL':
+      return { status: 400, body: { code: 'bad_request', message: 'the URL is not valid: a path segment has a malformed percent-encoding' } };
+    default:
+      return { status: 400, body: { code: 'bad_request', message: 'the request could not be routed' } };
+  }
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'request_header_fields_too_large', 'the request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'the request took too long to arrive'],
+  HPE_URI_OVERFLOW: [414, 'uri_too_long', 'the request URL is too long'],
+};
+
+/** Answers a connection-level client error (before any request exists) in the Error shape, then closes. */
+export function answerClientError(err: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
+  if (!socket.writable || (err.code === 'ECONNRESET')) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'bad_request', 'the request is not valid HTTP'];
+  const body = JSON.stringify({ code, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${code.replace(/_/g, ' ')}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

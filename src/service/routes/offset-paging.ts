@@ -2,9 +2,13 @@
 // body, and `X-Has-More` plus `X-Next-Offset` (the absolute start of the next page, 0 on the last).
 import type { FastifyReply } from 'fastify';
 
+/** Larger than any list here can be; within SQLite's integers and JavaScript's exact ones. */
+export const MAX_OFFSET = 2 ** 31 - 1;
+
 /** The query properties every offset-paged list takes. */
 export const offsetPageQuery = {
-  offset: { type: 'integer', minimum: 0, default: 0 },
+  // Bounded so a huge offset is a 400, not a number the database cannot hold.
+  offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
   limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
 } as const;
 

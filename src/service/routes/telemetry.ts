@@ -1,5 +1,6 @@
 // /browsers/{id}/telemetry/events (the archive, also for deleted sessions) and /telemetry/stream (live SSE
 // with resume), plus the hooks that record every API call touching a session as a `control` event.
+import { MAX_OFFSET } from './offset-paging.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TelemetryCategory, TelemetryEnvelope } from '../../api/types.js';
 import type { ServiceContext } from '../context.js';
@@ -17,7 +18,7 @@ const eventsQuery = {
     since: { type: 'string', maxLength: 64 },
     until: { type: 'string', maxLength: 64 },
     order: { type: 'string', enum: ['asc', 'desc'] },
-    offset: { type: 'integer', minimum: 0 },
+    offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET },
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
   },
 } as const;
