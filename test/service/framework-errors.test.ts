@@ -68,3 +68,24 @@ describe('the framework answers in the Error shape', () => {
     }
   });
 });
+
+describe('a browser that dies under an action', () => {
+  it('answers 410 browser_ended for an in-flight screenshot and batch, not a 500', async () => {
+    for (const kind of ['screenshot', 'batch'] as const) {
+      const b = (await svc.call('POST', '/browsers', { body: {} })).body;
+      const session = svc.sessions.get(b.session_id)!;
+      await svc.call('POST', `/browsers/${b.session_id}/computer/move_mouse`, { body: { x: 1, y: 1 } });
+      const moves = Array.from({ length: 40 }, (_, i) => ({ type: 'move_mouse', move_mouse: { x: 10 + i, y: 10 } }));
+      const pending =
+        kind === 'screenshot'
+          ? svc.call('POST', `/browsers/${b.session_id}/computer/screenshot`, { body: {} })
+          : svc.call('POST', `/browsers/${b.session_id}/computer/batch`, { body: { actions: [{ type: 'sleep', sleep: { duration_ms: 1500 } }, ...moves] } });
+      // Killed while the request is in flight (the batch is still in its sleep).
+      process.kill(session.chromium.pid, 'SIGKILL');
+      const res = await pending;
+      if (res.status === 200) continue; // the screenshot won the race: nothing to answer
+      expect(res.status, `${kind}: ${JSON.stringify(res.body)}`).toBe(410);
+      expect(res.body).toEqual({ code: 'browser_ended', message: expect.stringContaining('ended while the action ran') });
+    }
+  });
+});

@@ -1,11 +1,12 @@
 // /browsers/{id}/computer/*: OS-level mouse, keyboard, screen and clipboard of a session.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
+import { ServiceError } from '../errors.js';
 import { Computer, type BatchAction } from '../host/computer.js';
 import { CdpInputDevice } from '../host/input-cdp.js';
 import type { InputDevice } from '../host/input-device.js';
 import { X11InputDevice } from '../host/input-x11.js';
-import { DEFAULT_VIEWPORT } from '../host/sessions.js';
+import { DEFAULT_VIEWPORT, type LiveSession } from '../host/sessions.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow, liveSession, sessionParams } from './lookup.js';
 
@@ -139,8 +140,11 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
       `/browsers/:id/computer/${path}`,
       { schema: { params: sessionParams, ...(body ? { body } : {}) }, preValidation: defaultEmptyBody },
       async (req, reply) => {
+        const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
         const computer = await computerFor(req);
-        const result = await computer.exclusive(() => handler(computer, req.body as B));
+        const result = await computer.exclusive(() => handler(computer, req.body as B)).catch(async (err: unknown) => {
+          throw await browserGone(session, err);
+        });
         if (Buffer.isBuffer(result)) return reply.type('image/png').send(result);
         return reply.send(result ?? undefined);
       },
@@ -173,9 +177,30 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
     '/browsers/:id/computer/batch',
     { schema: { params: sessionParams, body: batch } },
     async (req, reply) => {
+      const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
       const computer = await computerFor(req);
-      await computer.batch(req.body.actions);
+      await computer.batch(req.body.actions).catch(async (err: unknown) => {
+        throw await browserGone(session, err);
+      });
       return reply.send();
     },
   );
+}
+
+/** How long a failed action waits to learn whether the browser died under it. */
+const EXIT_GRACE_MS = 1000;
+
+/**
+ * An action that failed because the browser died under it (its CDP connection closed, its display
+ * went away) is the session's end, said as such (410), not an internal error. Anything else stands.
+ */
+async function browserGone(session: LiveSession, err: unknown): Promise<unknown> {
+  // A client's mistake stands as it is; a failure (a batch's action_failed included) may be the browser's death.
+  if (err instanceof ServiceError && err.status < 500) return err;
+  const exited = await Promise.race([
+    session.chromium.exited.then(() => true),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), EXIT_GRACE_MS).unref()),
+  ]);
+  if (!exited && !session.ending) return err;
+  return new ServiceError(410, 'browser_ended', `browser '${session.id}' ended while the action ran (its Chromium exited); create a new one`);
 }
