@@ -7,6 +7,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { ScenarioError, formatDiagnostic, type Diagnostic } from '../src/scenario/index.js';
 import { loadConfig, type SuiteConfig } from './config.js';
 import { registerAdmin } from './admin/index.js';
+import { addApiKeyOptions, resolveApiKey } from './api-key.js';
 import { EXIT } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
 import { formatPlan } from './plan-format.js';
@@ -164,12 +165,11 @@ program
     }
   });
 
-program
-  .command('serve')
+addApiKeyOptions(program.command('serve'), 'the admin API key (generated and printed once when none is given)')
   .description('run the Browser Cloud API service standalone')
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0 picks a free one)', '8340')
-  .addOption(new Option('--api-key <key>', 'the admin API key (generated and printed once when absent)').env('BCS_API_KEY'))
+  .option('--unsandboxed', 'start even where the process sandbox (bubblewrap) does not work: sessions then run on the host (see the banner)')
   .addOption(
     new Option('--data-dir <dir>', 'where the database and session files live').default(
       join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'browser-scenarios'),
@@ -179,24 +179,36 @@ program
   .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
   .option('--standby <n>', 'browsers kept launched so POST /browsers with default options is a handoff (0 turns it off)', '1')
   .action(async (o) => {
+    const apiKey = resolveApiKey(o);
     const port = Number(o.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got '${o.port}'`);
     const standby = Number(o.standby);
     if (!Number.isInteger(standby) || standby < 0 || standby > 100) throw new UsageError(`--standby must be 0-100, got '${o.standby}'`);
-    const { startService } = await import('../src/service/index.js');
+    const { startService, SandboxRequiredError } = await import('../src/service/index.js');
     const service = await startService({
       host: o.host,
       port,
-      apiKey: o.apiKey || undefined,
+      apiKey,
+      requireSandbox: !o.unsandboxed,
       dataDir: resolve(o.dataDir),
       chromium: o.chromium || undefined,
       logLevel: o.logLevel,
       standby,
+    }).catch((err: unknown) => {
+      if (!(err instanceof SandboxRequiredError)) throw err;
+      process.stderr.write(
+        `bcs serve: refusing to start: ${err.message}.\n` +
+          'bcs serve: without the sandbox every session runs on this host, where what runs in it can reach what its user can. ' +
+          'Install bubblewrap (apt-get install bubblewrap) or start with --unsandboxed to accept that.\n',
+      );
+      return finish(EXIT.infrastructure);
     });
+    if (!service) return;
     process.stdout.write(`BCS_BASE_URL=${service.baseUrl}\n`);
     if (service.apiKeyGenerated) process.stdout.write(`BCS_API_KEY=${service.apiKey}\n`);
     process.stderr.write(
       `bcs serve: listening on ${service.baseUrl}; chromium ${service.chromium.path} (${service.chromium.source}); data in ${resolve(o.dataDir)}\n` +
+        `bcs serve: ${service.sandbox ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
         (service.apiKeyGenerated ? 'bcs serve: the API key above is shown only once; only its hash is stored\n' : ''),
     );
     const stop = async () => {

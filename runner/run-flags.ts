@@ -1,5 +1,6 @@
 // The flags `bcs run`, `bcs list` and `bcs schedule` share, and how they combine with the suite config:
 // a flag given on the command line wins, then `bcs.config.yaml`, then the built-in default.
+import { addApiKeyOptions, resolveApiKey } from './api-key.js';
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { parseDuration } from '../src/scenario/index.js';
@@ -46,9 +47,9 @@ export function selectionFlags(cmd: Command, set: Omit<FlagSet, 'json'> = { last
 
 /** Flags that say how scenarios run: for run and schedule. */
 export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, outputDir: true, json: true }): Command {
-  selectionFlags(cmd, set)
-    .addOption(new Option('--base-url <url>', 'target a running service instead of the embedded one').env('BCS_BASE_URL'))
-    .addOption(new Option('--api-key <key>', 'API key for --base-url').env('BCS_API_KEY'))
+  selectionFlags(cmd, set).addOption(new Option('--base-url <url>', 'target a running service instead of the embedded one').env('BCS_BASE_URL'));
+  addApiKeyOptions(cmd, 'the API key for --base-url');
+  cmd
     .addOption(new Option('--chromium <path>', 'Chromium for the embedded service').env('BCS_CHROMIUM'))
     .option('--workers <n>', 'scenarios run at once (default 1; pool leases are also bounded by the pool size)')
     .option('--retries <n>', 'run a scenario that did not pass again, up to n more times (default 0)')
@@ -93,7 +94,7 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     bail: Boolean(o.bail ?? config?.bail),
     // An empty environment variable means "not set", not "an empty key".
     baseUrl: o.baseUrl || undefined,
-    apiKey: o.apiKey || undefined,
+    apiKey: resolveApiKey(o),
     chromium: o.chromium || undefined,
   } satisfies Partial<RunOptions>;
 }

@@ -24,7 +24,7 @@ export interface Target {
 
 export async function openTarget(opts: TargetOptions): Promise<Target> {
   if (opts.baseUrl) {
-    if (!opts.apiKey) throw new TargetError('--base-url needs an API key: pass --api-key or set BCS_API_KEY');
+    if (!opts.apiKey) throw new TargetError('--base-url needs an API key: set BCS_API_KEY or pass --api-key-file');
     return {
       info: { kind: 'remote', base_url: opts.baseUrl },
       client: new CloudClient({ baseUrl: opts.baseUrl, apiKey: opts.apiKey }),
@@ -40,6 +40,13 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     // Loaded only when a run needs it: remote runs and admin commands never pay for the service's modules.
     const { startService } = await import('../src/service/index.js');
     const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: opts.standby ?? 0, maxConcurrentSessions: null });
+    // Your machine, your scenarios: the embedded service may run unsandboxed, but says so, once a run.
+    if (!service.sandbox) {
+      process.stderr.write(
+        `bcs: sessions run unsandboxed (${service.sandboxReason}): exec and spawn run on this host and see its files as their user does, ` +
+          `where /home/kernel is not the session's folder (use $HOME); install bubblewrap to sandbox them\n`,
+      );
+    }
     const chromiumLabel = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
     return {
       info: { kind: 'embedded', base_url: service.baseUrl, chromium: chromiumLabel },

@@ -3,6 +3,7 @@
 //   the API refused (4xx/5xx): `bcs: <message> (<code>)`, exit 1
 //   the service could not be reached or did not answer in time: exit 3
 //   bad flags or arguments: exit 2
+import { addApiKeyOptions, resolveApiKey } from '../api-key.js';
 import { Option, type Command } from 'commander';
 import { ApiConnectionError, ApiError, ApiTimeoutError, CloudClient, type HttpMethod, type RequestOptions } from '../../src/api/index.js';
 import { EXIT } from '../exit-codes.js';
@@ -20,10 +21,8 @@ export class AdminError extends Error {}
 
 /** The target and output flags, added to each leaf command so they can go anywhere after it. */
 export function adminFlags(cmd: Command, set: AdminFlagSet = { project: true }): Command {
-  cmd
-    .addOption(new Option('--base-url <url>', 'the running service to act on (what `bcs serve` printed)').env('BCS_BASE_URL'))
-    .addOption(new Option('--api-key <key>', 'an API key of that service').env('BCS_API_KEY'))
-    .option('--json', 'print the API response as JSON');
+  cmd.addOption(new Option('--base-url <url>', 'the running service to act on (what `bcs serve` printed)').env('BCS_BASE_URL'));
+  addApiKeyOptions(cmd, 'an API key of that service').option('--json', 'print the API response as JSON');
   if (set.project) cmd.option('--project <id|name>', 'act in this project (sent as X-Kernel-Project-Id)');
   return cmd;
 }
@@ -67,9 +66,9 @@ export function adminAction<A extends unknown[]>(
 function connect(o: Record<string, unknown>, secrets: string[]): Admin {
   // An empty environment variable means "not set".
   const baseUrl = typeof o.baseUrl === 'string' && o.baseUrl ? o.baseUrl : undefined;
-  const apiKey = typeof o.apiKey === 'string' && o.apiKey ? o.apiKey : undefined;
+  const apiKey = resolveApiKey(o);
   if (!baseUrl) throw new UsageError('this command acts on a running service: pass --base-url or set BCS_BASE_URL (`bcs serve` prints it)');
-  if (!apiKey) throw new UsageError('pass --api-key or set BCS_API_KEY');
+  if (!apiKey) throw new UsageError('set BCS_API_KEY or pass --api-key-file');
   let url: URL;
   try {
     url = new URL(baseUrl);

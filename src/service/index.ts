@@ -1,1 +1,1 @@
-export { startService, type RunningService, type ServiceOptions } from './service.js';
+export { SandboxRequiredError, startService, type RunningService, type ServiceOptions } from './service.js';

@@ -11,6 +11,7 @@ import { PoolManager } from './host/pools.js';
 import { ExtensionStore, extensionSupport } from './host/extensions.js';
 import { ProfileStore } from './host/profiles.js';
 import { ProxyService } from './host/proxies.js';
+import { describeIsolation } from './host/isolation.js';
 import { detectSandbox, type Sandbox } from './host/sandbox.js';
 import { SessionManager } from './host/sessions.js';
 import { Standby } from './host/standby.js';
@@ -63,6 +64,13 @@ export interface ServiceOptions {
   projectsEnabled?: boolean;
   /** How long a rotated API key keeps working when the rotate request does not say (days, default 7). */
   keyRotationGraceDays?: number;
+  /** Refuse to start (SandboxRequiredError) where the process sandbox does not work: `bcs serve` without --unsandboxed. */
+  requireSandbox?: boolean;
+}
+
+/** startService was asked for a sandbox (requireSandbox) and there is none; the message says why. */
+export class SandboxRequiredError extends Error {
+  override name = 'SandboxRequiredError';
 }
 
 export interface RunningService {
@@ -77,6 +85,8 @@ export interface RunningService {
   /** The process sandbox; null when processes run unsandboxed (`sandboxReason` says why). */
   sandbox: Sandbox | null;
   sandboxReason: string;
+  /** One line saying how sessions are kept apart from the host and each other in this mode. */
+  isolation: string;
   /** Every HTTP route the app serves (method and URL pattern). */
   routes(): RouteEntry[];
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */
@@ -97,6 +107,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const sandboxMode = opts.sandbox ?? (process.env.BCS_SANDBOX === 'off' ? 'off' : 'auto');
   const { sandbox, reason: sandboxReason } =
     sandboxMode === 'off' ? { sandbox: null, reason: 'turned off' } : await detectSandbox({ dataDir: opts.dataDir });
+  // Decided before anything listens, so nothing is ever served unsandboxed by accident.
+  if (opts.requireSandbox && !sandbox) throw new SandboxRequiredError(`the process sandbox is not available (${sandboxReason})`);
   const db = openDatabase(opts.dataDir);
   const keys = new ApiKeysRepo(db);
   const browsers = new BrowsersRepo(db);
@@ -184,6 +196,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     standby,
     sandbox,
     sandboxReason,
+    isolation: describeIsolation(sandbox, sandboxReason),
     routes: () => [...app.routeTable],
     close: () =>
       (closing ??= (async () => {

@@ -73,12 +73,12 @@ describe('bcs keys', () => {
     expect(noTarget.code).toBe(2);
     expect(noTarget.stderr).toContain('pass --base-url or set BCS_BASE_URL');
     const noKey = await runCli(['projects', 'list', '--base-url', svc.baseUrl]);
-    expect([noKey.code, noKey.stderr]).toEqual([2, 'bcs: pass --api-key or set BCS_API_KEY\n']);
+    expect([noKey.code, noKey.stderr]).toEqual([2, 'bcs: set BCS_API_KEY or pass --api-key-file\n']);
     const noName = await bcs(['keys', 'create']);
     expect(noName.code).toBe(2);
 
     const port = await closedPort();
-    const down = await runCli(['keys', 'list', '--base-url', `http://127.0.0.1:${port}`, '--api-key', svc.apiKey]);
+    const down = await runCli(['keys', 'list', '--base-url', `http://127.0.0.1:${port}`], { BCS_API_KEY: svc.apiKey });
     expect(down.code).toBe(3);
     expect(down.stderr).toMatch(new RegExp(`^bcs: cannot reach the service at http://127.0.0.1:${port}: .*ECONNREFUSED`));
     expect(down.stderr).not.toContain(svc.apiKey);

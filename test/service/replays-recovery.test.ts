@@ -73,7 +73,7 @@ describe.skipIf(replaySkipReason)('replays that end the hard way', () => {
   it('a service that died mid-recording finalises the replay at its next start', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'bcs-replays-restart-'));
     const apiKey = `bcs_${randomBytes(24).toString('base64url')}`;
-    const { child, done } = startCli(['serve', '--port', '0', '--data-dir', dataDir, '--api-key', apiKey, '--log-level', 'silent']);
+    const { child, done } = startCli(['serve', '--port', '0', '--data-dir', dataDir, '--unsandboxed', '--log-level', 'silent'], { BCS_API_KEY: apiKey });
     onTestFinished(() => void child.kill('SIGKILL'));
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
