@@ -9,6 +9,7 @@ import pty from 'node-pty';
 import type { LaunchPlan } from './process-launch.js';
 import type { FlowControl, OutputChunk } from './process-output.js';
 import { CLOCK_TICKS_PER_SECOND, ProcTable, residentBytes, signalPid, type ProcEntry } from './proc-table.js';
+import { hostReaper } from './reaper.js';
 
 /** Where output goes: a streaming log for spawn, a capped collector for exec. */
 export interface OutputSink {
@@ -188,11 +189,14 @@ function startPipes(
   });
   child.on('error', () => undefined); // reported by start() or, after start, by the exit below
   child.stdin?.on('error', () => undefined); // EPIPE once the process stops reading
+  // Its group dies with the service too, even a service killed outright (reaper.ts).
+  if (child.pid !== undefined) hostReaper().watchGroup(child.pid);
   child.stdout!.on('data', (data: Buffer) => self.emit({ stream: 'stdout', data }));
   child.stderr!.on('data', (data: Buffer) => self.emit({ stream: 'stderr', data }));
   child.once('exit', (code, signal) => {
     // What it left behind dies with it, as it does in the sandbox when the pid namespace ends.
     if (!plan.sandboxed && child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    if (child.pid !== undefined) hostReaper().forgetGroup(child.pid);
     const grace = setTimeout(() => {
       child.stdout!.destroy();
       child.stderr!.destroy();
@@ -239,10 +243,12 @@ function startPty(
     gid: plan.gid,
     encoding: null, // raw bytes: output is relayed as base64, and UTF-8 may split across reads
   });
+  hostReaper().watchGroup(term.pid); // a PTY's process leads its own session and group
   term.onData((data) => self.emit({ stream: 'stdout', data: Buffer.from(data as unknown as Uint8Array) }));
   // node-pty reports exit once the terminal's output has been read to the end.
   term.onExit(({ exitCode, signal }) => {
     if (!plan.sandboxed) signalGroup(term.pid, 'SIGKILL');
+    hostReaper().forgetGroup(term.pid);
     onExit(signal ? null : exitCode, signal || null);
   });
   return {

@@ -13,6 +13,7 @@ import { lstat, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KERNEL_USER, type Account } from './accounts.js';
+import { hostReaper } from './reaper.js';
 
 /** Far above any account, system or user (useradd stops at 60000, subordinate ranges start at 100000). */
 export const SESSION_UID_BASE = 1_900_000_000;
@@ -61,6 +62,8 @@ export class SessionUsers {
         .catch(() => undefined);
       const account = { name: KERNEL_USER, uid, gid: uid };
       this.byDir.set(dir, account);
+      // Whatever runs as it dies with the service, even one killed outright (reaper.ts).
+      hostReaper().watchUid(uid);
       return account;
     }
     throw new Error(`no free session uid in ${SESSION_UID_BASE}-${SESSION_UID_BASE + SESSION_UID_COUNT - 1}`);
@@ -72,6 +75,7 @@ export class SessionUsers {
     if (!account) return this.releaseStale(dir);
     this.byDir.delete(dir);
     await killUid(account.uid);
+    hostReaper().forgetUid(account.uid);
     await unlink(this.lockFile(account.uid)).catch(() => undefined);
   }
 
