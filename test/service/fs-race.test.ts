@@ -15,23 +15,30 @@ const CANARY = 'OUTSIDE-CANARY-9f3c';
 const ROUNDS = 100;
 
 /**
- * Renames the folder aside and the link into its place and back, in bursts between short pauses (so the
- * API's requests land at every phase), until stdin closes and it made at least 1,000; prints how many.
+ * Puts the folder and the link in turn at the flipping path, by renames in bursts between short pauses
+ * (so the API's requests land at every phase, the path missing included), until stdin closes and it made
+ * at least 1,000 swaps; prints how many.
  */
 const SWAPPER = `
-const { renameSync } = require('node:fs');
+const { existsSync, lstatSync, renameSync } = require('node:fs');
 const [flip, asDir, asLink] = process.argv.slice(1);
-let swaps = 0, dirIn = true, stop = false;
+let swaps = 0, wantDir = false, junk = 0, stop = false;
 process.stdin.on('data', () => {}).on('end', () => (stop = true));
 const deadline = Date.now() + 120000;
-const burst = () => {
-  for (let i = 0; i < 50; i++) {
-    try {
-      if (dirIn) { renameSync(flip, asDir); renameSync(asLink, flip); }
-      else { renameSync(flip, asLink); renameSync(asDir, flip); }
-      dirIn = !dirIn; swaps++;
-    } catch {}
+// Each step looks at what is there now: the API itself may create the folder (mkdir -p) mid-swap.
+const step = () => {
+  const st = lstatSync(flip, { throwIfNoEntry: false });
+  if (!st) {
+    renameSync(wantDir ? asDir : asLink, flip);
+    wantDir = !wantDir;
+    swaps++;
+    return;
   }
+  const home = st.isSymbolicLink() ? asLink : asDir;
+  renameSync(flip, existsSync(home) ? flip + '-junk-' + junk++ : home);
+};
+const burst = () => {
+  for (let i = 0; i < 100; i++) { try { step(); } catch {} }
   if ((stop && swaps >= 1000) || Date.now() > deadline) return process.stdout.write(String(swaps));
   setImmediate(burst);
 };
@@ -70,6 +77,7 @@ for (const mode of ['auto', 'off'] as const) {
       await writeFile(join(flip, 'f.txt'), 'inside');
       const { symlink } = await import('node:fs/promises');
       await symlink(outside, join(home, 'flip-link'));
+      // The folder starts in place; the link waits beside it.
       const outsideBefore = (await readdir(outside)).sort();
       const modeBefore = (await stat(join(outside, 'f.txt'))).mode;
 

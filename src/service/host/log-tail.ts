@@ -2,9 +2,12 @@
 // that exists is sent first, then (with follow) lines appended later; the path is followed by name, so a
 // file rotated away, truncated or not yet created is picked up again. Polling, not inotify: it works the
 // same on every file system and in the sandboxed view, and 200 ms is well inside what a log reader needs.
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { ServiceError, invalidField } from '../errors.js';
+import { ConfinedWalk, withWalk, type Existing } from './confined-fs.js';
+import { checkClientPath, fsError } from './fs-ops.js';
 import type { HostView } from './host-view.js';
 import { MAX_LINE_CHARS } from './session-logs.js';
 
@@ -40,10 +43,10 @@ export class FileTail {
    * then starts sending to `sink`.
    */
   static async start(view: HostView, clientPath: string, follow: boolean, sink: TailSink): Promise<FileTail> {
-    const hostPath = await view.resolve(clientPath, 'querystring.path');
-    const info = await stat(hostPath).catch((err: NodeJS.ErrnoException) => {
+    checkClientPath(clientPath, 'querystring.path');
+    const info = await withWalk(view.root, (walk) => walk.existing(clientPath).stats).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
-      throw err;
+      throw fsError(err, 'querystring.path', clientPath);
     });
     if (info?.isDirectory()) throw invalidField('querystring.path', 'is a directory, not a file');
     if (!info && !follow) throw new ServiceError(404, 'not_found', `file '${clientPath}' not found`);
@@ -76,21 +79,24 @@ export class FileTail {
   private async poll(first: boolean): Promise<void> {
     if (this.busy || this.stopped) return;
     this.busy = true;
+    // Walked inside the view each time (a link leading out is missing, never followed) and opened through
+    // the walk's pinned path, so a swap between the look and the open cannot reach the host.
+    const walk = ConfinedWalk.open(this.view.root);
     try {
-      let hostPath: string;
+      let found: Existing;
       try {
-        hostPath = await this.view.resolve(this.clientPath, 'querystring.path');
+        found = walk.existing(this.clientPath);
       } catch {
-        return; // a symlink now leading out of the view: treated as missing, never opened
+        return;
       }
-      const info = await stat(hostPath).catch(() => undefined);
-      if (!info || !info.isFile()) return;
+      const info = found.stats;
+      if (!info.isFile()) return;
       const identity = `${info.dev}:${info.ino}`;
       if (identity !== this.identity) {
         // Rotated: what was appended to the old file before it moved is still sent, as tail -F does.
         if (this.handle) await this.readTo((await this.handle.stat().catch(() => ({ size: 0 }))).size).catch(() => {});
         await this.handle?.close().catch(() => {});
-        this.handle = await open(hostPath, 'r').catch(() => undefined);
+        this.handle = await open(found.path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
         if (!this.handle) return;
         this.flushPartial();
         this.identity = identity;
@@ -106,6 +112,7 @@ export class FileTail {
       }
       await this.readTo(info.size);
     } finally {
+      walk.close();
       this.busy = false;
     }
   }
