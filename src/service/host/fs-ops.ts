@@ -164,7 +164,7 @@ export interface WriteOptions {
  */
 export async function writeFileFrom(source: Readable, walk: ConfinedWalk, viewPath: string, opts: WriteOptions): Promise<void> {
   const flags = constants.O_WRONLY | constants.O_NONBLOCK;
-  let created = false;
+  /** The entry this call created, removed again if the stream fails. */
   let createdAt: string | undefined;
   let owned = false;
   let handle: FileHandle | undefined;
@@ -177,7 +177,6 @@ export async function writeFileFrom(source: Readable, walk: ConfinedWalk, viewPa
     }
     try {
       handle = await open(target.path, flags | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, opts.mode ?? opts.createMode);
-      created = true;
       createdAt = target.path;
     } catch (err) {
       // Created by someone else since the walk (or a link planted there): walk again, once.
@@ -187,9 +186,9 @@ export async function writeFileFrom(source: Readable, walk: ConfinedWalk, viewPa
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw notRegular(stats);
-    if (!created) await handle.truncate(0);
+    if (!createdAt) await handle.truncate(0);
     // open()'s mode passes through the umask; the API promises the mode asked for.
-    if (created || opts.mode !== undefined) await handle.chmod(opts.mode ?? opts.createMode);
+    if (createdAt || opts.mode !== undefined) await handle.chmod(opts.mode ?? opts.createMode);
     // The stream owns the handle from here on and closes it however the pipeline ends (a FileHandle
     // with a live stream on it would wait for that stream forever in close()).
     const sink = handle.createWriteStream();
