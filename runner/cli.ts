@@ -103,7 +103,7 @@ selectionFlags(
     const suite = suiteOptions(paths, o, config);
     let prepared;
     try {
-      prepared = await prepareSuite(suite, notice);
+      prepared = await prepareSuite({ ...suite, checkSecrets: false }, notice);
     } catch (err) {
       return failInvalid(err);
     }
@@ -140,7 +140,7 @@ program
   .action(async (file: string, o) => {
     try {
       // A TypeScript file may hold several scenarios: one plan each (a JSON list then).
-      const plans = (await compileAll([file], o.var)).map((c) => c.plan);
+      const plans = (await compileAll([file], { vars: o.var, checkSecrets: false })).map((c) => c.plan);
       if (o.json) process.stdout.write(`${JSON.stringify(plans.length === 1 ? plans[0] : plans, null, 2)}\n`);
       else process.stdout.write(plans.map((p) => formatPlan(p)).join('\n'));
       finish(EXIT.passed);
@@ -157,7 +157,7 @@ program
   .action(async (paths: string[], o) => {
     try {
       const files = await findScenarioFiles(paths);
-      await compileAll(files, o.var);
+      await compileAll(files, { vars: o.var, checkSecrets: false });
       process.stdout.write(`${files.length} scenario file${files.length === 1 ? '' : 's'} valid\n`);
       finish(EXIT.passed);
     } catch (err) {

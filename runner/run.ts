@@ -2,7 +2,7 @@
 // starts), select, open the target, run the suite's `before` hooks, the selected scenarios on a bounded
 // worker queue (with retries), the `after` hooks whatever happened, report, and close the target.
 import { resolve } from 'node:path';
-import { ScenarioError, loadScenarios, type CompiledScenario, type Diagnostic } from '../src/scenario/index.js';
+import { ScenarioError, loadScenarios, type CompileOptions, type CompiledScenario, type Diagnostic } from '../src/scenario/index.js';
 import { artifactDirs, runAttempts } from './attempts.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
@@ -23,6 +23,8 @@ export interface SuiteOptions {
   /** Scenario files run once before all others / after all others (after always runs). */
   before?: string[];
   after?: string[];
+  /** Whether secrets must be readable now (default true); `bcs list` only looks at the scenarios. */
+  checkSecrets?: boolean;
 }
 
 export interface RunOptions extends SuiteOptions, TargetOptions {
@@ -69,9 +71,10 @@ export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => vo
   // A hook file inside a folder being run is a hook, not also a scenario of the suite.
   const hookFiles = new Set([...(opts.before ?? []), ...(opts.after ?? [])].map((f) => resolve(f)));
   const files = (await findScenarioFiles(opts.paths)).filter((f) => !hookFiles.has(resolve(f)));
-  const found = await compileAll(files, opts.vars);
-  const before = await compileAll(opts.before ?? [], opts.vars);
-  const after = await compileAll(opts.after ?? [], opts.vars);
+  const compile = { vars: opts.vars, checkSecrets: opts.checkSecrets };
+  const found = await compileAll(files, compile);
+  const before = await compileAll(opts.before ?? [], compile);
+  const after = await compileAll(opts.after ?? [], compile);
   if (found.length === 0) throw new Error('no scenario files found');
   const dirs = artifactDirs([...before, ...found, ...after], opts.outputDir);
   let only: Selection['only'];
@@ -243,12 +246,12 @@ function describeSelection(sel: Omit<Selection, 'only'>): string {
 }
 
 /** Compiles every file (a TypeScript file may hold several scenarios), collecting the diagnostics of all of them before giving up. */
-export async function compileAll(files: string[], vars?: Record<string, string>): Promise<CompiledScenario[]> {
+export async function compileAll(files: string[], opts: Pick<CompileOptions, 'vars' | 'checkSecrets'> = {}): Promise<CompiledScenario[]> {
   const plans: CompiledScenario[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const file of files) {
     try {
-      plans.push(...(await loadScenarios(file, { vars })));
+      plans.push(...(await loadScenarios(file, opts)));
     } catch (err) {
       if (!(err instanceof ScenarioError)) throw err;
       diagnostics.push(...err.diagnostics);

@@ -27,6 +27,11 @@ export interface CompileOptions {
    * Without it a `function` step is an error, as in YAML.
    */
   functions?: Iterable<string> | Record<string, unknown>;
+  /**
+   * Whether each secret's source must exist now (default true). Only a run reads secrets; `validate`,
+   * `list` and `plan` turn this off so they work where the secrets are not set.
+   */
+  checkSecrets?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -77,7 +82,7 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
 
   const setup: Omit<PlanStep, 'index'>[] = [];
   const teardown: Omit<PlanStep, 'index'>[] = [];
-  const secrets = secretsStep(tree.secrets, env);
+  const secrets = secretsStep(tree.secrets, env, opts.checkSecrets ?? true);
   if (secrets) setup.push(secrets);
   if (data.serve !== undefined) {
     setup.push({

@@ -9,18 +9,18 @@ import type { Operation, PlanStep, SecretSource } from './plan.js';
 
 const SECRETS_TIMEOUT_MS = 10_000;
 
-export function secretsStep(declared: DeclaredSecret[], env: Record<string, string | undefined>): Omit<PlanStep, 'index'> | undefined {
+export function secretsStep(declared: DeclaredSecret[], env: Record<string, string | undefined>, check: boolean): Omit<PlanStep, 'index'> | undefined {
   if (declared.length === 0) return undefined;
   const sources: Record<string, SecretSource> = {};
   for (const s of declared) {
     if ('env' in s.source) {
-      if (env[s.source.env] === undefined) {
+      if (check && env[s.source.env] === undefined) {
         s.file.report(['secrets', s.name, 'env'], `environment variable '${s.source.env}' is not set (secret '${s.name}')`);
       }
       sources[s.name] = { env: s.source.env };
     } else {
       const file = path.resolve(s.file.dir, s.source.file);
-      const problem = unreadable(file);
+      const problem = check ? unreadable(file) : undefined;
       if (problem) s.file.report(['secrets', s.name, 'file'], `cannot read secret file ${file}: ${problem} (secret '${s.name}')`);
       sources[s.name] = { file };
     }

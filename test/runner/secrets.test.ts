@@ -1,6 +1,6 @@
 // Secrets end to end: read when the run starts, used in steps, never shown — not in the plan, the step
 // list, results.json, error messages or saved output — and a missing one stops the run before a browser.
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,20 @@ describe('secrets in a run', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toContain(`${file}:3:15 environment variable 'BCS_TEST_API_SECRET' is not set (secret 'API')`);
     expect(svc.sessions.size).toBe(before);
+  });
+
+  it('are not needed to validate, list or plan: only a run reads them', async () => {
+    const dir = join(work, 'unset');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'unset.yaml'), SCENARIO.replace('token.txt', 'no-such-token.txt'));
+    for (const args of [['validate', dir], ['list', dir], ['plan', join(dir, 'unset.yaml')]]) {
+      const res = await runCli(args);
+      expect(res.code, `${args[0]}: ${res.stderr}`).toBe(0);
+    }
+    const run = await runCli(['run', dir], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("environment variable 'BCS_TEST_API_SECRET' is not set");
+    expect(run.stderr).toContain('cannot read secret file');
   });
 });
 
