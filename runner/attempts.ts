@@ -4,6 +4,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { CloudClient } from '../src/api/client.js';
 import type { CompiledScenario } from '../src/scenario/index.js';
 import { executePlan, slug } from './execute.js';
+import { freshArtifactDir } from './artifact-dir.js';
 import { stripScenarioExtension } from './files.js';
 import type { ReporterHooks } from './reporter.js';
 import type { ScenarioResult } from './results.js';
@@ -26,6 +27,7 @@ export interface AttemptDeps {
 export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps): Promise<ScenarioResult> {
   const { plan, functions } = scenario;
   const previous: ScenarioResult[] = [];
+  await freshArtifactDir(deps.artifactDir).catch((err: Error) => deps.notice(`could not empty ${deps.artifactDir}: ${err.message}`));
   for (let attempt = 1; ; attempt++) {
     deps.reporter.scenarioStarted(plan);
     const result = await executePlan(plan, {

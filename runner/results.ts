@@ -98,12 +98,39 @@ export interface RunResult {
   duration_ms: number;
   target: { kind: 'embedded' | 'remote'; base_url: string };
   scenarios: ScenarioResult[];
-  /** `flaky` passed on a retry; `timed_out` ran out of `--timeout`; `skipped` never started (see `skipped`). */
-  summary: { total: number; passed: number; failed: number; errored: number; flaky: number; timed_out: number; skipped: number };
+  /** See `summarize`: passed, flaky, failed and errored are disjoint and add up to `total`. */
+  summary: RunSummary;
   /** With `--shard i/n`: which part of the selection this run was (1-based). */
   shard?: { index: number; total: number };
   /** Selected scenarios that never started: --bail, Ctrl-C, or a failed suite `before` hook. */
   skipped?: { name: string; file: string; reason: 'bail' | 'interrupted' | 'before hook failed' }[];
+}
+
+export interface RunSummary {
+  total: number;
+  /** Passed on their first attempt. */
+  passed: number;
+  failed: number;
+  errored: number;
+  /** Passed on a retry after failing before (not counted in `passed`, as Playwright Test counts them). */
+  flaky: number;
+  /** Ran out of `--timeout` (also counted in `failed` or `errored`). */
+  timed_out: number;
+  /** Selected but never started (see `RunResult.skipped`). */
+  skipped: number;
+}
+
+/** The one definition of a run's counts, for results.json and every reporter alike. */
+export function summarize(scenarios: ScenarioResult[], skipped: number): RunSummary {
+  return {
+    total: scenarios.length,
+    passed: scenarios.filter((s) => s.status === 'passed' && !s.flaky).length,
+    failed: scenarios.filter((s) => s.status === 'failed').length,
+    errored: scenarios.filter((s) => s.status === 'error').length,
+    flaky: scenarios.filter((s) => s.status === 'passed' && s.flaky).length,
+    timed_out: scenarios.filter((s) => s.timed_out).length,
+    skipped,
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { EXIT, exitCodeFor } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
 import { failedIn, readLastRun, writeLastRun } from './last-failed.js';
 import { ReporterError, combine, type RunReporter } from './reporter.js';
-import type { RunResult, ScenarioResult } from './results.js';
+import { summarize, type RunResult, type ScenarioResult } from './results.js';
 import { selectScenarios, type Selection, type Shard } from './select.js';
 import { TargetError, openTarget, type Target, type TargetOptions } from './target.js';
 import { poolOfPlan, poolSizes, runQueue } from './workers.js';
@@ -204,15 +204,7 @@ function suiteResult(
     duration_ms: Date.now() - startedAt.getTime(),
     target: { kind: target.info.kind, base_url: target.info.base_url },
     scenarios,
-    summary: {
-      total: scenarios.length,
-      passed: scenarios.filter((s) => s.status === 'passed').length,
-      failed: scenarios.filter((s) => s.status === 'failed').length,
-      errored: scenarios.filter((s) => s.status === 'error').length,
-      flaky: scenarios.filter((s) => s.flaky).length,
-      timed_out: scenarios.filter((s) => s.timed_out).length,
-      skipped: skipped.length,
-    },
+    summary: summarize(scenarios, skipped.length),
     ...(shard ? { shard } : {}),
     ...(skipped.length ? { skipped } : {}),
   };

@@ -55,7 +55,8 @@ function meta(s: ScenarioResult): string {
     s.tags.length ? `tags: ${s.tags.map((t) => `<span class="tag">${esc(t)}</span>`).join(' ')}` : '',
     `started <time>${esc(s.started_at)}</time>`,
     s.session_id ? `session <code>${esc(s.session_id)}</code>` : '',
-    `artifacts in <code>${esc(s.artifact_dir)}/</code>`,
+    // A folder is named only when this attempt wrote something there (a passing retry may write nothing).
+    hasArtifacts(s) ? `artifacts in <code>${esc(s.artifact_dir)}/</code>` : '',
   ];
   return items.filter(Boolean).map((i) => `<span>${i}</span>`).join('');
 }
@@ -164,4 +165,8 @@ function firstLineOf(text: string): string {
 /** The suite hook (`before`/`after` in bcs.config.yaml) a scenario is, when it is one. */
 function hookOf(s: ScenarioResult): string | undefined {
   return (s as { hook?: string }).hook;
+}
+
+function hasArtifacts(s: ScenarioResult): boolean {
+  return s.replay !== undefined || s.steps.some((step) => step.artifacts.length > 0);
 }

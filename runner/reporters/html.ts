@@ -51,7 +51,7 @@ export async function htmlReport(run: RunResult, outputDir: string, opts: HtmlOp
     .filter(([label, n]) => n > 0 || label === 'passed' || label === 'failed')
     .map(([label, n]) => `<span class="stat ${label.replace(' ', '-')}">${n} ${label}</span>`)
     .join('');
-  const title = `bcs: ${stats.passed + stats.flaky} passed, ${stats.failed + stats.errored} failed`;
+  const title = `bcs: ${[`${stats.passed} passed`, ...(stats.flaky ? [`${stats.flaky} flaky`] : []), `${stats.failed + stats.errored} failed`].join(', ')}`;
   const few = run.scenarios.length <= 3;
   const sections = run.scenarios.map((s, i) => scenarioSection(s, i, embeds, few)).join('\n');
   return `<!doctype html>

@@ -1,5 +1,5 @@
 // What a finished run adds up to, shared by the console summary and the HTML report's header.
-import { RETRIED_AWAY, type RunResult, type ScenarioResult, type StepResult } from '../results.js';
+import { RETRIED_AWAY, summarize, type RunResult, type ScenarioResult, type StepResult } from '../results.js';
 
 export interface RunStats {
   total: number;
@@ -20,15 +20,16 @@ export interface RunStats {
 export function runStats(run: RunResult, planned = run.scenarios.length): RunStats {
   const s = run.scenarios;
   // The runner counts the scenarios it never started; a result without that count is judged by the plan.
-  const notStarted = (run.summary as { skipped?: number }).skipped;
+  const notStarted = (run.summary as { skipped?: number } | undefined)?.skipped;
+  const counts = summarize(s, notStarted ?? Math.max(0, planned - s.length));
   return {
     total: Math.max(planned, s.length),
-    passed: s.filter((r) => r.status === 'passed' && !r.flaky).length,
-    failed: s.filter((r) => r.status === 'failed').length,
-    flaky: s.filter((r) => r.status === 'passed' && r.flaky).length,
-    skipped: notStarted ?? Math.max(0, planned - s.length),
-    errored: s.filter((r) => r.status === 'error').length,
-    timedOut: s.filter((r) => r.timed_out).length,
+    passed: counts.passed,
+    failed: counts.failed,
+    flaky: counts.flaky,
+    skipped: counts.skipped,
+    errored: counts.errored,
+    timedOut: counts.timed_out,
     interrupted: s.filter((r) => r.interrupted).length,
     scenarioMs: s.reduce((sum, r) => sum + r.duration_ms + (r.previous_attempts ?? []).reduce((n, a) => n + a.duration_ms, 0), 0),
   };

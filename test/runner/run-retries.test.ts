@@ -1,7 +1,7 @@
 // `--retries N` (every attempt's artifacts kept, flaky reported) and `--last-failed`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,12 +67,31 @@ describe('bcs run --retries', { timeout: 180_000 }, () => {
     expect(scenario).toMatchObject({ status: 'passed', attempt: 2, flaky: true });
     expect(scenario.previous_attempts).toHaveLength(1);
     expect(scenario.previous_attempts[0]).toMatchObject({ status: 'failed', attempt: 1 });
-    expect(results.summary).toMatchObject({ total: 1, passed: 1, failed: 0, flaky: 1 });
+    expect(results.summary).toMatchObject({ total: 1, passed: 0, failed: 0, flaky: 1 });
     const first = screenshotOf(scenario.previous_attempts[0]);
     const second = screenshotOf(scenario);
     expect(first).toMatch(/^flaky-page\/[^/]+\.png$/);
     expect(second).toMatch(/^flaky-page\/attempt-2\/[^/]+\.png$/);
     for (const shot of [first, second]) expect((await stat(join(out, shot))).size).toBeGreaterThan(0);
+  });
+
+  it('counts a flaky scenario one way in the list, results.json and the HTML report; names only folders that exist', async () => {
+    titles.set('/flaky-once', ['nope', 'ok']);
+    const full = join(work, 'flaky-once.yaml');
+    // The passing attempt writes nothing, so its attempt-2/ folder never exists.
+    await writeFile(full, `name: flaky once\nsteps:\n  - goto: "{{ site }}/flaky-once"\n  - expect: { title: ok, timeout: 300ms }\n`);
+    const out = join(work, 'flaky-once-out');
+    const res = await runCli(['run', full, '--retries', '1', '--var', `site=${siteUrl}`, '--reporter', 'list,json,html', '--output-dir', out], remote());
+    expect(res.code, res.stderr).toBe(0);
+    const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
+    expect(results.summary).toMatchObject({ total: 1, passed: 0, flaky: 1, failed: 0 });
+    expect(res.stdout).toMatch(/0 passed, 0 failed, 1 flaky/);
+    const html = await readFile(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('<h1>bcs: 0 passed, 1 flaky, 0 failed</h1>');
+    expect(html).toContain('<span class="stat passed">0 passed</span>');
+    expect(html).toContain('<span class="stat flaky">1 flaky</span>');
+    expect(html).not.toContain('attempt-2/');
+    await expect(stat(join(out, 'flaky-once', 'attempt-2'))).rejects.toThrow();
   });
 
   it('stops after the last retry: the scenario fails with every attempt reported', async () => {
@@ -108,5 +127,24 @@ describe('bcs run --last-failed', { timeout: 180_000 }, () => {
     const third = await runCli(['run', good, bad, '--last-failed', '--var', `site=${siteUrl}`, '--output-dir', out], remote());
     expect(third.code).toBe(0);
     expect(third.stderr).toContain('no scenario failed in the last run; nothing to re-run');
+  });
+});
+
+describe('re-running into the same --output-dir', { timeout: 120_000 }, () => {
+  it("starts each scenario's folder empty and leaves what bcs did not write alone", async () => {
+    titles.set('/rerun', ['ok']);
+    const full = join(work, 'rerun.yaml');
+    const out = join(work, 'rerun-out');
+    const shoot = (name: string) => writeFile(full, `name: rerun\nsteps:\n  - goto: "{{ site }}/rerun"\n  - screenshot: ${name}\n`);
+    await shoot('first');
+    expect((await run([full], out)).res.code).toBe(0);
+    await writeFile(join(out, 'notes.txt'), 'mine');
+    await shoot('second');
+    const { res, results } = await run([full], out);
+    expect(res.code, res.stderr).toBe(0);
+    const files = (await readdir(join(out, 'rerun'))).filter((f) => !f.startsWith('.'));
+    expect(files).toEqual([screenshotOf(results.scenarios[0]).split('/').pop()]);
+    expect(files[0]).toContain('second');
+    expect(await readFile(join(out, 'notes.txt'), 'utf8')).toBe('mine');
   });
 });
