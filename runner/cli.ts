@@ -4,7 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
-import { ScenarioError, formatDiagnostic, type Diagnostic } from '../src/scenario/index.js';
+import { PART_FILE, ScenarioError, formatDiagnostic, loadScenarioFile, validateScenario, type Diagnostic } from '../src/scenario/index.js';
 import { loadConfig, type SuiteConfig } from './config.js';
 import { registerAdmin } from './admin/index.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
@@ -156,9 +156,17 @@ program
   .option('--var <name=value>', 'set a scenario variable (repeatable)', collectVar, {})
   .action(async (paths: string[], o) => {
     try {
-      const files = await findScenarioFiles(paths);
-      await compileAll(files, { vars: o.var, checkSecrets: false });
-      process.stdout.write(`${files.length} scenario file${files.length === 1 ? '' : 's'} valid\n`);
+      const files = await findScenarioFiles(paths, process.cwd(), { parts: true });
+      const parts = files.filter((f) => PART_FILE.test(f));
+      // A part compiles inside the scenarios that include it; on its own only its shape can be checked.
+      const partProblems = (await Promise.all(parts.map(async (f) => validateScenario(await loadScenarioFile(f))))).flat();
+      await compileAll(files.filter((f) => !PART_FILE.test(f)), { vars: o.var, checkSecrets: false }).catch((err) => {
+        if (err instanceof ScenarioError) throw new ScenarioError([...partProblems, ...err.diagnostics]);
+        throw err;
+      });
+      if (partProblems.length) throw new ScenarioError(partProblems);
+      const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+      process.stdout.write(`${count(files.length - parts.length, 'scenario file')}${parts.length ? ` and ${count(parts.length, 'part')}` : ''} valid\n`);
       finish(EXIT.passed);
     } catch (err) {
       failInvalid(err);

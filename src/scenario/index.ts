@@ -19,7 +19,7 @@ export { ScenarioError, formatDiagnostic } from './diagnostics.js';
 export { parseDuration } from './duration.js';
 export { loadScenarioFile, loadScenarioSource } from './load.js';
 export { renderTemplate, resolveRuntime, templateNames } from './template.js';
-export { validateScenario } from './validate.js';
+export { PART_FILE, validateScenario } from './validate.js';
 export { SCENARIO_METHODS, ScenarioBuilder, scenario } from './builder.js';
 export { STEP_METHODS, StepsBuilder, steps } from './builder-steps.js';
 export { ComputerActions } from './builder-computer.js';

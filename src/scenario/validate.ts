@@ -31,9 +31,17 @@ const NESTED_STEPS: Record<string, string[]> = { repeat: ['steps'], for_each: ['
 const STEP_LISTS = ['before', 'steps', 'after'];
 const CONDITION_KEYS = ['var', 'failed', 'passed', 'exists', 'not', 'all', 'any'];
 
+/**
+ * A part (`*.part.yaml`) holds steps other scenarios include: folder scans do not run it, and it needs no
+ * `name` of its own (an include reports its steps under the including scenario).
+ */
+export const PART_FILE = /\.part\.ya?ml$/;
+
 export function validateScenario(loaded: LoadedScenario): Diagnostic[] {
+  const part = PART_FILE.test(loaded.file) && isPlainObject(loaded.data) && !('name' in loaded.data);
+  const data = part ? { name: 'part', ...(loaded.data as Record<string, unknown>) } : loaded.data;
   return sortDiagnostics(
-    validateData(loaded.data).map((p) => ({ file: loaded.file, ...loaded.locate(p.path, p.which), message: p.message })),
+    validateData(data).map((p) => ({ file: loaded.file, ...loaded.locate(p.path, p.which), message: p.message })),
   );
 }
 

@@ -58,7 +58,7 @@ describe('blocks at run time', () => {
     // Names resolve per pass; an included step keeps its own file's position.
     const greeted = main.filter((s) => s.name.startsWith('greeted'));
     expect(greeted.map((s) => s.name)).toEqual(['greeted Ada', 'greeted Grace']);
-    expect(greeted[0]!.source).toMatchObject({ file: 'scenarios/examples/parts/greet.yaml', line: 12 });
+    expect(greeted[0]!.source).toMatchObject({ file: 'scenarios/examples/parts/greet.part.yaml', line: 11 });
     // A loop's step is one plan step reported once per pass: same index, its own iteration and artifact.
     const shots = main.filter((s) => s.kind === 'screenshot' && s.depth === 1);
     expect(shots[0]!.index).toBe(shots[1]!.index);
@@ -135,8 +135,8 @@ after:
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('before (ahead of the steps)');
     expect(res.stdout).toContain('after (runs even when a step failed)');
-    expect(res.stdout).toMatch(/\n {3}\d\. for each visitor in \["Ada","Grace"\] {2}\(line 15:5\)\n {8}2 items: \["Ada","Grace"\]; each one is \{\{ visitor \}\}\n {6} ?\d+\. include scenarios\/examples\/parts\/greet\.yaml/);
-    expect(res.stdout).toMatch(/\n {10} ?\d+\. greeted \{\{ visitor \}\} {2}\(line 12:5, timeout 10000 ms\)/);
+    expect(res.stdout).toMatch(/\n {3}\d\. for each visitor in \["Ada","Grace"\] {2}\(line 15:5\)\n {8}2 items: \["Ada","Grace"\]; each one is \{\{ visitor \}\}\n {6} ?\d+\. include scenarios\/examples\/parts\/greet\.part\.yaml/);
+    expect(res.stdout).toMatch(/\n {10} ?\d+\. greeted \{\{ visitor \}\} {2}\(line 11:5, timeout 10000 ms\)/);
     expect(res.stdout).toMatch(/if step "look for a banner the site may not have" failed {2}\(line \d+:5\)\n {8}then\n {10} ?\d+\. expect_soft title "Quickstart" {2}\(line \d+:9, timeout 10000 ms, soft: a failure does not stop the run\)/);
   });
 });

@@ -115,3 +115,29 @@ describe('bcs list', { timeout: 180_000 }, () => {
     expect(JSON.parse(res.stdout).total).toBe(0);
   });
 });
+
+describe('parts (*.part.yaml)', () => {
+  it('are skipped by folder scans, refused when named to run, and checked by validate at file:line:col', async () => {
+    const dir = join(work, 'with-parts');
+    await mkdir(join(dir, 'steps'), { recursive: true });
+    // A part has no name and a parameter only its includer sets well: on its own it is not a scenario.
+    await writeFile(join(dir, 'steps', 'open.part.yaml'), 'vars:\n  path: ""\nsteps:\n  - goto: "data:text/html,{{ path }}"\n');
+    await writeFile(join(dir, 'uses.yaml'), 'name: uses a part\nsteps:\n  - include: { file: steps/open.part.yaml, with: { path: hi } }\n');
+    const res = await runCli(['list', dir, '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(names(JSON.parse(res.stdout) as Listed)).toEqual(['uses a part']);
+
+    const run = await runCli(['run', join(dir, 'steps', 'open.part.yaml')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('open.part.yaml is a part: its steps run where a scenario includes it');
+
+    const valid = await runCli(['validate', dir]);
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(valid.stdout).toContain('1 scenario file and 1 part valid');
+
+    await writeFile(join(dir, 'steps', 'bad.part.yaml'), 'steps:\n  - clik: x\n');
+    const invalid = await runCli(['validate', dir]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain(`${join(dir, 'steps', 'bad.part.yaml')}:2:5 unknown step kind 'clik'`);
+  });
+});
