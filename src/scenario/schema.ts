@@ -151,7 +151,7 @@ function describe(e: ErrorObject, path: DataPath): Problem | undefined {
   switch (e.keyword) {
     case 'type':
       if (path.length === 0) return value('a scenario must be a YAML mapping with at least name and steps');
-      return value(`${where} must be ${typeNames(params.type)}`);
+      return value(e.data === null ? `${where} is empty; it needs ${typeNames(params.type)}` : `${where} must be ${typeNames(params.type)}`);
     case 'required':
       return value(prefixed(path, `missing required field '${String(params.missingProperty)}'`));
     case 'additionalProperties': {
@@ -194,7 +194,8 @@ function describe(e: ErrorObject, path: DataPath): Problem | undefined {
       };
     case 'oneOf':
     case 'anyOf':
-      if (isKeyChoice(e)) return describeKeyChoice(e, path);
+      // `required` holds for anything that is not an object: the type error beside it says what is wrong.
+      if (isKeyChoice(e)) return fitsType({ type: 'object' }, e.data) ? describeKeyChoice(e, path) : undefined;
       return value(prefixed(path, expectedBy(e)));
     default:
       return value(`${where || 'the scenario'} ${e.message ?? 'is invalid'}`);

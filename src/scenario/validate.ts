@@ -73,6 +73,8 @@ function checkStep(step: unknown, path: DataPath): Problem[] {
   }
   const keys = Object.keys(step);
   const kinds = keys.filter((k) => STEP_KINDS.includes(k));
+  const misplaced = misindented(step, kinds);
+  if (misplaced) return [misplaced(path)];
   const problems: Problem[] = [];
 
   for (const key of keys) {
@@ -118,6 +120,48 @@ function checkStep(step: unknown, path: DataPath): Problem[] {
     problems.push({ path: [...path, 'retries'], which: 'key', message });
   }
   return problems;
+}
+
+/**
+ * `- fill:` with nothing after it and the fields it wanted one level too far left: YAML reads them as keys
+ * of the step. Said as what it is, instead of an empty fill and strangers beside it.
+ */
+function misindented(step: Record<string, unknown>, kinds: string[]): ((path: DataPath) => Problem) | undefined {
+  const kind = kinds[0];
+  if (kinds.length !== 1 || step[kind!] !== null) return undefined;
+  const fields = fieldsOf(`/$defs/step/properties/${kind}`);
+  const strays = Object.keys(step).filter((k) => k !== kind && fields.has(k) && !STEP_KINDS.includes(k));
+  if (strays.length === 0) return undefined;
+  return (path) => ({
+    path: [...path, kind!],
+    which: 'key',
+    message: `'${kind}' is empty and ${quoteList(strays)} ${strays.length === 1 ? 'sits' : 'sit'} beside it: indent ${strays.length === 1 ? 'it' : 'them'} two more spaces under '${kind}:'`,
+  });
+}
+
+const fieldCache = new Map<string, Set<string>>();
+
+/** The field names an object value of the schema node at `pointer` may have (through $ref and unions). */
+function fieldsOf(pointer: string): Set<string> {
+  let fields = fieldCache.get(pointer);
+  if (fields) return fields;
+  fields = new Set<string>();
+  const visit = (node: unknown, depth: number): void => {
+    if (!isPlainObject(node) || depth > 6) return;
+    if (typeof node.$ref === 'string') visit(resolvePointer(node.$ref.slice(1)), depth + 1);
+    if (isPlainObject(node.properties)) for (const k of Object.keys(node.properties)) fields!.add(k);
+    for (const union of ['anyOf', 'oneOf', 'allOf'] as const) {
+      const list = node[union];
+      if (Array.isArray(list)) for (const branch of list) visit(branch, depth + 1);
+    }
+  };
+  visit(resolvePointer(pointer), 0);
+  fieldCache.set(pointer, fields);
+  return fields;
+}
+
+function resolvePointer(pointer: string): unknown {
+  return pointer.split('/').slice(1).reduce<unknown>((node, seg) => (isPlainObject(node) ? node[seg.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), scenarioSchema);
 }
 
 function checkKind(kind: string, value: unknown, path: DataPath): Problem[] {

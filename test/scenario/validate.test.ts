@@ -36,6 +36,18 @@ describe('validateScenario', () => {
     expect(problems(`${HEAD}steps: []\n`)).toEqual([`${FILE}:2:8 steps must not be empty`]);
   });
 
+  test('fields one level too far left under a kind are named as an indentation problem, nothing else', () => {
+    const source = `${HEAD}steps:\n  - fill:\n    label: Name\n    value: Ada\n  - click:\n    role: button\n    name: Go\n`;
+    expect(problems(source)).toEqual([
+      `${FILE}:3:5 'fill' is empty and 'label' and 'value' sit beside it: indent them two more spaces under 'fill:'`,
+      `${FILE}:6:5 'click' is empty and 'role' and 'name' sit beside it: indent them two more spaces under 'click:'`,
+    ]);
+  });
+
+  test('an empty kind says it is empty, without rules that only apply to objects', () => {
+    expect(problems(`${HEAD}steps:\n  - fill:\n`)).toEqual([`${FILE}:3:5 steps[0].fill is empty; it needs an object`]);
+  });
+
   test('unknown step kind, at the key', () => {
     const source = `${HEAD}description: x\ntags: [a]\nbrowser:\n  headless: true\nsteps:\n  - gto: https://example.com\n`;
     expect(problems(source)).toEqual([`${FILE}:7:5 unknown step kind 'gto'; expected one of ${KINDS}`]);
