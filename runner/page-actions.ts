@@ -40,7 +40,7 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
   const { page, timeoutMs: timeout } = ctx;
   switch (action.action) {
     case 'goto':
-      await page.goto(action.url, { waitUntil: action.wait_until ?? 'load', timeout });
+      await page.goto(action.base_url ? new URL(action.url, action.base_url).href : action.url, { waitUntil: action.wait_until ?? 'load', timeout });
       return [];
     case 'click':
       await locate(page, action.target).click({ button: action.button, clickCount: action.click_count, timeout });

@@ -19,7 +19,7 @@ import type { CompiledScenario } from './functions.js';
  */
 export const SCENARIO_METHODS = {
   name: null, description: 'description', tags: 'tags', vars: 'vars', secrets: 'secrets', serve: 'serve',
-  web_server: 'webServer', browser: 'browser', replay: 'replay', telemetry: 'telemetry', timeout: 'timeout',
+  web_server: 'webServer', base_url: 'baseUrl', browser: 'browser', replay: 'replay', telemetry: 'telemetry', timeout: 'timeout',
   screenshot_on_failure: 'screenshotOnFailure', before: 'before', steps: null, after: 'after',
 } as const satisfies Record<string, keyof ScenarioBuilder | null>;
 
@@ -75,6 +75,11 @@ export class ScenarioBuilder extends StepsBuilder implements Definable {
   /** The app under test: started for the run (`sh -c command`), awaited at `url`, stopped afterwards. */
   webServer(options: WebServerValue): this {
     return this.set('web_server', options, this.webServer);
+  }
+
+  /** What relative gotos resolve against (default: the served folder's or the web server's URL). */
+  baseUrl(url: string): this {
+    return this.set('base_url', url, this.baseUrl);
   }
 
   /** Whether a failing step leaves a screenshot of the page (default true). */

@@ -2,6 +2,7 @@
 // steps (`before`, `steps`, `after`; blocks hold theirs, numbered depth-first), implicit teardown (delete
 // browser, stop the web server, stop serving). See plan.ts for the shapes.
 
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from './diagnostics.js';
 import { ScenarioError, sortDiagnostics } from './diagnostics.js';
@@ -42,6 +43,7 @@ interface ScenarioData {
   vars?: Obj;
   serve?: string;
   web_server?: Obj;
+  base_url?: string;
   browser?: Obj;
   replay?: { record: boolean; framerate?: number };
   telemetry?: boolean | { console?: boolean; network?: boolean };
@@ -85,6 +87,9 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   const secrets = secretsStep(tree.secrets, env, opts.checkSecrets ?? true);
   if (secrets) setup.push(secrets);
   if (data.serve !== undefined) {
+    const dir = path.resolve(root.dir, data.serve);
+    const problem = notAFolder(dir);
+    if (problem) root.report(['serve'], `cannot serve ${dir}: ${problem}`);
     setup.push({
       phase: 'setup', kind: 'serve', name: `serve ${data.serve}`, source: source(['serve'], 'key'), timeout_ms: SERVE_TIMEOUT_MS,
       operations: [{ op: 'serve', dir: path.resolve(root.dir, data.serve), save: 'serve' }],
@@ -100,6 +105,7 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
     recording: session.recording,
     functions: functionIds(opts.functions),
     saves: tree.saves,
+    baseUrl: data.base_url ?? (data.serve !== undefined ? '{{ serve.url }}' : data.web_server ? '{{ web_server.url }}' : env.BCS_WEB_SERVER_URL),
     cliVars,
     substituterFor,
   });
@@ -123,6 +129,14 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   };
   if (data.screenshot_on_failure === false) plan.screenshot_on_failure = false;
   return plan;
+}
+
+function notAFolder(dir: string): string | undefined {
+  try {
+    return statSync(dir).isDirectory() ? undefined : 'not a folder';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : (err as Error).message;
+  }
 }
 
 /** Indexes in execution order, depth-first: a block, then its steps, then the step after it. */

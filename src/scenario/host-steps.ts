@@ -33,6 +33,8 @@ export interface KindContext {
   /** Local files (`from`) are relative to this folder. */
   scenarioDir: string;
   saves: SavedVariable[];
+  /** What relative gotos resolve against; undefined when the scenario has none. */
+  baseUrl?: string;
   report(at: DataPath, message: string): void;
 }
 

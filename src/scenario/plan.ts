@@ -23,7 +23,8 @@ export type Target =
 export type Match = { equals: string } | { contains: string } | { matches: string };
 
 export type PageAction =
-  | { action: 'goto'; url: string; wait_until?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit' }
+  /** A relative `url` is resolved against `base_url` when the step runs (the base may be a run-time template). */
+  | { action: 'goto'; url: string; base_url?: string; wait_until?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit' }
   | { action: 'click'; target: Target; button?: 'left' | 'right' | 'middle'; click_count?: number }
   | { action: 'fill'; target: Target; value: string }
   | { action: 'press'; key: string; target?: Target }

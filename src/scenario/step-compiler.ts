@@ -21,6 +21,8 @@ export interface StepCompilerOptions {
   /** The function step ids a TypeScript scenario has; undefined for YAML. */
   functions: ReadonlySet<string> | undefined;
   saves: SavedVariable[];
+  /** What relative gotos resolve against (a template such as `{{ serve.url }}` allowed). */
+  baseUrl?: string;
   cliVars: Record<string, string>;
   substituterFor(file: ScenarioFile, given: Record<string, unknown>): Substituter;
 }
@@ -89,7 +91,7 @@ export class StepCompiler implements BlockCompiler {
   #leaf(node: StepNode, scope: FileScope): CompiledKind {
     const { step, at, kind } = node;
     const ctx: KindContext = {
-      at: [...at, kind], seq: node.seq, mainIndex: ++this.#mainIndex, scenarioDir: scope.file.dir, saves: this.#o.saves,
+      at: [...at, kind], seq: node.seq, mainIndex: ++this.#mainIndex, scenarioDir: scope.file.dir, saves: this.#o.saves, baseUrl: this.#o.baseUrl,
       report: (where, message) => scope.file.report(where, message),
     };
     if (kind === 'function') return this.#function(node, scope);

@@ -153,7 +153,7 @@ export default s;
   });
 
   test('builders in the loading process keep their own positions (loading turns on source-mapped stacks)', async () => {
-    await loadScenario(await write('first.scenario.ts', `import { scenario } from 'browser-scenarios';\nexport default scenario('first').goto('x');\n`));
+    await loadScenario(await write('first.scenario.ts', `import { scenario } from 'browser-scenarios';\nexport default scenario('first').goto('about:blank');\n`));
     expect(process.sourceMapsEnabled).toBe(true);
     const here = new Error().stack!.split('\n')[1]!; // the line below is one further down
     const { plan } = scenario('after').goto('https://example.test').compile();
@@ -184,7 +184,7 @@ const pages: string[] = [];
 if (pages.length === 0) {
   throw new Error('no pages to visit');
 }
-export default scenario('never').goto('x');
+export default scenario('never').goto('about:blank');
 `,
     );
     const err = await failure(loadScenario(file));

@@ -244,7 +244,7 @@ describe('template errors', () => {
   });
 
   test('a cycle between variables, where it closes', () => {
-    const source = 'name: t\nvars:\n  a: "{{ b }}"\n  b: "x{{ a }}"\n  c: "{{ c }}"\nsteps:\n  - goto: "{{ a }}"\n';
+    const source = 'name: t\nvars:\n  a: "{{ b }}"\n  b: "x{{ a }}"\n  c: "{{ c }}"\nsteps:\n  - goto: "http://h/{{ a }}"\n';
     expect(compileErrors(source)).toEqual([
       'scenarios/t.yaml:4:6 variable cycle: a -> b -> a',
       'scenarios/t.yaml:5:6 variable cycle: c -> c',
@@ -297,5 +297,29 @@ describe('loadPlan', () => {
     await expect(loadPlan(file, { env: {} })).rejects.toThrow(`${file}:3:11 environment variable 'SITE_PORT' is not set`);
     const plan = await loadPlan(file, { env: { SITE_PORT: '8080' } });
     expect(plan.steps[1]!.operations[0]).toMatchObject({ url: 'http://localhost:8080/' });
+  });
+});
+
+describe('relative URLs and the served folder', () => {
+  const gotoOf = (plan: Plan) => plan.steps.flatMap((s) => s.operations).find((op) => op.op === 'page' && op.action === 'goto');
+
+  test('a relative goto resolves against base_url, else serve.url, else web_server.url', () => {
+    expect(gotoOf(compile('name: a\nbase_url: http://app.test/shop/\nsteps:\n  - goto: cart?id=2\n'))).toEqual({
+      op: 'page', action: 'goto', url: 'cart?id=2', base_url: 'http://app.test/shop/',
+    });
+    expect(gotoOf(compile('name: a\nserve: site\nsteps:\n  - goto: /index.html\n'))).toMatchObject({ url: '/index.html', base_url: '{{ serve.url }}' });
+    const web = 'name: a\nweb_server: { command: "true", url: "http://127.0.0.1:9/" }\nsteps:\n  - goto: /login\n';
+    expect(gotoOf(compile(web))).toMatchObject({ url: '/login', base_url: '{{ web_server.url }}' });
+    // Whole URLs, and templates that make them, stand alone.
+    expect(gotoOf(compile('name: a\nserve: site\nsteps:\n  - goto: "about:blank"\n'))).not.toHaveProperty('base_url');
+  });
+
+  test('a relative goto without any base, and a served folder that does not exist, fail at validate time', () => {
+    expect(compileErrors('name: a\nsteps:\n  - goto: /login\n')).toEqual([
+      "scenarios/t.yaml:3:11 '/login' is a relative URL and the scenario has no base: set base_url (or serve a folder with serve), or write the whole URL",
+    ]);
+    expect(compileErrors('name: a\nserve: no-such-site\nsteps:\n  - goto: /\n')).toEqual([
+      `scenarios/t.yaml:2:8 cannot serve ${path.resolve('scenarios/no-such-site')}: no such folder`,
+    ]);
   });
 });

@@ -144,8 +144,8 @@ after:
   });
 
   test('screenshot_on_failure: false is carried by the plan; the default leaves it out', () => {
-    expect(compile('name: t\nscreenshot_on_failure: false\nsteps:\n  - goto: x\n').screenshot_on_failure).toBe(false);
-    expect(compile('name: t\nsteps:\n  - goto: x\n')).not.toHaveProperty('screenshot_on_failure');
+    expect(compile('name: t\nscreenshot_on_failure: false\nsteps:\n  - goto: about:blank\n').screenshot_on_failure).toBe(false);
+    expect(compile('name: t\nsteps:\n  - goto: about:blank\n')).not.toHaveProperty('screenshot_on_failure');
   });
 });
 
@@ -304,7 +304,7 @@ steps:
     expect(errors('name: t\nsteps:\n  - goto: "{{ web_server.url }}"\n')).toEqual([
       "3:11 'web_server.url' is only available when the scenario has 'web_server'",
     ]);
-    expect(errors('name: t\nweb_server: { command: "x {{ web_server.url }}", url: http://127.0.0.1:1 }\nsteps:\n  - goto: x\n')).toEqual([
+    expect(errors('name: t\nweb_server: { command: "x {{ web_server.url }}", url: http://127.0.0.1:1 }\nsteps:\n  - goto: about:blank\n')).toEqual([
       "2:24 'web_server.url' is not available in 'web_server' itself",
     ]);
   });
@@ -347,7 +347,7 @@ vars: { wait: soon }
 steps:
   - sleep: "{{ wait }}"
   - exec: { command: "true", save: out }
-  - goto: x
+  - goto: about:blank
     timeout: "{{ out }}"
 `)).toEqual([
       '4:12 expected a duration such as 500, "500ms", "2s" or "1m", got "soon"',
