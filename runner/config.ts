@@ -4,7 +4,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
-import { ScenarioError, loadScenarioSource, parseDuration, type Diagnostic } from '../src/scenario/index.js';
+import { ScenarioError, loadScenarioSource, bareNumber, parseDuration, type Diagnostic } from '../src/scenario/index.js';
 import { formatPath, pointerToPath } from '../src/scenario/path.js';
 import type { WebServerOptions } from './web-server.js';
 
@@ -34,7 +34,8 @@ export interface SuiteConfig {
   schedule?: { cron?: string; history?: string };
 }
 
-const duration = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m)$' }] };
+// As in scenarios, a bare number has no unit (5 ms or 5 s?): only 0 is taken as one.
+const duration = { anyOf: [{ type: 'number', const: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m)$' }] };
 const strings = { type: 'array', items: { type: 'string', minLength: 1 } };
 const stringOrStrings = { anyOf: [{ type: 'string', minLength: 1 }, strings] };
 
@@ -77,7 +78,7 @@ export const configSchema = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(configSchema);
+const validate = new Ajv({ allErrors: true, allowUnionTypes: true, verbose: true }).compile(configSchema);
 
 /**
  * Loads `explicit` (an error when missing), else `bcs.config.yaml`/`.yml` in `cwd` when there is one.
@@ -160,9 +161,10 @@ function messageFor(e: ErrorObject, where: string): string {
     case 'type':
       return `${at} must be ${Array.isArray(p.type) ? p.type.join(' or ') : String(p.type)}`;
     case 'anyOf':
-      return where.endsWith('timeout') ? `${at} must be a duration such as 500, "30s" or "2m"` : `${at} must be a string or a list of strings`;
+      if (!where.endsWith('timeout')) return `${at} must be a string or a list of strings`;
+      return typeof e.data === 'number' && e.data > 0 ? `${at}: ${bareNumber(e.data)}` : `${at} must be a duration such as "500ms", "30s" or "2m"`;
     case 'pattern':
-      return where.endsWith('url') ? `${at} must be an http:// or https:// URL` : `${at} must be a duration such as 500, "30s" or "2m"`;
+      return where.endsWith('url') ? `${at} must be an http:// or https:// URL` : `${at} must be a duration such as "500ms", "30s" or "2m"`;
     default:
       return `${at} ${e.message ?? 'is invalid'}`;
   }

@@ -9,6 +9,8 @@ import type { FunctionTable, CompiledScenario } from './functions.js';
 import type { LoadedScenario } from './load.js';
 import type { DataPath } from './path.js';
 import { SiteTable, positionOf, type CallSite, type SiteMapper } from './builder-sites.js';
+import { scenarioSchema } from './schema.js';
+import { eachDuration } from './schema-walk.js';
 import { validateScenario } from './validate.js';
 
 /**
@@ -43,7 +45,7 @@ export function isDefinable(value: unknown): value is Definable {
 export function loadedFromDefinition(def: ScenarioDefinition, file: string, map: SiteMapper = (s) => s): LoadedScenario {
   const sites = SiteTable.from(def.sites.map(([at, site]) => [at, map(site)]));
   // `which` (key or value) has no meaning here: a call wrote both.
-  return { file, data: def.data, locate: (at) => positionOf(sites.find(at), file) };
+  return { file, data: withUnits(def.data), locate: (at) => positionOf(sites.find(at), file) };
 }
 
 /** Validate (every problem at once) and compile; throws ScenarioError. */
@@ -57,6 +59,17 @@ export function compileDefinition(def: ScenarioDefinition, file: string, opts: C
   // The compiler accepts a function step only for ids it is told exist.
   const options: CompileOptions = { ...opts, functions: def.functions };
   return { plan: compileScenario(loaded, options), functions: def.functions };
+}
+
+/** TypeScript durations are numbers of milliseconds, as in Playwright; YAML writes the unit, so they get it. */
+function withUnits(data: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(data);
+  eachDuration(copy, scenarioSchema, (value, at) => {
+    if (typeof value !== 'number' || value <= 0 || !Number.isFinite(value)) return;
+    const parent = at.slice(0, -1).reduce<any>((node, seg) => node[seg], copy);
+    parent[at.at(-1)!] = `${value}ms`;
+  });
+  return copy;
 }
 
 /** The file a builder compiled without a loader reports: where `scenario(...)` was called, from the working folder. */

@@ -16,7 +16,7 @@ export type { LoadedScenario, Position } from './load.js';
 export type { CompiledScenario, FunctionTable, StepContext, StepFunction } from './functions.js';
 export { compileScenario } from './compile.js';
 export { ScenarioError, formatDiagnostic } from './diagnostics.js';
-export { parseDuration } from './duration.js';
+export { bareNumber, parseDuration } from './duration.js';
 export { loadScenarioFile, loadScenarioSource } from './load.js';
 export { renderTemplate, resolveRuntime, templateNames } from './template.js';
 export { PART_FILE, validateScenario } from './validate.js';

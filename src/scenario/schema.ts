@@ -7,6 +7,7 @@
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import schemaJson from './scenario.schema.json' with { type: 'json' };
+import { bareNumber } from './duration.js';
 import { formatPath, pointerToPath } from './path.js';
 import type { DataPath } from './path.js';
 
@@ -27,7 +28,7 @@ const COMPUTER_ACTIONS = 'click_mouse, move_mouse, type_text, press_key, scroll,
 
 /** What a union expects, for values that fit none of its branches. Keyed by the union's JSON pointer. */
 const EXPECTED: Record<string, string> = {
-  '/$defs/duration': 'expected a duration such as 500, "500ms", "2s" or "1m"',
+  '/$defs/duration': 'expected a duration such as "500ms", "2s" or "1m"',
   '/$defs/click': `expected a selector string or an object with one of ${TARGET_KEYS}`,
   '/$defs/target': `expected a selector string or an object with one of ${TARGET_KEYS}`,
   '/$defs/goto': 'expected a URL string or an object with url and optional wait_until',
@@ -160,6 +161,9 @@ function describe(e: ErrorObject, path: DataPath): Problem | undefined {
       const inside = where ? ` in ${where}` : '';
       return { path: [...path, field], which: 'key', message: `unknown field '${field}'${inside}; expected one of ${allowed}` };
     }
+    case 'const':
+      if (pointerOf(e.parentSchema) === '/$defs/duration/anyOf/0') return value(prefixed(path, bareNumber(Number(e.data))));
+      return value(`${where} must be ${JSON.stringify(params.allowedValue)}`);
     case 'enum':
       return value(`${where} must be one of ${(params.allowedValues as unknown[]).join(', ')}`);
     case 'minimum':

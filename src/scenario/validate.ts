@@ -10,6 +10,7 @@ import { formatPath } from './path.js';
 import type { DataPath } from './path.js';
 import { checkAgainst, quoteList, scenarioSchema } from './schema.js';
 import type { Problem } from './schema.js';
+import { fieldsOf, nodeAt } from './schema-walk.js';
 import { isPlainObject } from './template.js';
 
 interface StepSchema {
@@ -129,7 +130,7 @@ function checkStep(step: unknown, path: DataPath): Problem[] {
 function misindented(step: Record<string, unknown>, kinds: string[]): ((path: DataPath) => Problem) | undefined {
   const kind = kinds[0];
   if (kinds.length !== 1 || step[kind!] !== null) return undefined;
-  const fields = fieldsOf(`/$defs/step/properties/${kind}`);
+  const fields = fieldsOf(nodeAt(`/$defs/step/properties/${kind}`));
   const strays = Object.keys(step).filter((k) => k !== kind && fields.has(k) && !STEP_KINDS.includes(k));
   if (strays.length === 0) return undefined;
   return (path) => ({
@@ -137,31 +138,6 @@ function misindented(step: Record<string, unknown>, kinds: string[]): ((path: Da
     which: 'key',
     message: `'${kind}' is empty and ${quoteList(strays)} ${strays.length === 1 ? 'sits' : 'sit'} beside it: indent ${strays.length === 1 ? 'it' : 'them'} two more spaces under '${kind}:'`,
   });
-}
-
-const fieldCache = new Map<string, Set<string>>();
-
-/** The field names an object value of the schema node at `pointer` may have (through $ref and unions). */
-function fieldsOf(pointer: string): Set<string> {
-  let fields = fieldCache.get(pointer);
-  if (fields) return fields;
-  fields = new Set<string>();
-  const visit = (node: unknown, depth: number): void => {
-    if (!isPlainObject(node) || depth > 6) return;
-    if (typeof node.$ref === 'string') visit(resolvePointer(node.$ref.slice(1)), depth + 1);
-    if (isPlainObject(node.properties)) for (const k of Object.keys(node.properties)) fields!.add(k);
-    for (const union of ['anyOf', 'oneOf', 'allOf'] as const) {
-      const list = node[union];
-      if (Array.isArray(list)) for (const branch of list) visit(branch, depth + 1);
-    }
-  };
-  visit(resolvePointer(pointer), 0);
-  fieldCache.set(pointer, fields);
-  return fields;
-}
-
-function resolvePointer(pointer: string): unknown {
-  return pointer.split('/').slice(1).reduce<unknown>((node, seg) => (isPlainObject(node) ? node[seg.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), scenarioSchema);
 }
 
 function checkKind(kind: string, value: unknown, path: DataPath): Problem[] {

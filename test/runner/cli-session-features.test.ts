@@ -110,7 +110,7 @@ describe('browsers from a pool', () => {
     await expect.poll(async () => (await svc.call('GET', '/browser_pools/tiny-pool')).body.available_count, { timeout: 30_000 }).toBe(1);
     const held = await svc.call('POST', '/browser_pools/tiny-pool/acquire', { body: {} });
     expect(held.status).toBe(200);
-    const res = await run('pool-timeout', 'name: starved\nbrowser: { pool: tiny-pool, acquire_timeout: 1s }\nsteps:\n  - sleep: 1\n');
+    const res = await run('pool-timeout', 'name: starved\nbrowser: { pool: tiny-pool, acquire_timeout: 1s }\nsteps:\n  - sleep: 1ms\n');
     expect(res.res.code).toBe(3);
     const step = res.scenario.steps.find((s: { kind: string }) => s.kind === 'browser');
     expect(step.error.message).toBe("no browser in pool 'tiny-pool' became free within 1000 ms");

@@ -148,7 +148,7 @@ steps:
 
   it('refuses them beside pool before anything runs, at file:line:col', async () => {
     const file = join(work, 'leased.yaml');
-    await writeFile(file, 'name: leased\nbrowser:\n  pool: warm\n  profile: { name: shopper }\nsteps:\n  - sleep: 1\n');
+    await writeFile(file, 'name: leased\nbrowser:\n  pool: warm\n  profile: { name: shopper }\nsteps:\n  - sleep: 1ms\n');
     const res = await bcs(['validate', file]);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain(`${file}:4:12 'profile' cannot be set on a lease`);

@@ -27,7 +27,7 @@ const createBody = (p: Plan) => {
   const op = p.steps.find((s) => s.kind === 'browser')!.operations[0]!;
   return op.op === 'api' ? op.body : undefined;
 };
-const withBrowser = (browser: string) => `name: t\nbrowser: ${browser}\nsteps:\n  - sleep: 1\n`;
+const withBrowser = (browser: string) => `name: t\nbrowser: ${browser}\nsteps:\n  - sleep: 1ms\n`;
 
 describe('browser profile, extensions and proxy', () => {
   it('are sent in the create body as written, templates substituted', () => {
@@ -39,7 +39,7 @@ browser:
   extensions: [{ name: adblock }, { id: ext123 }]
   proxy: { name: corp }
 steps:
-  - sleep: 1
+  - sleep: 1ms
 `);
     expect(createBody(p)).toEqual({
       headless: true,
@@ -86,7 +86,7 @@ browser:
   proxy: { name: corp }
   proxy_id: px
 steps:
-  - sleep: 1
+  - sleep: 1ms
 `;
     expect(errors(yaml).map((e) => e.split(' ').slice(0, 2).join(' '))).toEqual([
       "scenarios/t.yaml:4:15 'extensions'",

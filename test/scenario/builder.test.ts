@@ -221,6 +221,21 @@ after:
     expect(withoutSources(plan)).toEqual(withoutSources(yamlSourcePlan('scenarios/blocks.yaml', yaml, env)));
   });
 
+  test('numbers are milliseconds, as in Playwright: the builder writes them with their unit', () => {
+    const built = scenario('ms')
+      .timeout(4000)
+      .sleep(250)
+      .goto('about:blank', { timeout: 1500, retries: 1, retry_delay: 100 })
+      .computer((c) => c.sleep(50))
+      .waitFile({ path: '/tmp/x', timeout: 3000 });
+    const { plan } = built.compile({ file: 'ms.scenario.ts', env: {} });
+    const main = plan.steps.filter((s) => s.phase === 'main');
+    expect(main.slice(1).map((s) => s.timeout_ms)).toEqual([1500, 4000, 3000]);
+    expect(main[0]!.operations[0]).toMatchObject({ action: 'sleep', ms: 250 });
+    expect(main[1]!.retry_delay_ms).toBe(100);
+    expect(main[2]!.operations[0]).toMatchObject({ body: { actions: [{ type: 'sleep', sleep: { duration_ms: 50 } }] } });
+  });
+
   test('--var values override the builder’s vars as they override a file’s', () => {
     const { plan } = scenario('v').vars({ who: 'Ada' }).goto('https://example.test/{{ who }}').compile({ vars: { who: 'Grace' } });
     expect(plan.steps.find((s) => s.kind === 'goto')?.operations[0]).toMatchObject({ url: 'https://example.test/Grace' });

@@ -168,7 +168,7 @@ describe('compiling other shapes', () => {
         '  - expect: { title: { matches: "^Ex.*" }, visible: { test_id: main } }',
         '  - screenshot:',
         '  - screenshot: { name: "After Login!", full_page: true }',
-        '  - sleep: 500',
+        '  - sleep: 500ms',
         '  - sleep: 1m',
         '',
       ].join('\n'),
@@ -252,7 +252,7 @@ describe('template errors', () => {
   });
 
   test('session fields cannot be used to create the session', () => {
-    expect(compileErrors('name: t\nbrowser:\n  name: "{{ session.session_id }}"\nsteps:\n  - sleep: 1\n')).toEqual([
+    expect(compileErrors('name: t\nbrowser:\n  name: "{{ session.session_id }}"\nsteps:\n  - sleep: 1ms\n')).toEqual([
       "scenarios/t.yaml:3:9 'session.session_id' is not available in 'browser': the session does not exist yet",
     ]);
   });
@@ -286,7 +286,7 @@ describe('loadPlan', () => {
     expect((err as ScenarioError).message).toBe(
       [
         `${file}:3:5 unknown step kind 'gto'; expected one of goto, click, fill, press, expect, expect_soft, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, marker, if, repeat, for_each, retry, include, function`,
-        `${file}:4:12 steps[1].sleep: expected a duration such as 500, "500ms", "2s" or "1m"`,
+        `${file}:4:12 steps[1].sleep: expected a duration such as "500ms", "2s" or "1m"`,
       ].join('\n'),
     );
   });

@@ -350,7 +350,7 @@ steps:
   - goto: about:blank
     timeout: "{{ out }}"
 `)).toEqual([
-      '4:12 expected a duration such as 500, "500ms", "2s" or "1m", got "soon"',
+      '4:12 expected a duration such as "500ms", "2s" or "1m", got "soon"',
       '7:14 a duration must be known when the scenario compiles, but "{{ out }}" is only known when it runs',
     ]);
   });

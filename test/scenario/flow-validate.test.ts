@@ -91,9 +91,9 @@ steps:
       '4:34 steps[1].repeat.as: expected a variable name: letters, digits and _, not starting with a digit',
       '5:24 steps[2].for_each.items: expected a list, or a template naming one such as "{{ users }}"',
       "6:12 steps[3].retry: missing required field 'attempts'",
-      '6:43 steps[3].retry.delay: expected a duration such as 500, "500ms", "2s" or "1m"',
+      '6:43 steps[3].retry.delay: expected a duration such as "500ms", "2s" or "1m"',
       "7:5 'retries' applies to single steps; a retry block says how often with 'attempts'",
-      '14:24 steps[4].for_each.steps[0].repeat.steps[0].sleep: expected a duration such as 500, "500ms", "2s" or "1m"',
+      '14:24 steps[4].for_each.steps[0].repeat.steps[0].sleep: expected a duration such as "500ms", "2s" or "1m"',
     ]);
   });
 
@@ -148,7 +148,7 @@ after:
       "6:48 unknown field 'reuse' in web_server; expected one of command, url, timeout, cwd, env, reuse_existing",
       '7:24 screenshot_on_failure must be a boolean',
       expect.stringMatching(/^9:5 unknown step kind 'gto'; expected one of goto, /),
-      '13:12 after[0].sleep: expected a duration such as 500, "500ms", "2s" or "1m"',
+      '13:12 after[0].sleep: expected a duration such as "500ms", "2s" or "1m"',
     ]);
   });
 });

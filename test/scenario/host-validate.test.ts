@@ -13,7 +13,7 @@ describe('host steps: valid shapes', () => {
   test('every kind in its short and long form', () => {
     expect(
       problems([
-        '  - computer: [{ click_mouse: { x: 1, y: 2, button: right, hold_keys: [ctrl] } }, { type_text: hi }, { press_key: [a, b] }, { sleep: 100 }]',
+        '  - computer: [{ click_mouse: { x: 1, y: 2, button: right, hold_keys: [ctrl] } }, { type_text: hi }, { press_key: [a, b] }, { sleep: 100ms }]',
         '  - computer: { scroll: { x: 1, y: 2, delta_y: 3 } }',
         '  - computer: [{ set_cursor: { hidden: true } }, { move_mouse: { x: 0, y: 0, smooth: true, duration_ms: 100 } }]',
         '  - clipboard: { write: "" }',
@@ -86,7 +86,7 @@ describe('host steps: problems at their positions', () => {
       `${FILE}:4:81 unknown field 'contain' in steps[1].exec.expect.stdout; expected one of equals, contains, matches`,
       `${FILE}:4:103 steps[1].exec.save: expected a variable name: letters, digits and _, not starting with a digit`,
       `${FILE}:5:31 steps[2].exec.cwd: expected an absolute path such as /tmp/report.txt`,
-      `${FILE}:5:45 steps[2].exec.timeout: expected a duration such as 500, "500ms", "2s" or "1m"`,
+      `${FILE}:5:45 steps[2].exec.timeout: expected a duration such as "500ms", "2s" or "1m"`,
       `${FILE}:6:27 unknown field 'expect' in steps[3].spawn; expected one of command, args, cwd, env, as_user, as_root, save`,
       `${FILE}:7:43 unknown field 'stdout' in steps[4].wait_process.expect; expected one of exit_code`,
       `${FILE}:8:19 steps[5].wait_process: expected the name a spawn step saved, or an object with process and optional timeout, expect, expect_soft`,
@@ -134,7 +134,7 @@ describe('host steps: problems at their positions', () => {
       `${FILE}:4:16 steps[1].clipboard: expected 'write' (text to put on the clipboard) or 'read: true'`,
       `${FILE}:5:24 steps[2].clipboard.read must be one of true`,
       `${FILE}:6:22 steps[3].execute.code must not be empty`,
-      `${FILE}:6:35 steps[3].execute.timeout: expected a duration such as 500, "500ms", "2s" or "1m"`,
+      `${FILE}:6:35 steps[3].execute.timeout: expected a duration such as "500ms", "2s" or "1m"`,
       `${FILE}:7:35 unknown field 'value' in steps[4].execute.expect; expected one of result, json`,
       `${FILE}:8:19 steps[5].screenshot: 'region' is only allowed together with 'screen'`,
       `${FILE}:9:46 steps[6].screenshot.region.x must be >= 0`,

@@ -51,10 +51,10 @@ steps:
   });
 
   it('refuses browser options that belong to the pool, at the option', () => {
-    expect(errors('name: t\nbrowser: { pool: warm, headless: false }\nsteps:\n  - sleep: 1\n')).toEqual([
+    expect(errors('name: t\nbrowser: { pool: warm, headless: false }\nsteps:\n  - sleep: 1ms\n')).toEqual([
       "scenarios/t.yaml:2:34 'headless' comes from the pool's configuration; with 'pool' only acquire_timeout, name, tags, start_url apply",
     ]);
-    expect(errors('name: t\nbrowser: { acquire_timeout: 5s }\nsteps:\n  - sleep: 1\n')).toEqual([
+    expect(errors('name: t\nbrowser: { acquire_timeout: 5s }\nsteps:\n  - sleep: 1ms\n')).toEqual([
       "scenarios/t.yaml:2:29 'acquire_timeout' applies only with 'pool'",
     ]);
   });
@@ -95,7 +95,7 @@ steps:
 
 describe('telemetry', () => {
   it('asks for the categories at create and collects them before the browser goes', () => {
-    const p = plan('name: t\ntelemetry: { console: true }\nsteps:\n  - sleep: 1\n');
+    const p = plan('name: t\ntelemetry: { console: true }\nsteps:\n  - sleep: 1ms\n');
     expect(ops(p, 'browser')[0]).toMatchObject({ body: { telemetry: { enabled: true, browser: { console: { enabled: true } } } } });
     expect(p.steps.map((s) => s.kind)).toEqual(['browser', 'sleep', 'telemetry', 'release']);
     expect(ops(p, 'telemetry')).toEqual([
@@ -107,7 +107,7 @@ describe('telemetry', () => {
   });
 
   it('true means console and network', () => {
-    const p = plan('name: t\ntelemetry: true\nreplay: { record: true }\nsteps:\n  - sleep: 1\n');
+    const p = plan('name: t\ntelemetry: true\nreplay: { record: true }\nsteps:\n  - sleep: 1ms\n');
     expect(ops(p, 'telemetry')[0]).toMatchObject({ query: { category: 'console,network' } });
     expect(p.steps.map((s) => s.kind)).toEqual(['browser', 'replay', 'sleep', 'replay_stop', 'telemetry', 'release']);
   });

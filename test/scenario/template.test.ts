@@ -48,7 +48,6 @@ describe('resolveRuntime', () => {
 
 describe('parseDuration', () => {
   test.each([
-    [500, 500],
     [0, 0],
     ['500ms', 500],
     ['2s', 2000],
@@ -61,6 +60,10 @@ describe('parseDuration', () => {
 
   test.each(['', '5', '2h', '1.s', 's', '-1s', '1 s', 'abc'])('rejects %j', (input) => {
     expect(() => parseDuration(input)).toThrow(/invalid duration/);
+  });
+
+  test('rejects a bare number other than 0, naming the units it could mean', () => {
+    expect(() => parseDuration(500)).toThrow('a duration needs a unit: write "500ms" or "500s"');
   });
 
   test('rejects negative and non-finite numbers', () => {

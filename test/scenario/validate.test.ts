@@ -96,13 +96,20 @@ describe('validateScenario', () => {
     ]);
   });
 
+  test('a bare number as a duration is refused with the units it could mean; 0 needs none', () => {
+    expect(problems(`${HEAD}timeout: 5\nsteps:\n  - sleep: 0\n  - expect: { text: hi, timeout: 500 }\n`)).toEqual([
+      `${FILE}:2:10 timeout: a duration needs a unit: write "5ms" or "5s" (a bare number 5 could mean either)`,
+      `${FILE}:5:34 steps[1].expect.timeout: a duration needs a unit: write "500ms" or "500s" (a bare number 500 could mean either)`,
+    ]);
+  });
+
   test('bad durations', () => {
     const source = `${HEAD}timeout: soon\nsteps:\n  - sleep: 5x\n  - goto: x\n    timeout: -1\n  - expect: { text: hi, timeout: 2h }\n`;
-    const duration = 'expected a duration such as 500, "500ms", "2s" or "1m"';
+    const duration = 'expected a duration such as "500ms", "2s" or "1m"';
     expect(problems(source)).toEqual([
       `${FILE}:2:10 timeout: ${duration}`,
       `${FILE}:4:12 steps[0].sleep: ${duration}`,
-      `${FILE}:6:14 steps[1].timeout must be >= 0`,
+      `${FILE}:6:14 steps[1].timeout: invalid duration -1; expected a duration such as "500ms", "2s" or "1m"`,
       `${FILE}:7:34 steps[2].expect.timeout: ${duration}`,
     ]);
   });
@@ -192,7 +199,7 @@ describe('validateScenario', () => {
       `${FILE}:5:22 browser.viewport.width must be an integer`,
       `${FILE}:7:5 unknown step kind 'gto'; expected one of ${KINDS}`,
       `${FILE}:9:5 a step has exactly one kind, found 'goto' and 'click'`,
-      `${FILE}:10:12 steps[2].sleep: expected a duration such as 500, "500ms", "2s" or "1m"`,
+      `${FILE}:10:12 steps[2].sleep: expected a duration such as "500ms", "2s" or "1m"`,
       `${FILE}:11:12 steps[3].click: missing a target; expected one of ${TARGETS}`,
       `${FILE}:11:14 unknown field 'txt' in steps[3].click; expected one of selector, text, role, name, exact, label, placeholder, test_id, button, click_count`,
     ]);
