@@ -55,7 +55,7 @@ export function stepLine(r: StepResult, p: Paint): string {
  * What goes under a step: its error and where it is written, artifacts, telemetry notes, the value a
  * function returned. `brief` keeps the first line of an error (the live tree has no room for call logs).
  */
-export function stepDetails(r: StepResult, p: Paint, brief = false): string[] {
+export function stepDetails(r: StepResult, p: Paint, brief = false, telemetry = true): string[] {
   const pad = `${indentOf(r.depth)}    `;
   const lines: string[] = [];
   if (r.error) {
@@ -67,12 +67,27 @@ export function stepDetails(r: StepResult, p: Paint, brief = false): string[] {
   }
   if (brief) return lines;
   for (const a of r.artifacts) lines.push(pad + p.dim(`${a.type}: ${a.path}`));
-  for (const t of r.telemetry ?? []) lines.push(pad + p.yellow(`${t.type}: ${firstLine(plainText(t.message))}`));
+  if (telemetry) lines.push(...telemetryLines(r, p, pad));
+
   if (r.output !== undefined) {
     const json = JSON.stringify(r.output);
     lines.push(pad + p.dim(`returned ${json.length > 200 ? `${json.slice(0, 200)}…` : json}`));
   }
   return lines;
+}
+
+function telemetryLines(r: StepResult, p: Paint, pad: string): string[] {
+  return (r.telemetry ?? []).map((t) => pad + p.yellow(`${t.type}: ${firstLine(plainText(t.message))}`));
+}
+
+/**
+ * Telemetry is read when the browser goes, after the step lines were printed: plain output lists it once
+ * the scenario is done, under the step each note belongs to.
+ */
+export function telemetryAfterward(r: ScenarioResult, p: Paint): string[] {
+  const steps = r.steps.filter((s) => s.telemetry?.length);
+  if (!steps.length) return [];
+  return [`  ${p.yellow('telemetry')}`, ...steps.flatMap((s) => [`    during ${s.name} ${p.dim(`(line ${s.source.line}:${s.source.col})`)}`, ...telemetryLines(s, p, '      ')])];
 }
 
 /** `passed in 3.1 s (flaky: passed on attempt 2)` */

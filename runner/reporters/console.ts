@@ -16,6 +16,7 @@ import {
   stepDetails,
   stepLine,
   summaryLines,
+  telemetryAfterward,
   wantsColor,
   type Paint,
 } from './console-format.js';
@@ -168,13 +169,13 @@ function plainView(out: Terminal, p: Paint, run: { concurrent: boolean }): View 
       if (row.block) emit(s, [`${indentOf(row.depth)}${p.dim('▸')} ${row.name}`]);
     },
     stepFinished(s, result) {
-      emit(s, [stepLine(result, p), ...stepDetails(result, p)]);
+      emit(s, [stepLine(result, p), ...stepDetails(result, p, false, false)]);
     },
     retrying(s, failed, nextAttempt) {
       emit(s, retryLines(failed, nextAttempt, p));
     },
     scenarioFinished(s, result) {
-      emit(s, [`  ${scenarioOutcome(result, p)}`]);
+      emit(s, [...telemetryAfterward(result, p), `  ${scenarioOutcome(result, p)}`]);
     },
     write(lines) {
       emit(undefined, lines);

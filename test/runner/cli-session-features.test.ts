@@ -39,7 +39,7 @@ async function run(name: string, yaml: string) {
   const file = join(work, `${name}.yaml`);
   await writeFile(file, yaml);
   const out = join(work, `${name}-out`);
-  const res = await runCli(['run', file, '--reporter', 'json', '--output-dir', out], remote());
+  const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], remote());
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   return { res, out, scenario: results.scenarios[0] };
 }
@@ -70,6 +70,8 @@ steps:
     expect(notes).toContain('boom from the page');
     expect(notes).toContain('127.0.0.1:9/missing');
     expect(main[0].telemetry ?? []).toEqual([]);
+    // Plain output (not a terminal) lists the notes too, under their step.
+    expect(res.stdout).toMatch(/telemetry\n {4}during press the button that fails \(line 8:5\)\n {6}console\S*: .*boom from the page/);
     const vtt = await readFile(join(out, 'recorded', 'replay.vtt'), 'utf8');
     expect(vtt).toMatch(/^WEBVTT/);
     expect(vtt).toContain('page open');
