@@ -21,7 +21,7 @@ export interface ApiOpContext {
   /** This scenario's artifact folder; artifact paths are reported relative to `outputRoot`. */
   artifactDir: string;
   outputRoot: string;
-  work: { requestIds: string[]; artifacts: Artifact[]; replayOffsetMs?: number; soft?: string[] };
+  work: { requestIds: string[]; artifacts: Artifact[]; replayOffsetMs?: number; soft?: string[]; output?: unknown };
   /** Whether an earlier step failed: `body_if_failed` is sent then. */
   failed: boolean;
 }
@@ -142,6 +142,23 @@ async function handleResponse(call: ApiCall, data: unknown, ctx: ApiOpContext, d
     if (failed.length) (ctx.work.soft ??= []).push(failureMessage(failed, decoded));
   }
   if (call.save) ctx.scope[call.save] = decoded ? savedValue(decoded.text, decoded.fields) : data;
+  // What a scenario's own step got back (a command's output, a file's text) is worth seeing when it passed too.
+  if (decoded && ctx.step.phase === 'main') ctx.work.output = stepOutput(decoded);
+}
+
+/** Longest text kept per field in a step's output; the whole value stays available to `save`. */
+const OUTPUT_TEXT_MAX = 2_000;
+
+function stepOutput(decoded: Decoded): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(decoded.fields)) {
+    // A file's parsed JSON repeats its text.
+    if (key === 'json') continue;
+    out[key] = typeof value === 'string' && value.length > OUTPUT_TEXT_MAX
+      ? `${value.slice(0, OUTPUT_TEXT_MAX)}… (${value.length - OUTPUT_TEXT_MAX} more characters)`
+      : value;
+  }
+  return out;
 }
 
 function decodeOrRaw(call: ApiCall, data: unknown): Decoded | undefined {

@@ -51,7 +51,7 @@ export interface StepResult {
    * end) or `ignored` (`continue_on_error`; the scenario does not fail for it).
    */
   continued?: 'soft' | 'ignored';
-  /** What a function step returned (TypeScript scenarios), when it is JSON. */
+  /** What the step got back: a function's return value (when JSON), or a host step's decoded answer (texts cut at 2,000 characters). */
   output?: unknown;
 }
 

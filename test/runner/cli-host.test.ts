@@ -64,6 +64,13 @@ describe('the host-apis example', () => {
     for (const s of steps.filter((s) => !['serve', 'serve_stop', 'goto', 'expect'].includes(s.kind))) {
       expect(s.request_ids[0], s.name).toMatch(/^req_/);
     }
+    // Passing host steps keep what they got back, as function steps keep what they returned.
+    const outputOf = (kind: string) => (steps.find((s) => s.kind === kind) as { output?: Record<string, unknown> }).output;
+    expect(outputOf('exec')).toMatchObject({ exit_code: 0, stdout: expect.any(String), stderr: expect.any(String) });
+    expect(outputOf('read_file')).toMatchObject({ text: expect.any(String), size_bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(outputOf('read_file')).not.toHaveProperty('json');
+    expect(outputOf('execute')).toHaveProperty('result');
+    expect(res.stdout).toMatch(/✓ exec .*\n\s+returned \{"exit_code":0/);
     const screen = steps.find((s) => s.kind === 'screenshot')!.artifacts[0]!;
     expect(screen).toEqual({ type: 'screenshot', path: 'host-apis/08-pasted.png' });
     expect((await readFile(join(out, screen.path))).subarray(1, 4).toString()).toBe('PNG');
