@@ -28,7 +28,7 @@ export async function runSequence(ctx: RunContext, steps: PlanStep[], frame: Fra
 
 /** Reports a step that does not run, and everything inside it. */
 export function skipTree(ctx: RunContext, step: PlanStep, frame: Frame, note: string): void {
-  report(ctx, skippedResult(step, frame, note));
+  report(ctx, skippedResult(ctx, step, frame, note));
   const inner: Frame = { ...frame, depth: frame.depth + 1 };
   const b = step.block;
   if (!b) return;

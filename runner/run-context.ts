@@ -2,7 +2,7 @@
 // scope, the results so far, and the one door to the reporters, which masks secrets on the way out.
 import type { Browser, Page } from 'playwright-core';
 import type { Plan, PlanStep } from '../src/scenario/plan.js';
-import { resolveRuntime } from '../src/scenario/template.js';
+import { renderTemplate, resolveRuntime } from '../src/scenario/template.js';
 import type { ExecuteDeps } from './execute.js';
 import type { StepResult, StepStatus } from './results.js';
 import { createMasker, maskDeep, type Masker } from './secrets.js';
@@ -90,12 +90,18 @@ export class RunContext {
   }
 
   /** The step's name with run-time templates resolved (as written when they cannot be yet). */
+  /**
+   * The step's name with what is known now filled in; a value not known (a step that would have saved it
+   * never ran) reads as `<name>`, not as template syntax.
+   */
   displayName(step: PlanStep): string {
-    try {
-      return resolveRuntime(step.name, this.state.scope);
-    } catch {
-      return step.name;
-    }
+    return renderTemplate(step.name, (name) => {
+      try {
+        return resolveRuntime(`{{ ${name} }}`, this.state.scope);
+      } catch {
+        return `<${name}>`;
+      }
+    });
   }
 
   lastStatus(name: string): StepStatus | undefined {

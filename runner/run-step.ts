@@ -17,7 +17,7 @@ const FAILURE_SCREENSHOT_TIMEOUT_MS = 5_000;
 export async function runLeaf(ctx: RunContext, step: PlanStep, frame: Frame): Promise<StepResult> {
   // Teardown of something never acquired (no session, no server) has nothing to do.
   if (step.phase === 'teardown' && !canResolve(step.operations, ctx)) {
-    return report(ctx, skippedResult(step, frame, 'skipped: nothing to release'));
+    return report(ctx, skippedResult(ctx, step, frame, 'skipped: nothing to release'));
   }
   const name = ctx.displayName(step);
   ctx.started(step, name);
@@ -154,8 +154,8 @@ export function stepResult(step: PlanStep, frame: Frame, name: string, started?:
   };
 }
 
-export function skippedResult(step: PlanStep, frame: Frame, note: string): StepResult {
-  return { ...stepResult(step, frame, step.name), note };
+export function skippedResult(ctx: RunContext, step: PlanStep, frame: Frame, note: string): StepResult {
+  return { ...stepResult(step, frame, ctx.displayName(step)), note };
 }
 
 /** Records a finished result and tells the reporters. */

@@ -147,7 +147,8 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       for (const c of suite.selected) skipped.push({ name: c.plan.scenario.name, file: c.plan.scenario.file, reason });
     } else {
       const caps = await poolCaps(suite.selected, target, workers, opts.signal, notice);
-      if (workers > 1) notice(`running ${suite.selected.length} scenarios on ${workers} workers`);
+      // The step list's header says it already; said once.
+      if (workers > 1 && !opts.reporters.some((r) => r.name === 'list')) notice(`running ${suite.selected.length} scenarios on ${workers} workers`);
       let bailed = false;
       const notStarted = await runQueue(
         suite.selected,

@@ -54,9 +54,14 @@ export function describeAction(action: PageAction, written: unknown): string {
   switch (action.action) {
     case 'goto':
       return `goto ${action.url}`;
-    case 'click':
+    case 'click': {
+      const count = action.click_count ?? 1;
+      const times = count === 2 ? 'double ' : count === 3 ? 'triple ' : '';
+      const button = action.button && action.button !== 'left' ? `${action.button} ` : '';
+      return `${button}${times}click${count > 3 ? ` ×${count}` : ''} ${describeTarget(action.target)}`;
+    }
     case 'fill':
-      return `${action.action} ${describeTarget(action.target)}`;
+      return `fill ${describeTarget(action.target)}`;
     case 'press':
       return `press ${action.key}`;
     case 'expect': {

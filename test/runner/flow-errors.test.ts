@@ -161,3 +161,22 @@ steps:
     expect(files.some((f) => f.startsWith('failure-'))).toBe(true);
   });
 });
+
+describe('how steps read', () => {
+  it('names a double click as one; a skipped step shows the values it never got as <name>, not template syntax', async () => {
+    const { res, main } = await run('naming', `name: naming
+vars:
+  who: Ada
+steps:
+  - goto: "data:text/html,<button>go</button>"
+  - click: { role: button, click_count: 2 }
+  - click: { role: button, button: right }
+  - exec: { command: "false", save: r }
+  - name: "check {{ r.stdout }} for {{ who }}"
+    exec: "echo {{ r }}"
+`);
+    expect(res.code).toBe(1);
+    expect(main.map((s) => s.name)).toEqual(['goto data:text/html,<button>go</button>', 'double click role=button', 'right click role=button', 'exec false', 'check <r.stdout> for Ada']);
+    expect(res.stdout).toContain('- check <r.stdout> for Ada  skipped');
+  });
+});

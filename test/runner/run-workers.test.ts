@@ -44,9 +44,12 @@ describe('bcs run --workers', { timeout: 180_000 }, () => {
       [1, 2, 3].map((i) => write(`parallel-${i}.yaml`, `name: parallel ${i}\nsteps:\n  - goto: "data:text/html,<title>p${i}</title>"\n  - sleep: 2s\n`)),
     );
     const out = join(work, 'parallel-out');
-    const res = await runCli(['run', ...files, '--workers', '3', '--reporter', 'json', '--output-dir', out]);
+    const res = await runCli(['run', ...files, '--workers', '3', '--reporter', 'list,json', '--output-dir', out]);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toContain('running 3 scenarios on 3 workers');
+    // One header, in one wording.
+    expect(res.stdout.match(/running 3 scenarios on /g)).toHaveLength(1);
+    expect(res.stdout).toContain(', 3 at a time');
+    expect(res.stderr).not.toContain('workers');
     const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
     const scenarios: Result[] = results.scenarios;
     // Reported in the order given, whatever order they finished in.
