@@ -66,7 +66,7 @@ export function userFrame(stack: string): string | undefined {
   return undefined;
 }
 
-function isJson(value: unknown): boolean {
+export function isJson(value: unknown): boolean {
   if (value === undefined) return false;
   try {
     return JSON.stringify(value) !== undefined;

@@ -5,6 +5,7 @@ import { runApiCall, runPoll } from './api-ops.js';
 import { StepFailure } from './failures.js';
 import { runFunction } from './functions.js';
 import { performPageAction } from './page-actions.js';
+import { runScript } from './script.js';
 import type { Artifact } from './results.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
@@ -71,6 +72,11 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       return;
     case 'function': {
       const output = await runFunction(op, { functions: deps.functions ?? {}, browser: state.browser, page: state.page, scope: state.scope, signal });
+      if (output !== undefined) work.output = output;
+      return;
+    }
+    case 'script': {
+      const output = await runScript(op, { browser: state.browser, page: state.page, scope: state.scope, signal });
       if (output !== undefined) work.output = output;
       return;
     }

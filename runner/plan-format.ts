@@ -108,6 +108,8 @@ export function describeOperation(op: Operation): string {
       return `GET ${op.path}?${Object.entries(op.query).map(([k, v]) => `${k}=${v}`).join('&')} (every page)\nattach console errors and failed requests to the steps they happened in`;
     case 'function':
       return `call function ${op.id} with the page, context, browser, session and variables${op.save ? ` -> {{ ${op.save} }}` : ''}`;
+    case 'script':
+      return [`run in the runner with its page, context, browser and variables${op.save ? ` -> {{ ${op.save} }}` : ''}:`, ...op.code.trim().split('\n').map((l) => `  ${l}`)].join('\n');
     case 'secrets':
       return `read ${Object.entries(op.secrets).map(([name, src]) => `{{ secrets.${name} }} from ${'env' in src ? `env ${src.env}` : `file ${src.file}`}`).join(', ')}\nmask their values as *** in everything reported`;
     case 'web_server':

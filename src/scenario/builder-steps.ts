@@ -5,7 +5,7 @@
 import { ComputerActions } from './builder-computer.js';
 import { callerOf, type CallSite, type SiteTable } from './builder-sites.js';
 import type {
-  ClickValue, ClipboardValue, ComputerAction, ConditionValue, Duration, ExecValue, ExecuteValue, ExpectValue, FillValue,
+  ClickValue, ClipboardValue, ComputerAction, ConditionValue, Duration, ExecValue, ExecuteValue, ScriptValue, ExpectValue, FillValue,
   FunctionStepOptions, GotoValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
   TargetValue, UploadFile, UploadValue, WaitFileValue, WaitProcessValue, WriteFileValue,
 } from './builder-types.js';
@@ -35,7 +35,7 @@ export const STEP_METHODS = {
   goto: 'goto', click: 'click', fill: 'fill', press: 'press', expect: 'expect', expect_soft: 'expectSoft',
   screenshot: 'screenshot', sleep: 'sleep', computer: 'computer', clipboard: 'clipboard', exec: 'exec',
   spawn: 'spawn', wait_process: 'waitProcess', read_file: 'readFile', write_file: 'writeFile', upload: 'upload',
-  wait_file: 'waitFile', execute: 'execute', marker: 'marker', if: 'if', repeat: 'repeat', for_each: 'forEach',
+  wait_file: 'waitFile', execute: 'execute', script: 'script', marker: 'marker', if: 'if', repeat: 'repeat', for_each: 'forEach',
   retry: 'retry', include: 'include', function: 'fn',
 } as const satisfies Record<string, keyof StepsBuilder>;
 
@@ -134,6 +134,11 @@ export class StepsBuilder {
   /** Playwright code run next to the browser by the service (a string: no closures); see `fn` for local code. */
   execute(code: ExecuteValue, opts?: StepOptions): this {
     return this.add('execute', code, opts, this.execute);
+  }
+
+  /** JavaScript the runner runs with the scenario's own `page`, `context`, `browser`, `vars`, `signal` (see `fn` for a real function). */
+  script(code: ScriptValue, opts?: StepOptions): this {
+    return this.add('script', code, opts, this.script);
   }
 
   marker(name: string, opts?: StepOptions): this {

@@ -173,6 +173,8 @@ export type UploadValue = { files: UploadFile[] };
 
 export type WaitFileValue = string | { path: string; timeout?: Duration; min_bytes?: number };
 
+export type ScriptValue = string | { code: string; save?: string };
+
 export type ExecuteValue =
   | string
   | { code: string; timeout?: Duration; expect?: { result?: unknown; json?: JsonExpect }; save?: string };

@@ -120,6 +120,11 @@ export type Operation =
    */
   | { op: 'function'; id: string; save?: string; vars?: Record<string, unknown> }
   /**
+   * A `script` step: JavaScript (the body of an async function) the runner runs with its own page, context
+   * and browser, the variables (`vars`, with the run's scope over them) and a signal; its result is saved under `save`.
+   */
+  | { op: 'script'; code: string; save?: string; vars?: Record<string, unknown> }
+  /**
    * Reads the scenario's secrets (environment variables, local files) into `{{ secrets.NAME }}`; from then
    * on every value is masked as `***` in whatever the run reports. Values never appear in the plan.
    */

@@ -16,8 +16,8 @@ const FIELDS = {
   execute: { fields: ['result', 'stdout', 'stderr'], open: ['result'] },
 } as const satisfies Record<string, { fields: readonly string[]; open: readonly string[] }>;
 
-/** `function`: whatever the TypeScript function returned, so any field may be there. */
-export type SavingKind = keyof typeof FIELDS | 'function';
+/** `function` and `script`: whatever the code returned, so any field may be there. */
+export type SavingKind = keyof typeof FIELDS | 'function' | 'script';
 
 /** Names the runner itself puts in scope. */
 export const RESERVED = ['session', 'serve', 'env', 'secrets', 'web_server', 'run'];
@@ -42,6 +42,7 @@ export function saveOf(step: unknown, at: DataPath, seq: number, where: string, 
   if (!isPlainObject(step)) return undefined;
   let found: { name: string; kind: SavingKind; at: DataPath } | undefined;
   if (typeof step.function === 'string' && typeof step.save === 'string') found = { name: step.save, kind: 'function', at: [...at, 'save'] };
+  if (isPlainObject(step.script) && typeof step.script.save === 'string') found = { name: step.script.save, kind: 'script', at: [...at, 'script', 'save'] };
   for (const kind of Object.keys(FIELDS) as (keyof typeof FIELDS)[]) {
     const value = step[kind];
     if (isPlainObject(value) && typeof value.save === 'string') found = { name: value.save, kind, at: [...at, kind, 'save'] };
@@ -75,7 +76,7 @@ export function checkSavedUse(saves: SavedVariable[], name: string, seq: number 
     const where = first.seq === seq ? 'this step' : first.where;
     return { error: `'${head}' is used before it is saved: ${where} saves it, so only later steps can use it` };
   }
-  if (field === undefined || saved.kind === 'function') return {};
+  if (field === undefined || saved.kind === 'function' || saved.kind === 'script') return {};
   const shape = FIELDS[saved.kind];
   if (!(shape.fields as readonly string[]).includes(field)) {
     return { error: `'${head}' (saved by ${saved.kind}) has no field '${field}'; expected one of ${shape.fields.join(', ')}` };

@@ -54,6 +54,7 @@ const EXPECTED: Record<string, string> = {
   '/$defs/read_file': 'expected an absolute path, or an object with path and optional save, save_to, expect, expect_soft',
   '/$defs/wait_file': 'expected an absolute path, or an object with path and optional timeout, min_bytes',
   '/$defs/execute': 'expected JavaScript code, or an object with code and optional timeout, expect, expect_soft, save',
+  '/$defs/script': 'expected JavaScript code, or an object with code and optional save',
   '/$defs/json_expect': 'expected { path, equals } or a list of them',
   '/$defs/file_mode': 'expected an octal mode such as "644" or "0600"',
   '/$defs/save_name': 'expected a variable name: letters, digits and _, not starting with a digit',

@@ -13,6 +13,9 @@ import { compileKind } from './step-kinds.js';
 import type { DataPath } from './path.js';
 import type { Substituter, UseSite } from './substitute.js';
 
+/** The constructor of async functions, which a script's code is the body of. */
+export const AsyncFunction = (async () => {}).constructor as new (...args: string[]) => (...args: unknown[]) => Promise<unknown>;
+
 export interface StepCompilerOptions {
   /** Each step's timeout unless it sets its own. */
   defaultTimeout: number;
@@ -95,6 +98,7 @@ export class StepCompiler implements BlockCompiler {
       report: (where, message) => scope.file.report(where, message),
     };
     if (kind === 'function') return this.#function(node, scope);
+    if (kind === 'script') return this.#script(node, scope);
     return compileKind(kind, scope.sub.substitute(step[kind], ctx.at, { seq: node.seq, loopVars: node.loopVars }), ctx);
   }
 
@@ -108,11 +112,35 @@ export class StepCompiler implements BlockCompiler {
       scope.file.report([...node.at, 'function'], `unknown function '${id}'; ${known.length ? `the scenario's functions are ${known.join(', ')}` : 'the scenario has no functions'}`);
     }
     const save = typeof node.step.save === 'string' ? { save: node.step.save } : {};
-    // The function sees the scenario's variables as the step's templates would: file vars overridden by
-    // --var (or an include's `with`); `{{ name }}` per name lets the substituter apply exactly that order.
+    return { name: `function ${id}`, operations: [{ op: 'function', id, ...save, ...this.#vars(node, scope, 'function') }] };
+  }
+
+  /** A script runs in the runner like a function step, its code written in the scenario itself. */
+  #script(node: StepNode, scope: FileScope): CompiledKind {
+    const at: DataPath = [...node.at, 'script'];
+    const written = scope.sub.substitute(node.step.script, at, { seq: node.seq, loopVars: node.loopVars }) as string | { code: string; save?: string };
+    const { code, save } = typeof written === 'string' ? { code: written, save: undefined } : written;
+    try {
+      // Compiled now, so a syntax error is reported by `bcs validate`, not half-way through a run.
+      new AsyncFunction('page', 'context', 'browser', 'vars', 'signal', code);
+    } catch (err) {
+      scope.file.report([...at, ...(typeof written === 'string' ? [] : ['code'])], `the script does not compile: ${(err as Error).message}`);
+    }
+    const firstLine = code.trim().split('\n')[0]!;
+    return {
+      name: `script ${firstLine.length > 60 ? `${firstLine.slice(0, 60)}…` : firstLine}`,
+      operations: [{ op: 'script', code, ...(save ? { save } : {}), ...this.#vars(node, scope, 'script') }],
+    };
+  }
+
+  /**
+   * The scenario's variables as the step's templates would see them: file vars overridden by --var (or an
+   * include's `with`); `{{ name }}` per name lets the substituter apply exactly that order.
+   */
+  #vars(node: StepNode, scope: FileScope, kind: string): { vars?: Record<string, unknown> } {
     const names = new Set([...Object.keys((node.file.data.vars as Record<string, unknown> | undefined) ?? {}), ...Object.keys(this.cliVars)]);
+    if (names.size === 0) return {};
     const refs = Object.fromEntries([...names].map((name) => [name, `{{ ${name} }}`]));
-    const vars = scope.sub.substitute(refs, [...node.at, 'function'], { seq: node.seq, loopVars: node.loopVars });
-    return { name: `function ${id}`, operations: [{ op: 'function', id, ...save, ...(names.size ? { vars } : {}) }] };
+    return { vars: scope.sub.substitute(refs, [...node.at, kind], { seq: node.seq, loopVars: node.loopVars }) as Record<string, unknown> };
   }
 }

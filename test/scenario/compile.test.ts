@@ -176,7 +176,7 @@ describe('compiling other shapes', () => {
     const main = plan.steps.filter((s) => s.phase === 'main');
     expect(main.map((s) => [s.name, s.timeout_ms, s.operations[0]])).toEqual([
       ['goto https://example.com', 1_500, { op: 'page', action: 'goto', url: 'https://example.com', wait_until: 'networkidle' }],
-      ['click text="More"', 3_000, { op: 'page', action: 'click', target: { text: 'More', exact: true }, button: 'right', click_count: 2 }],
+      ['right double click text="More"', 3_000, { op: 'page', action: 'click', target: { text: 'More', exact: true }, button: 'right', click_count: 2 }],
       ['fill placeholder="Age"', 3_000, { op: 'page', action: 'fill', target: { placeholder: 'Age' }, value: '42' }],
       ['press Control+A', 3_000, { op: 'page', action: 'press', key: 'Control+A' }],
       ['expect title matches /^Ex.*/, visible test_id="main"', 3_000,
@@ -285,7 +285,7 @@ describe('loadPlan', () => {
     expect(err).toBeInstanceOf(ScenarioError);
     expect((err as ScenarioError).message).toBe(
       [
-        `${file}:3:5 unknown step kind 'gto'; expected one of goto, click, fill, press, expect, expect_soft, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, marker, if, repeat, for_each, retry, include, function`,
+        `${file}:3:5 unknown step kind 'gto'; expected one of goto, click, fill, press, expect, expect_soft, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, script, marker, if, repeat, for_each, retry, include, function`,
         `${file}:4:12 steps[1].sleep: expected a duration such as "500ms", "2s" or "1m"`,
       ].join('\n'),
     );
