@@ -1,28 +1,50 @@
 // Scenario step values → Plan shapes (targets, string conditions), and the short default names of steps.
 
-import type { Match, PageAction, Target } from './plan.js';
+import type { BaseTarget, ElementCheck, Match, Narrowing, PageAction, PageExpectation, Target, TextFilter } from './plan.js';
 
 type Obj = Record<string, unknown>;
 
-const LOCATORS = ['selector', 'text', 'role', 'label', 'placeholder', 'test_id'] as const;
+const LOCATORS = ['selector', 'text', 'role', 'label', 'placeholder', 'test_id', 'alt', 'title'] as const;
+/** In an `expect`, `text` and `title` are what is checked, so they never locate. */
+const EXPECT_LOCATORS = ['selector', 'role', 'label', 'placeholder', 'test_id', 'alt'] as const;
 
-export function hasLocator(value: Obj): boolean {
-  return LOCATORS.some((k) => k in value);
+export function hasLocator(value: Obj, inExpect = false): boolean {
+  return (inExpect ? EXPECT_LOCATORS : LOCATORS).some((k) => k in value);
 }
 
-/** A target as written (selector string or object with one locator) → the Plan's Target. */
-export function toTarget(value: string | Obj): Target {
+/** A target as written (selector string or object with one locator and its narrowing) → the Plan's Target. */
+export function toTarget(value: string | Obj, inExpect = false): Target {
   if (typeof value === 'string') return { selector: value };
+  return { ...baseTarget(value, inExpect), ...narrowing(value) } as Target;
+}
+
+function baseTarget(value: Obj, inExpect: boolean): BaseTarget {
   const exact = typeof value.exact === 'boolean' ? { exact: value.exact } : {};
   if (typeof value.selector === 'string') return { selector: value.selector };
-  if (typeof value.text === 'string') return { text: value.text, ...exact };
+  if (!inExpect && typeof value.text === 'string') return { text: value.text, ...exact };
   if (typeof value.role === 'string') {
     return { role: value.role, ...(typeof value.name === 'string' ? { name: value.name } : {}), ...exact };
   }
   if (typeof value.label === 'string') return { label: value.label, ...exact };
   if (typeof value.placeholder === 'string') return { placeholder: value.placeholder, ...exact };
   if (typeof value.test_id === 'string') return { test_id: value.test_id };
+  if (typeof value.alt === 'string') return { alt: value.alt, ...exact };
+  if (!inExpect && typeof value.title === 'string') return { title: value.title, ...exact };
   throw new Error('target has no locator'); // unreachable after validation
+}
+
+function narrowing(value: Obj): Narrowing {
+  const n: Narrowing = {};
+  if (value.frame !== undefined) n.frame = Array.isArray(value.frame) ? value.frame.map(String) : [String(value.frame)];
+  if (value.within !== undefined) n.within = toTarget(value.within as string | Obj);
+  if (value.has_text !== undefined) n.has_text = value.has_text as TextFilter;
+  if (value.has_not_text !== undefined) n.has_not_text = value.has_not_text as TextFilter;
+  if (value.has !== undefined) n.has = toTarget(value.has as string | Obj);
+  if (value.has_not !== undefined) n.has_not = toTarget(value.has_not as string | Obj);
+  if (typeof value.nth === 'number') n.nth = value.nth;
+  if (value.first === true) n.first = true;
+  if (value.last === true) n.last = true;
+  return n;
 }
 
 /** A plain string means equality. */
@@ -33,14 +55,35 @@ export function toMatch(value: string | Obj): Match {
   return { equals: String(value.equals) };
 }
 
-/** Reads like Playwright's own locator descriptions: `role=button[name="Greet"]`, `label="Your name"`. */
+/** Reads like Playwright's own locator descriptions: `role=button[name="Greet"]`, `label="Your name" >> nth=1`. */
 export function describeTarget(t: Target): string {
+  const parts: string[] = [];
+  for (const f of t.frame ?? []) parts.push(`frame ${f}`);
+  if (t.within) parts.push(describeTarget(t.within));
+  parts.push(describeBase(t));
+  if (t.has_text !== undefined) parts.push(`has_text=${describeText(t.has_text)}`);
+  if (t.has_not_text !== undefined) parts.push(`has_not_text=${describeText(t.has_not_text)}`);
+  if (t.has) parts.push(`has=${describeTarget(t.has)}`);
+  if (t.has_not) parts.push(`has_not=${describeTarget(t.has_not)}`);
+  if (t.nth !== undefined) parts.push(`nth=${t.nth}`);
+  if (t.first) parts.push('first');
+  if (t.last) parts.push('last');
+  return parts.join(' >> ');
+}
+
+function describeBase(t: BaseTarget): string {
   if ('selector' in t) return t.selector;
   if ('role' in t) return `role=${t.role}${t.name !== undefined ? `[name=${JSON.stringify(t.name)}]` : ''}`;
   if ('text' in t) return `text=${JSON.stringify(t.text)}`;
   if ('label' in t) return `label=${JSON.stringify(t.label)}`;
   if ('placeholder' in t) return `placeholder=${JSON.stringify(t.placeholder)}`;
+  if ('alt' in t) return `alt=${JSON.stringify(t.alt)}`;
+  if ('title' in t) return `title=${JSON.stringify(t.title)}`;
   return `test_id=${JSON.stringify(t.test_id)}`;
+}
+
+function describeText(f: TextFilter): string {
+  return typeof f === 'string' ? JSON.stringify(f) : `/${f.matches}/`;
 }
 
 export function describeMatch(m: Match): string {
@@ -64,23 +107,38 @@ export function describeAction(action: PageAction, written: unknown): string {
       return `fill ${describeTarget(action.target)}`;
     case 'press':
       return `press ${action.key}`;
-    case 'expect': {
-      // Conditions in the order they are written, so the name reads like the YAML.
-      const parts: string[] = [];
-      for (const key of Object.keys(written as Obj)) {
-        if (key === 'text' && action.text !== undefined) parts.push(`text ${JSON.stringify(action.text)}`);
-        if (key === 'visible' && action.visible) parts.push(`visible ${describeTarget(action.visible)}`);
-        if (key === 'url' && action.url) parts.push(`url ${describeMatch(action.url)}`);
-        if (key === 'title' && action.title) parts.push(`title ${describeMatch(action.title)}`);
-      }
-      return `expect ${parts.join(', ')}`;
-    }
+    case 'expect':
+      return `expect ${describeExpectation(action, written as Obj)}`;
     case 'screenshot': {
       const name = screenshotName(written);
       return name === undefined ? 'screenshot' : `screenshot ${name}`;
     }
     case 'sleep':
       return `sleep ${typeof written === 'string' ? written : `${action.ms}ms`}`;
+  }
+}
+
+/** The conditions in the order they are written, so the name reads like the YAML: `role=status text "3 items left"`. */
+function describeExpectation(e: PageExpectation, written: Obj): string {
+  const page: string[] = [];
+  for (const key of Object.keys(written)) {
+    if (key === 'text' && e.text !== undefined && !e.element) page.push(`text ${typeof e.text === 'string' ? JSON.stringify(e.text) : describeMatch(e.text)}`);
+    if (key === 'visible' && e.visible) page.push(`visible ${describeTarget(e.visible)}`);
+    if (key === 'url' && e.url) page.push(`url ${describeMatch(e.url)}`);
+    if (key === 'title' && e.title) page.push(`title ${describeMatch(e.title)}`);
+  }
+  const element = e.element ? [`${describeTarget(e.element)} ${(e.checks ?? []).map(describeCheck).join(', ')}`] : [];
+  return `${e.not ? 'not ' : ''}${[...element, ...page].join(', ')}`;
+}
+
+function describeCheck(c: ElementCheck): string {
+  switch (c.check) {
+    case 'text': return `text ${describeMatch(c.match)}`;
+    case 'count': return `count ${c.count}`;
+    case 'value': return `value ${describeMatch(c.match)}`;
+    case 'attribute': return `attribute ${c.name}${c.match ? ` ${describeMatch(c.match)}` : ''}`;
+    case 'css': return `css ${c.property} ${describeMatch(c.match)}`;
+    case 'state': return c.is ? c.state.replace('_', ' ') : `not ${c.state.replace('_', ' ')}`;
   }
 }
 

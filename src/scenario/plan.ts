@@ -10,14 +10,37 @@ export interface SourceLocation {
   col: number;
 }
 
-/** A locator for page steps: a Playwright selector string, or one of Playwright's user-facing getters. */
-export type Target =
+/** A locator for page steps: a Playwright selector string, or one of Playwright's user-facing getters, then narrowed. */
+export type Target = BaseTarget & Narrowing;
+
+export type BaseTarget =
   | { selector: string }
   | { text: string; exact?: boolean }
   | { role: string; name?: string; exact?: boolean }
   | { label: string; exact?: boolean }
   | { placeholder: string; exact?: boolean }
-  | { test_id: string };
+  | { test_id: string }
+  | { alt: string; exact?: boolean }
+  | { title: string; exact?: boolean };
+
+/** Text a filter looks for: a case-insensitive substring, or a regular expression (source, no slashes). */
+export type TextFilter = string | { matches: string };
+
+/**
+ * How a locator is narrowed, applied in this order: inside `frame` (iframe selectors, outermost first),
+ * inside `within`, the getter, `has_text` .. `has_not` filters, then one of `nth`, `first`, `last`.
+ */
+export interface Narrowing {
+  frame?: string[];
+  within?: Target;
+  has_text?: TextFilter;
+  has_not_text?: TextFilter;
+  has?: Target;
+  has_not?: Target;
+  nth?: number;
+  first?: true;
+  last?: true;
+}
 
 /** A string condition: exact match, substring, or regular expression (source, no slashes). */
 export type Match = { equals: string } | { contains: string } | { matches: string };
@@ -28,9 +51,37 @@ export type PageAction =
   | { action: 'click'; target: Target; button?: 'left' | 'right' | 'middle'; click_count?: number }
   | { action: 'fill'; target: Target; value: string }
   | { action: 'press'; key: string; target?: Target }
-  | { action: 'expect'; text?: string; visible?: Target; url?: Match; title?: Match }
+  | ({ action: 'expect' } & PageExpectation)
   | { action: 'screenshot'; file: string; full_page?: boolean }
   | { action: 'sleep'; ms: number };
+
+/**
+ * What an `expect` step waits for, each condition with Playwright's own assertions (retried until the step's
+ * timeout). Page-wide: `text` visible anywhere (a string: case-insensitive substring), a `visible` target,
+ * the `url`, the `title`. On `element`: its `checks`. `not` expects the opposite of every condition.
+ */
+export interface PageExpectation {
+  text?: string | Match;
+  visible?: Target;
+  url?: Match;
+  title?: Match;
+  element?: Target;
+  checks?: ElementCheck[];
+  not?: true;
+}
+
+export type ElementState = 'visible' | 'hidden' | 'enabled' | 'disabled' | 'checked' | 'focused' | 'editable' | 'empty' | 'in_viewport';
+
+export type ElementCheck =
+  /** The whole text, whitespace normalised (`equals`), or part of it (`contains`), or a pattern (`matches`). */
+  | { check: 'text'; match: Match }
+  | { check: 'count'; count: number }
+  | { check: 'value'; match: Match }
+  /** Without `match`: the attribute is there. */
+  | { check: 'attribute'; name: string; match?: Match }
+  | { check: 'css'; property: string; match: Match }
+  /** `is: false` expects the state not to hold (`checked: false` is unchecked). */
+  | { check: 'state'; state: ElementState; is: boolean };
 
 /** A request body that is not JSON: UTF-8 text, or the bytes of a local file (an absolute path). */
 export type RawBody = { text: string } | { file: string };

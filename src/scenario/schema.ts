@@ -66,6 +66,9 @@ const EXPECTED: Record<string, string> = {
 
 /** Messages for "one of these keys" rules, where the generic wording would be vague. */
 const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> = {
+  '/$defs/expect': {
+    none: 'expected a condition: on the page text, visible, url or title; on an element (a locator such as role or test_id) text, count, value, attribute, css or a state such as visible, enabled or checked',
+  },
   '/$defs/one_locator': {
     none: `missing a target; expected one of ${TARGET_KEYS}`,
     many: `a target has exactly one of ${TARGET_KEYS}`,
@@ -158,9 +161,10 @@ function describe(e: ErrorObject, path: DataPath): Problem | undefined {
       return value(prefixed(path, `missing required field '${String(params.missingProperty)}'`));
     case 'additionalProperties': {
       const field = String(params.additionalProperty);
-      const allowed = Object.keys((e.parentSchema?.properties as SchemaNode | undefined) ?? {}).join(', ');
+      const allowed = Object.keys((e.parentSchema?.properties as SchemaNode | undefined) ?? {});
       const inside = where ? ` in ${where}` : '';
-      return { path: [...path, field], which: 'key', message: `unknown field '${field}'${inside}; expected one of ${allowed}` };
+      const near = closest(field, allowed);
+      return { path: [...path, field], which: 'key', message: `unknown field '${field}'${inside}; ${near ? `did you mean '${near}'? ` : ''}expected ${allowedText(allowed)}` };
     }
     case 'const':
       if (pointerOf(e.parentSchema) === '/$defs/duration/anyOf/0') return value(prefixed(path, bareNumber(Number(e.data))));
@@ -301,6 +305,34 @@ function prefixed(path: DataPath, message: string): string {
 
 function isAtOrUnder(pointer: string, base: string): boolean {
   return pointer === base || pointer.startsWith(`${base}/`);
+}
+
+/** The fields that narrow a locator, listed apart so the fields of the step itself stand out. */
+const NARROWING = ['nth', 'first', 'last', 'has_text', 'has_not_text', 'has', 'has_not', 'within', 'frame'];
+
+function allowedText(keys: string[]): string {
+  if (!NARROWING.every((k) => keys.includes(k))) return `one of ${keys.join(', ')}`;
+  return `one of ${keys.filter((k) => !NARROWING.includes(k)).join(', ')}; or, to narrow the locator, ${NARROWING.join(', ')}`;
+}
+
+/** The known name a misspelling most likely meant: at most two edits away, and not a different short word. */
+export function closest(word: string, known: string[]): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const name of known) {
+    const d = distance(word.toLowerCase(), name.toLowerCase());
+    if (d <= 2 && d < Math.max(word.length, name.length) / 2 && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 export function quoteList(items: string[]): string {

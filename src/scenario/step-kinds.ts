@@ -6,7 +6,7 @@ import { durationAt } from './duration.js';
 import { compileComputer } from './computer-steps.js';
 import { HOST_KINDS, compileHostStep, compileScreenScreenshot, type CompiledKind, type KindContext } from './host-steps.js';
 import type { DataPath } from './path.js';
-import type { Operation, PageAction } from './plan.js';
+import type { ElementCheck, ElementState, Match, Operation, PageAction } from './plan.js';
 import { hasTemplate } from './template.js';
 import { markerOperation } from './session-steps.js';
 
@@ -52,20 +52,8 @@ function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, rep
     case 'press':
       if (typeof v === 'string') return { action: 'press', key: v };
       return { action: 'press', key: String((v as Obj).key), ...(hasLocator(v as Obj) ? { target: toTarget(v as Obj) } : {}) };
-    case 'expect': {
-      const o = v as Obj;
-      const action: PageAction = { action: 'expect' };
-      if (typeof o.text === 'string') action.text = o.text;
-      if (o.visible !== undefined) action.visible = toTarget(o.visible as string | Obj);
-      for (const key of ['url', 'title'] as const) {
-        if (o[key] === undefined) continue;
-        const match = toMatch(o[key] as string | Obj);
-        // A pattern made at run time (`{{ item }}`) is checked when it is used.
-        if ('matches' in match && !hasTemplate(match.matches)) checkRegExp(match.matches, [...at, key, 'matches'], report);
-        action[key] = match;
-      }
-      return action;
-    }
+    case 'expect':
+      return compileExpect(v as Obj, at, report);
     case 'screenshot':
       return {
         action: 'screenshot', file: screenshotFile(mainIndex, screenshotName(v)),
@@ -88,6 +76,49 @@ function resolveAgainstBase(action: Extract<PageAction, { action: 'goto' }>, ctx
     return;
   }
   action.base_url = ctx.baseUrl;
+}
+
+const STATES: readonly ElementState[] = ['hidden', 'enabled', 'disabled', 'checked', 'focused', 'editable', 'empty', 'in_viewport'];
+const ELEMENT_ONLY = ['count', 'value', 'attribute', 'css', ...STATES];
+
+function compileExpect(o: Obj, at: DataPath, report: (at: DataPath, m: string) => void): PageAction {
+  const action: Extract<PageAction, { action: 'expect' }> = { action: 'expect' };
+  const matchAt = (key: string, value: unknown): Match => {
+    const match = toMatch(value as string | Obj);
+    // A pattern made at run time (`{{ item }}`) is checked when it is used.
+    if ('matches' in match && !hasTemplate(match.matches)) checkRegExp(match.matches, [...at, key, 'matches'], report);
+    return match;
+  };
+  const element = hasLocator(o, true);
+  if (element) {
+    action.element = toTarget(o, true);
+    const checks: ElementCheck[] = [];
+    if (o.text !== undefined) checks.push({ check: 'text', match: matchAt('text', o.text) });
+    if (typeof o.visible === 'boolean') checks.push({ check: 'state', state: 'visible', is: o.visible });
+    if (typeof o.count === 'number') checks.push({ check: 'count', count: o.count });
+    if (o.value !== undefined) checks.push({ check: 'value', match: matchAt('value', o.value) });
+    if (isObj(o.attribute)) {
+      const a = o.attribute;
+      checks.push({ check: 'attribute', name: String(a.name), ...(a.value !== undefined ? { match: toMatch(a.value as string | Obj) } : {}) });
+    }
+    if (isObj(o.css)) checks.push({ check: 'css', property: String(o.css.property), match: toMatch(o.css.value as string | Obj) });
+    for (const state of STATES) if (typeof o[state] === 'boolean') checks.push({ check: 'state', state, is: o[state] as boolean });
+    if (checks.length === 0) report(at, 'an element expectation needs something to check: text, visible, count, value, attribute, css, or a state such as enabled or checked');
+    action.checks = checks;
+  } else {
+    for (const key of ELEMENT_ONLY) {
+      if (o[key] !== undefined) report([...at, key], `'${key}' checks an element: add a locator (role, test_id, label, placeholder, alt or selector)`);
+    }
+    if (typeof o.visible === 'boolean') report([...at, 'visible'], "'visible: true|false' checks an element: add a locator, or name the target (visible: { role: ... })");
+    if (typeof o.text === 'string') action.text = o.text;
+    else if (o.text !== undefined) action.text = matchAt('text', o.text);
+  }
+  if (isObj(o.visible) || typeof o.visible === 'string') action.visible = toTarget(o.visible as string | Obj);
+  for (const key of ['url', 'title'] as const) if (o[key] !== undefined) action[key] = matchAt(key, o[key]);
+  if (o.not === true) action.not = true;
+  const positions = ['nth', 'first', 'last'].filter((k) => o[k] !== undefined);
+  if (positions.length > 1) report([...at, positions[1]!], `use one of nth, first and last, not ${positions.join(' and ')}`);
+  return action;
 }
 
 function checkRegExp(sourceText: string, at: DataPath, report: (at: DataPath, m: string) => void): void {

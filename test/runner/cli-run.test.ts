@@ -145,7 +145,7 @@ describe('bcs plan and validate', () => {
     // The folder's count grows with the examples (YAML and *.scenario.ts); two named files are exactly two.
     const folder = await runCli(['validate', 'scenarios']);
     expect(folder.code, folder.stderr).toBe(0);
-    expect(folder.stdout).toMatch(/^\d+ scenario files valid$/m);
+    expect(folder.stdout).toMatch(/^\d+ scenario files and \d+ parts? valid$/m);
     expect((await runCli(['validate', 'scenarios/quickstart.yaml', 'scenarios/host-apis.yaml'])).stdout).toMatch(/^2 scenario files valid$/m);
     const bad = await scenario('bad-validate.yaml', `name: 3\nsteps: []\n`);
     const res = await runCli(['validate', bad]);

@@ -250,8 +250,11 @@ describe('off a terminal', () => {
     const lines = res.stdout.split('\n');
     const failed = lines.findIndex((l) => /^ {2}✗ never there {2}\d+ ms$/.test(l));
     expect(failed).toBeGreaterThan(0);
-    expect(lines[failed + 1]).toBe('      expected text "Never" to be visible (waited 400 ms)');
-    expect(lines[failed + 2]).toBe(`      at ${join(work, 'failing.yaml')}:5:5`);
+    expect(lines[failed + 1]).toBe('      expected text "Never" to be visible: element(s) not found (waited 400 ms)');
+    // Playwright's details follow the line, then where the step is written.
+    const details = lines.slice(failed + 2, lines.findIndex((l, i) => i > failed && /^ {6}at /.test(l)) + 1);
+    expect(details).toContain("      Locator: getByText('Never').visible().first()");
+    expect(details.at(-1)).toBe(`      at ${join(work, 'failing.yaml')}:5:5`);
     expect(res.stdout).toMatch(/^0 passed, 1 failed \(/m);
     expect(res.stdout).toContain('Failures:\n  1) tty failure › never there [assertion]');
   });

@@ -79,11 +79,11 @@ describe('host steps: problems at their positions', () => {
       ]),
     ).toEqual([
       `${FILE}:3:11 steps[0].exec: missing required field 'command'`,
-      `${FILE}:3:13 unknown field 'comand' in steps[0].exec; expected one of command, args, cwd, env, as_user, as_root, timeout, expect, expect_soft, save`,
+      `${FILE}:3:13 unknown field 'comand' in steps[0].exec; did you mean 'command'? expected one of command, args, cwd, env, as_user, as_root, timeout, expect, expect_soft, save`,
       `${FILE}:4:33 steps[1].exec.args[0]: expected a string or number`,
       `${FILE}:4:65 steps[1].exec.expect.exit_code: expected an exit code, a list of exit codes, or "any"`,
       `${FILE}:4:79 steps[1].exec.expect.stdout: expected one of equals, contains, matches`,
-      `${FILE}:4:81 unknown field 'contain' in steps[1].exec.expect.stdout; expected one of equals, contains, matches`,
+      `${FILE}:4:81 unknown field 'contain' in steps[1].exec.expect.stdout; did you mean 'contains'? expected one of equals, contains, matches`,
       `${FILE}:4:103 steps[1].exec.save: expected a variable name: letters, digits and _, not starting with a digit`,
       `${FILE}:5:31 steps[2].exec.cwd: expected an absolute path such as /tmp/report.txt`,
       `${FILE}:5:45 steps[2].exec.timeout: expected a duration such as "500ms", "2s" or "1m"`,

@@ -20,7 +20,7 @@ describe('validateScenario', () => {
 
   test('unknown top-level key, at the key', () => {
     expect(problems(`${HEAD}stesp:\n  - goto: x\nsteps:\n  - goto: x\n`)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
+      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
     ]);
   });
 
@@ -92,7 +92,7 @@ describe('validateScenario', () => {
     const source = `${HEAD}browser:\n  viewport: { width: x, height: 800 }\n  headles: true\nsteps:\n  - goto: x\n`;
     expect(problems(source)).toEqual([
       `${FILE}:3:22 browser.viewport.width must be an integer`,
-      `${FILE}:4:3 unknown field 'headles' in browser; expected one of headless, stealth, timeout_seconds, viewport, start_url, name, tags, kiosk_mode, profile, extensions, proxy, proxy_id, pool, acquire_timeout`,
+      `${FILE}:4:3 unknown field 'headles' in browser; did you mean 'headless'? expected one of headless, stealth, timeout_seconds, viewport, start_url, name, tags, kiosk_mode, profile, extensions, proxy, proxy_id, pool, acquire_timeout`,
     ]);
   });
 
@@ -123,7 +123,7 @@ describe('validateScenario', () => {
   test('a target object without a locator, with an unknown field', () => {
     expect(problems(`${HEAD}steps:\n  - click: { txt: Hi }\n`)).toEqual([
       `${FILE}:3:12 steps[0].click: missing a target; expected one of ${TARGETS}`,
-      `${FILE}:3:14 unknown field 'txt' in steps[0].click; expected one of selector, text, role, name, exact, label, placeholder, test_id, button, click_count`,
+      `${FILE}:3:14 unknown field 'txt' in steps[0].click; did you mean 'text'? expected one of selector, text, role, name, exact, label, placeholder, test_id, alt, title, button, click_count; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
     ]);
   });
 
@@ -143,10 +143,10 @@ describe('validateScenario', () => {
   test('expect needs a condition; conditions are checked precisely', () => {
     const source = `${HEAD}steps:\n  - expect: { timeout: 1s }\n  - expect:\n      url: { equals: a, contains: b }\n      title: 5\n      visible: { role: link, nme: y }\n`;
     expect(problems(source)).toEqual([
-      `${FILE}:3:13 steps[0].expect: expected at least one of text, visible, url, title`,
+      `${FILE}:3:13 steps[0].expect: expected a condition: on the page text, visible, url or title; on an element (a locator such as role or test_id) text, count, value, attribute, css or a state such as visible, enabled or checked`,
       `${FILE}:5:25 steps[1].expect.url: expected only one of equals, contains, matches; found 'equals' and 'contains'`,
       `${FILE}:6:14 steps[1].expect.title: expected a string or an object with one of equals, contains, matches`,
-      `${FILE}:7:30 unknown field 'nme' in steps[1].expect.visible; expected one of selector, text, role, name, exact, label, placeholder, test_id`,
+      `${FILE}:7:30 unknown field 'nme' in steps[1].expect.visible; did you mean 'name'? expected one of selector, text, role, name, exact, label, placeholder, test_id, alt, title; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
     ]);
   });
 
@@ -194,14 +194,14 @@ describe('validateScenario', () => {
       '',
     ].join('\n');
     expect(problems(source)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
+      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
       `${FILE}:4:20 browser.timeout_seconds must be >= 10`,
       `${FILE}:5:22 browser.viewport.width must be an integer`,
       `${FILE}:7:5 unknown step kind 'gto'; expected one of ${KINDS}`,
       `${FILE}:9:5 a step has exactly one kind, found 'goto' and 'click'`,
       `${FILE}:10:12 steps[2].sleep: expected a duration such as "500ms", "2s" or "1m"`,
       `${FILE}:11:12 steps[3].click: missing a target; expected one of ${TARGETS}`,
-      `${FILE}:11:14 unknown field 'txt' in steps[3].click; expected one of selector, text, role, name, exact, label, placeholder, test_id, button, click_count`,
+      `${FILE}:11:14 unknown field 'txt' in steps[3].click; did you mean 'text'? expected one of selector, text, role, name, exact, label, placeholder, test_id, alt, title, button, click_count; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
     ]);
   });
 });

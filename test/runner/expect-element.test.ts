@@ -1,0 +1,91 @@
+// `expect` on a real page: every element condition passing and negated, locators narrowed by filters,
+// containers and frames, and failures in Playwright's words (locator, expected, received, call log).
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StepResult } from '../../runner/results.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const PAGE = `<!doctype html><title>Todos</title>
+<ul data-testid=list><li>milk</li><li class=done>bread</li><li>eggs</li></ul>
+<p role=status>3 items left</p>
+<label>New <input value=tea></label>
+<label><input type=checkbox checked> all done</label>
+<button disabled>Save</button>
+<a href=/cart title=Cart style="color: rgb(255, 0, 0)">cart</a>
+<img alt=Logo src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+<div hidden>secret</div>
+<iframe srcdoc="<button>Pay</button>"></iframe>`;
+
+let work: string;
+let svc: TestService;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'bcs-expect-'));
+  await mkdir(join(work, 'site'));
+  await writeFile(join(work, 'site', 'index.html'), PAGE);
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+async function run(name: string, steps: string) {
+  const file = join(work, `${name}.yaml`);
+  await writeFile(file, `name: ${name}\nserve: site\nsteps:\n  - goto: /index.html\n${steps}`);
+  const out = join(work, `${name}-out`);
+  const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+  const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
+  return { res, file, main: (results.scenarios[0].steps as StepResult[]).filter((s) => s.phase === 'main') };
+}
+
+describe('expect on elements', { timeout: 120_000 }, () => {
+  it('checks text, count, value, attributes, css and states, negated too, through filters, containers and frames', async () => {
+    const { res } = await run('passing', `  - expect: { role: status, text: 3 items left }
+  - expect: { role: status, text: { contains: items }, visible: true }
+  - expect: { role: status, text: { matches: "^\\\\d+ items" } }
+  - expect: { test_id: list, within: body, has_text: bread, count: 1 }
+  - expect: { role: listitem, count: 3 }
+  - expect: { role: listitem, has_text: bread, attribute: { name: class, value: done } }
+  - expect: { role: listitem, last: true, text: eggs }
+  - expect: { role: listitem, nth: 1, text: bread }
+  - expect: { role: listitem, within: { test_id: list }, has_not_text: milk, count: 2 }
+  - expect: { label: New, value: tea, enabled: true, editable: true, focused: false }
+  - expect: { role: checkbox, checked: true }
+  - expect: { role: button, name: Save, disabled: true }
+  - expect: { title: Todos, text: 3 items left }
+  - expect: { role: link, attribute: { name: href }, css: { property: color, value: "rgb(255, 0, 0)" }, in_viewport: true }
+  - expect: { alt: Logo, visible: true }
+  - expect: { selector: "div[hidden]", hidden: true }
+  - expect: { role: button, frame: iframe, text: Pay }
+  - expect: { role: listitem, count: 4, not: true }
+  - expect: { text: nothing like this, not: true }
+  - expect: { role: status, text: 2 items left, not: true }
+`);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+  });
+
+  it("fails with Playwright's message: the locator, expected and received values, and the call log", async () => {
+    const { res, main, file } = await run('failing', `  - expect: { role: status, text: 2 items left, timeout: 300ms }
+    continue_on_error: true
+  - expect: { role: listitem, count: 2, timeout: 300ms }
+    continue_on_error: true
+  - click: { role: button, name: Missing }
+    timeout: 300ms
+`);
+    expect(res.code).toBe(1);
+    const [text, count, click] = main.slice(1);
+    expect(text!.error).toMatchObject({ kind: 'assertion', location: `${file}:5:5` });
+    expect(text!.error!.message.split('\n')[0]).toBe('expected role=status to have text "2 items left", got "3 items left" (waited 300 ms)');
+    expect(text!.error!.message).toContain("Locator:  getByRole('status')");
+    expect(text!.error!.message).toContain('Expected: "2 items left"');
+    expect(text!.error!.message).toContain('Received: "3 items left"');
+    expect(text!.error!.message).toMatch(/Call log:\n\s+- Expect "toHaveText"/);
+    expect(count!.error!.message).toMatch(/Expected: 2\nReceived: 3/);
+    // An action that finds nothing keeps Playwright's call log: what it waited for.
+    expect(click!.error!.message).toContain("waiting for getByRole('button', { name: 'Missing' })");
+    expect(res.stdout).toContain('Received: "3 items left"');
+  });
+});

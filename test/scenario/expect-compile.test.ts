@@ -1,0 +1,74 @@
+// `expect` in the plan: page conditions, element conditions on a narrowed locator, and what needs what.
+import { describe, expect, test } from 'vitest';
+import { ScenarioError, compileScenario, loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
+import type { Operation, Plan } from '../../src/scenario/index.js';
+
+function plan(steps: string): Plan {
+  const loaded = loadScenarioSource('t.yaml', `name: t\nsteps:\n${steps}`);
+  const problems = validateScenario(loaded);
+  if (problems.length) throw new ScenarioError(problems);
+  return compileScenario(loaded, { env: {} });
+}
+
+const main = (p: Plan) => p.steps.filter((s) => s.phase === 'main');
+const op = (p: Plan, i = 0) => main(p)[i]!.operations[0] as Extract<Operation, { op: 'page' }>;
+
+function errors(steps: string): string[] {
+  try {
+    plan(steps);
+  } catch (err) {
+    return (err as ScenarioError).diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`);
+  }
+  return [];
+}
+
+describe('expect', () => {
+  test('with a locator, text and states check the element; the locator is narrowed as written', () => {
+    const p = plan('  - expect: { role: listitem, has_text: milk, within: { test_id: list }, nth: -1, text: { contains: "1 item" }, checked: false, enabled: true }\n');
+    expect(op(p)).toEqual({
+      op: 'page', action: 'expect',
+      element: { role: 'listitem', within: { test_id: 'list' }, has_text: 'milk', nth: -1 },
+      checks: [
+        { check: 'text', match: { contains: '1 item' } },
+        { check: 'state', state: 'enabled', is: true },
+        { check: 'state', state: 'checked', is: false },
+      ],
+    });
+    expect(main(p)[0]!.name).toBe('expect test_id="list" >> role=listitem >> has_text="milk" >> nth=-1 text contains "1 item", enabled, not checked');
+  });
+
+  test('count, value, attribute, css, visible: false, not, and a frame', () => {
+    const p = plan([
+      '  - expect: { test_id: row, count: 3, not: true }',
+      '  - expect: { label: Email, frame: [iframe#outer, iframe.inner], value: { matches: "@" } }',
+      '  - expect: { role: link, attribute: { name: href, value: /cart }, css: { property: color, value: "rgb(0, 0, 0)" }, visible: false }',
+      '',
+    ].join('\n'));
+    expect(op(p, 0)).toMatchObject({ element: { test_id: 'row' }, checks: [{ check: 'count', count: 3 }], not: true });
+    expect(op(p, 1)).toMatchObject({ element: { label: 'Email', frame: ['iframe#outer', 'iframe.inner'] }, checks: [{ check: 'value', match: { matches: '@' } }] });
+    expect((op(p, 2) as { checks?: unknown }).checks).toEqual([
+      { check: 'state', state: 'visible', is: false },
+      { check: 'attribute', name: 'href', match: { equals: '/cart' } },
+      { check: 'css', property: 'color', match: { equals: 'rgb(0, 0, 0)' } },
+    ]);
+  });
+
+  test('without a locator, text is page-wide and title the page title, as before', () => {
+    const p = plan('  - expect: { text: Hello, title: { contains: Home }, visible: { role: button, name: Go } }\n');
+    expect(op(p)).toEqual({ op: 'page', action: 'expect', text: 'Hello', title: { contains: 'Home' }, visible: { role: 'button', name: 'Go' } });
+  });
+
+  test('element checks without a locator, two positions, and nothing to check are reported where written', () => {
+    expect(errors('  - expect: { count: 2 }\n')).toEqual(["3:22 'count' checks an element: add a locator (role, test_id, label, placeholder, alt or selector)"]);
+    expect(errors('  - expect: { role: row, nth: 1, last: true, count: 1 }\n')).toEqual(['3:40 use one of nth, first and last, not nth and last']);
+    expect(errors('  - expect: { role: row, url: /x }\n')).toEqual([
+      '3:13 an element expectation needs something to check: text, visible, count, value, attribute, css, or a state such as enabled or checked',
+    ]);
+  });
+
+  test('locators work in every step that takes a target', () => {
+    const p = plan('  - click: { alt: Logo, frame: iframe }\n  - fill: { title: Search, value: x }\n');
+    expect(op(p, 0)).toMatchObject({ action: 'click', target: { alt: 'Logo', frame: ['iframe'] } });
+    expect(op(p, 1)).toMatchObject({ action: 'fill', target: { title: 'Search' } });
+  });
+});
