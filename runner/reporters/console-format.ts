@@ -2,6 +2,7 @@
 // tree (a terminal) and the plain lines (logs, CI), so both read the same.
 import { relative, sep } from 'node:path';
 import type { RunResult, ScenarioResult, StepResult } from '../results.js';
+import { codeFrame } from './code-frame.js';
 import { counts, failuresOf, runStats } from './summary.js';
 import { firstLine, formatMs, plainText, plural } from './text.js';
 
@@ -160,6 +161,7 @@ export function summaryLines(run: RunResult, p: Paint, opts: SummaryOptions): st
       lines.push(`  ${i + 1}) ${where} ${p.dim(`[${f.kind}]`)}`);
       lines.push(`     ${p.red(firstLine(plainText(f.message)))}`);
       lines.push(`     ${p.dim(`at ${f.location}`)}`);
+      if (f.step) lines.push(...codeFrame(f.location).map((l) => `     ${l.startsWith('>') ? l : p.dim(l)}`));
     });
     if (failures.length > max) lines.push(p.dim(`  … and ${failures.length - max} more`));
   }

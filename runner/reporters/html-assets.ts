@@ -55,6 +55,7 @@ ${Array.from({ length: MAX_DEPTH }, (_, d) => `.step[data-depth="${d + 1}"] { --
 .detail { margin: 0 0 4px 28px; }
 .error { border-left: 3px solid var(--fail); padding: 2px 8px; background: var(--panel); }
 .step.ignored .error, .step.superseded .error { border-color: var(--warn); }
+.error pre.source { opacity: .85; } .error pre.source mark { background: none; color: inherit; font-weight: bold; }
 .telemetry { margin: 2px 0; padding-left: 18px; color: var(--warn); font-size: 12px; }
 .reqs { color: var(--muted); }
 .reqs code { margin-right: 6px; font-size: 11px; }

@@ -3,6 +3,7 @@
 // console output are whatever the scenario and the page under test made them.
 import { stripVTControlCharacters } from 'node:util';
 import type { ScenarioResult, StepResult } from '../results.js';
+import { codeFrame } from './code-frame.js';
 import { href, type Cue, type Embedded, type Embeds } from './html-embed.js';
 import { counts, superseded } from './summary.js';
 import { formatMs, formatOffset } from './text.js';
@@ -126,7 +127,7 @@ function stepDetail(st: StepResult, embeds: Embeds): string {
   const parts: string[] = [];
   if (st.error) {
     parts.push(
-      `<div class="error"><span class="tag">${esc(st.error.kind)}</span><pre>${esc(st.error.message)}</pre><div class="loc">at ${esc(st.error.location)}</div></div>`,
+      `<div class="error"><span class="tag">${esc(st.error.kind)}</span><pre>${esc(st.error.message)}</pre><div class="loc">at ${esc(st.error.location)}</div>${sourceOf(st.error.location)}</div>`,
     );
   }
   if (st.note) parts.push(`<div class="muted">${esc(st.note)}</div>`);
@@ -169,4 +170,10 @@ function hookOf(s: ScenarioResult): string | undefined {
 
 function hasArtifacts(s: ScenarioResult): boolean {
   return s.replay !== undefined || s.steps.some((step) => step.artifacts.length > 0);
+}
+
+/** The scenario's lines around the failing step, the step's line marked. */
+function sourceOf(location: string): string {
+  const frame = codeFrame(location);
+  return frame.length ? `<pre class="source">${frame.map((l) => (l.startsWith('>') ? `<mark>${esc(l)}</mark>` : esc(l))).join('\n')}</pre>` : '';
 }

@@ -136,7 +136,9 @@ describe('the html reporter', () => {
     const step = failing.steps.find((s: Json) => s.status === 'failed');
     expect(step.error.location).toBe(`${join(work, 'failing.yaml')}:5:5`);
     const row = report.page.locator(`#s1 > details > .body > ol.steps > li[data-status="failed"]`);
-    expect(await row.locator('.error pre').textContent()).toContain('expected text "Never" to be visible');
+    expect(await row.locator('.error pre').first().textContent()).toContain('expected text "Never" to be visible');
+    // The scenario's lines around the step, its own line marked.
+    expect(await row.locator('.error pre.source mark').textContent()).toMatch(/^> 5 \| /);
     expect(await row.locator('.error .loc').textContent()).toBe(`at ${step.error.location}`);
     const upFront = await report.page.locator('ol.failures li').allTextContents();
     expect(upFront).toHaveLength(1);
