@@ -1,6 +1,6 @@
 // Page steps, performed with Playwright on the session's page.
-import { mkdir } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { PageAction } from '../src/scenario/plan.js';
 import { locate } from './locate.js';
@@ -33,6 +33,35 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
       if (action.target) await locate(page, action.target).press(action.key, { timeout });
       else await page.keyboard.press(action.key);
       return [];
+    case 'hover':
+      await locate(page, action.target).hover({ timeout });
+      return [];
+    case 'check':
+      await locate(page, action.target).check({ timeout });
+      return [];
+    case 'uncheck':
+      await locate(page, action.target).uncheck({ timeout });
+      return [];
+    case 'focus':
+      await locate(page, action.target).focus({ timeout });
+      return [];
+    case 'scroll_into_view':
+      await locate(page, action.target).scrollIntoViewIfNeeded({ timeout });
+      return [];
+    case 'select':
+      // A value or a label: Playwright matches either when given plain strings.
+      await locate(page, action.target).selectOption(action.option, { timeout });
+      return [];
+    case 'type':
+      await locate(page, action.target).pressSequentially(action.text, { delay: action.delay_ms, timeout });
+      return [];
+    case 'drag':
+      await locate(page, action.target).dragTo(locate(page, action.to), { timeout });
+      return [];
+    case 'set_input_files':
+      // As bytes, not paths: the browser may run in a sandbox or on another host, where our paths mean nothing.
+      await locate(page, action.target).setInputFiles(await Promise.all(action.files.map(filePayload)), { timeout });
+      return [];
     case 'expect': {
       const { action: _action, ...expectation } = action;
       await expectOnPage(page, expectation, ctx.timeoutMs);
@@ -44,6 +73,16 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
       await sleep(action.ms, ctx.signal);
       return [];
   }
+}
+
+const MIME_TYPES: Record<string, string> = {
+  '.txt': 'text/plain', '.csv': 'text/csv', '.json': 'application/json', '.pdf': 'application/pdf', '.html': 'text/html',
+  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.svg': 'image/svg+xml', '.webp': 'image/webp',
+  '.zip': 'application/zip', '.xml': 'application/xml', '.mp4': 'video/mp4',
+};
+
+async function filePayload(file: string): Promise<{ name: string; mimeType: string; buffer: Buffer }> {
+  return { name: basename(file), mimeType: MIME_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream', buffer: await readFile(file) };
 }
 
 /** A PNG of the page at `file`, reported relative to `outputRoot`. */

@@ -6,7 +6,7 @@ import { ComputerActions } from './builder-computer.js';
 import { callerOf, type CallSite, type SiteTable } from './builder-sites.js';
 import type {
   ClickValue, ClipboardValue, ComputerAction, ConditionValue, Duration, ExecValue, ExecuteValue, ScriptValue, ExpectValue, FillValue,
-  FunctionStepOptions, GotoValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
+  FunctionStepOptions, GotoValue, Locator, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
   TargetValue, UploadFile, UploadValue, WaitFileValue, WaitProcessValue, WriteFileValue,
 } from './builder-types.js';
 import type { FunctionTable, StepFunction } from './functions.js';
@@ -32,12 +32,19 @@ export interface BuildContext {
  * build; tests check every kind the schema lists has an entry, so the two cannot drift apart.
  */
 export const STEP_METHODS = {
-  goto: 'goto', click: 'click', fill: 'fill', press: 'press', expect: 'expect', expect_soft: 'expectSoft',
+  goto: 'goto', click: 'click', fill: 'fill', press: 'press', hover: 'hover', check: 'check', uncheck: 'uncheck',
+  select: 'select', type: 'type', focus: 'focus', scroll_into_view: 'scrollIntoView', drag: 'drag',
+  set_input_files: 'setInputFiles', expect: 'expect', expect_soft: 'expectSoft',
   screenshot: 'screenshot', sleep: 'sleep', computer: 'computer', clipboard: 'clipboard', exec: 'exec',
   spawn: 'spawn', wait_process: 'waitProcess', read_file: 'readFile', write_file: 'writeFile', upload: 'upload',
   wait_file: 'waitFile', execute: 'execute', script: 'script', marker: 'marker', if: 'if', repeat: 'repeat', for_each: 'forEach',
   retry: 'retry', include: 'include', function: 'fn',
 } as const satisfies Record<string, keyof StepsBuilder>;
+
+/** A selector string as the locator object it stands for, so fields can go beside it. */
+function asLocator(target: TargetValue): Locator {
+  return typeof target === 'string' ? { selector: target } : target;
+}
 
 /** The step of a function step: the id names its entry in the function table that travels beside the plan. */
 export function functionStep(id: string, name: string, opts: FunctionStepOptions): Obj {
@@ -60,14 +67,53 @@ export class StepsBuilder {
   fill(target: TargetValue, value: string | number, opts?: StepOptions): this;
   fill(a: FillValue | TargetValue, b?: string | number | StepOptions, c?: StepOptions): this {
     if (typeof b === 'string' || typeof b === 'number') {
-      const locator = typeof a === 'string' ? { selector: a } : a;
-      return this.add('fill', { ...locator, value: b }, c, this.fill);
+      return this.add('fill', { ...asLocator(a as TargetValue), value: b }, c, this.fill);
     }
     return this.add('fill', a, b, this.fill);
   }
 
   press(key: PressValue, opts?: StepOptions): this {
     return this.add('press', key, opts, this.press);
+  }
+
+  hover(target: TargetValue, opts?: StepOptions): this {
+    return this.add('hover', target, opts, this.hover);
+  }
+
+  check(target: TargetValue, opts?: StepOptions): this {
+    return this.add('check', target, opts, this.check);
+  }
+
+  uncheck(target: TargetValue, opts?: StepOptions): this {
+    return this.add('uncheck', target, opts, this.uncheck);
+  }
+
+  /** Options of a `<select>` by value or label. */
+  select(target: TargetValue, option: string | string[], opts?: StepOptions): this {
+    return this.add('select', { ...asLocator(target), option }, opts, this.select);
+  }
+
+  /** Key by key, as a person types (`fill` sets the value at once). */
+  type(target: TargetValue, text: string, opts?: StepOptions & { delay?: Duration }): this {
+    const { delay, ...rest } = opts ?? {};
+    return this.add('type', { ...asLocator(target), value: text, ...(delay !== undefined ? { delay } : {}) }, rest, this.type);
+  }
+
+  focus(target: TargetValue, opts?: StepOptions): this {
+    return this.add('focus', target, opts, this.focus);
+  }
+
+  scrollIntoView(target: TargetValue, opts?: StepOptions): this {
+    return this.add('scroll_into_view', target, opts, this.scrollIntoView);
+  }
+
+  drag(from: TargetValue, to: TargetValue, opts?: StepOptions): this {
+    return this.add('drag', { from, to }, opts, this.drag);
+  }
+
+  /** Files next to the scenario for an `<input type=file>`; `[]` clears it. */
+  setInputFiles(target: TargetValue, files: string | string[], opts?: StepOptions): this {
+    return this.add('set_input_files', { ...asLocator(target), files }, opts, this.setInputFiles);
   }
 
   expect(conditions: ExpectValue, opts?: StepOptions): this {

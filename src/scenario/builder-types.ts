@@ -3,13 +3,23 @@
 // types allow but the schema refuses (two locators, say) is reported at the builder call that wrote it.
 
 import type { BrowserCreateParams } from '../api/types.js';
-import type { Target } from './plan.js';
+import type { BaseTarget, TextFilter } from './plan.js';
 
 /** Milliseconds, or a string such as `"500ms"`, `"1.5s"` or `"1m"`. */
 export type Duration = number | `${number}ms` | `${number}s` | `${number}m`;
 
-/** An element: one of Playwright's user-facing locators (the plan's Target, as written). */
-export type Locator = Target;
+/** An element: one of Playwright's user-facing locators, narrowed as the YAML writes it. */
+export type Locator = BaseTarget & {
+  frame?: string | string[];
+  within?: TargetValue;
+  has_text?: TextFilter;
+  has_not_text?: TextFilter;
+  has?: TargetValue;
+  has_not?: TargetValue;
+  nth?: number;
+  first?: true;
+  last?: true;
+};
 
 export type TargetValue = string | Locator;
 
@@ -38,11 +48,29 @@ export type FillValue = Locator & { value: string | number };
 
 export type PressValue = string | { key: string } | (Locator & { key: string });
 
-export interface ExpectValue {
-  text?: string;
-  visible?: TargetValue;
+/** An element's locator fields (in an `expect`, `text` and `title` are what is checked, so they do not locate). */
+type ExpectLocator = Partial<Omit<Extract<Locator, { role: string }>, 'role'>> & {
+  selector?: string; role?: string; label?: string; placeholder?: string; test_id?: string; alt?: string;
+};
+
+export interface ExpectValue extends ExpectLocator {
+  text?: MatchValue;
+  visible?: boolean | TargetValue;
   url?: MatchValue;
   title?: MatchValue;
+  count?: number;
+  value?: MatchValue;
+  attribute?: { name: string; value?: MatchValue };
+  css?: { property: string; value: MatchValue };
+  hidden?: boolean;
+  enabled?: boolean;
+  disabled?: boolean;
+  checked?: boolean;
+  focused?: boolean;
+  editable?: boolean;
+  empty?: boolean;
+  in_viewport?: boolean;
+  not?: true;
   /** How long to wait for the conditions; overrides the step timeout. */
   timeout?: Duration;
 }

@@ -104,7 +104,21 @@ export function describeAction(action: PageAction, written: unknown): string {
       return `${button}${times}click${count > 3 ? ` ×${count}` : ''} ${describeTarget(action.target)}`;
     }
     case 'fill':
-      return `fill ${describeTarget(action.target)}`;
+    case 'hover':
+    case 'check':
+    case 'uncheck':
+    case 'focus':
+      return `${action.action} ${describeTarget(action.target)}`;
+    case 'scroll_into_view':
+      return `scroll to ${describeTarget(action.target)}`;
+    case 'select':
+      return `select ${action.option.map((o) => JSON.stringify(o)).join(', ')} in ${describeTarget(action.target)}`;
+    case 'type':
+      return `type ${JSON.stringify(action.text)} into ${describeTarget(action.target)}`;
+    case 'drag':
+      return `drag ${describeTarget(action.target)} to ${describeTarget(action.to)}`;
+    case 'set_input_files':
+      return `set files of ${describeTarget(action.target)}: ${action.files.length ? action.files.map((f) => f.split('/').pop()).join(', ') : 'none'}`;
     case 'press':
       return `press ${action.key}`;
     case 'expect':

@@ -51,6 +51,14 @@ export type PageAction =
   | { action: 'click'; target: Target; button?: 'left' | 'right' | 'middle'; click_count?: number }
   | { action: 'fill'; target: Target; value: string }
   | { action: 'press'; key: string; target?: Target }
+  | { action: 'hover' | 'check' | 'uncheck' | 'focus' | 'scroll_into_view'; target: Target }
+  /** Options by value or label. */
+  | { action: 'select'; target: Target; option: string[] }
+  /** Key by key (`fill` sets the value at once). */
+  | { action: 'type'; target: Target; text: string; delay_ms?: number }
+  | { action: 'drag'; target: Target; to: Target }
+  /** Absolute paths of local files; none clears the input. */
+  | { action: 'set_input_files'; target: Target; files: string[] }
   | ({ action: 'expect' } & PageExpectation)
   | { action: 'screenshot'; file: string; full_page?: boolean }
   | { action: 'sleep'; ms: number };

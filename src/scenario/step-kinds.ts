@@ -1,6 +1,8 @@
 // One step's kind, its value already substituted, → the operations it performs: page steps here, host
 // steps in host-steps.ts, computer batches in computer-steps.ts, replay markers in session-steps.ts.
 
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { describeAction, hasLocator, screenshotFile, screenshotName, toMatch, toTarget } from './describe.js';
 import { durationAt } from './duration.js';
 import { compileComputer } from './computer-steps.js';
@@ -25,7 +27,7 @@ export function compileKind(kind: string, written: unknown, ctx: KindContext): C
   }
   // A soft expect is an expect whose failure the runner lets the run go on from (PlanStep.soft).
   const pageKind = kind === 'expect_soft' ? 'expect' : kind;
-  const action = toAction(pageKind, written, ctx.mainIndex, ctx.at, ctx.report);
+  const action = toAction(pageKind, written, ctx.mainIndex, ctx.at, ctx.report, ctx.scenarioDir);
   if (action.action === 'goto') resolveAgainstBase(action, ctx);
   const name = describeAction(action, written);
   return {
@@ -39,7 +41,7 @@ export function compileKind(kind: string, written: unknown, ctx: KindContext): C
 }
 
 /** One page step's value (already substituted) → its page action. */
-function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, report: (at: DataPath, m: string) => void): PageAction {
+function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, report: (at: DataPath, m: string) => void, scenarioDir: string): PageAction {
   switch (kind) {
     case 'goto':
       if (typeof v === 'string') return { action: 'goto', url: v };
@@ -54,6 +56,31 @@ function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, rep
       return { action: 'press', key: String((v as Obj).key), ...(hasLocator(v as Obj) ? { target: toTarget(v as Obj) } : {}) };
     case 'expect':
       return compileExpect(v as Obj, at, report);
+    case 'hover':
+    case 'check':
+    case 'uncheck':
+    case 'focus':
+    case 'scroll_into_view':
+      return { action: kind, target: toTarget(v as string | Obj) };
+    case 'select': {
+      const option = (v as Obj).option;
+      return { action: 'select', target: toTarget(v as Obj), option: Array.isArray(option) ? option.map(String) : [String(option)] };
+    }
+    case 'type': {
+      const o = v as Obj;
+      const delay = o.delay !== undefined ? { delay_ms: durationAt(o.delay, [...at, 'delay'], report) } : {};
+      return { action: 'type', target: toTarget(o), text: String(o.value), ...delay };
+    }
+    case 'drag':
+      return { action: 'drag', target: toTarget((v as Obj).from as string | Obj), to: toTarget((v as Obj).to as string | Obj) };
+    case 'set_input_files': {
+      const written = (v as Obj).files;
+      const files = (Array.isArray(written) ? written : [written]).map((f) => path.resolve(scenarioDir, String(f)));
+      files.forEach((file, i) => {
+        if (!existsSync(file)) report([...at, 'files', ...(Array.isArray(written) ? [i] : [])], `no such file: ${file}`);
+      });
+      return { action: 'set_input_files', target: toTarget(v as Obj), files };
+    }
     case 'screenshot':
       return {
         action: 'screenshot', file: screenshotFile(mainIndex, screenshotName(v)),
