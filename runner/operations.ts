@@ -2,11 +2,12 @@
 import { extname } from 'node:path';
 import type { Operation, PlanStep, PollCall } from '../src/scenario/plan.js';
 import { runApiCall, runPoll } from './api-ops.js';
-import { StepFailure } from './failures.js';
+import { StepFailure, assertionFailed } from './failures.js';
 import { runFunction } from './functions.js';
 import { performPageAction } from './page-actions.js';
 import { runScript } from './script.js';
-import type { Artifact } from './results.js';
+import type { Artifact, StepResult } from './results.js';
+import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
 import { serveFolder } from './static-server.js';
@@ -61,6 +62,7 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       const { chromium } = await import('playwright-core');
       state.browser = await chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms });
       const context = state.browser.contexts()[0] ?? (await state.browser.newContext());
+      state.web = watchContext(context);
       state.page = context.pages()[0] ?? (await context.newPage());
       return;
     }
@@ -69,6 +71,7 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       await state.browser?.close().catch(() => {});
       state.browser = undefined;
       state.page = undefined;
+      state.web = undefined;
       return;
     case 'function': {
       const output = await runFunction(op, { functions: deps.functions ?? {}, browser: state.browser, page: state.page, scope: state.scope, signal });
@@ -86,12 +89,31 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
     case 'page': {
       if (!state.page) throw new StepFailure('infrastructure', 'no page: the browser was not connected');
       const { op: _op, ...action } = op;
-      if (action.action === 'screenshot') action.file = artifactFile(action.file, frame.iteration);
-      const artifacts = await performPageAction(action, { page: state.page, timeoutMs: step.timeout_ms, signal, ...dirs });
-      work.artifacts.push(...artifacts);
+      if (isWebAction(action)) {
+        if (!state.web) throw new StepFailure('infrastructure', 'no page: the browser was not connected');
+        await performWebAction(action, {
+          web: state.web, page: state.page, setPage: (page) => (state.page = page), scope: state.scope, timeoutMs: step.timeout_ms, signal,
+          since: previousStepStart(state.results), output: (value) => (work.output = value), soft: (message) => work.soft.push(message),
+        });
+      } else {
+        if (action.action === 'screenshot') action.file = artifactFile(action.file, frame.iteration);
+        work.artifacts.push(...(await performPageAction(action, { page: state.page, timeoutMs: step.timeout_ms, signal, ...dirs })));
+      }
+      // A dialog that said something else than declared fails the step that opened it.
+      const dialog = state.web?.dialogFailure;
+      if (dialog) {
+        state.web!.dialogFailure = undefined;
+        throw assertionFailed(dialog);
+      }
       return;
     }
   }
+}
+
+/** When the latest finished main step started (a response to what it did counts); 0 before any. */
+function previousStepStart(results: StepResult[]): number {
+  const last = results.findLast((r) => r.phase === 'main' && r.started_at);
+  return last?.started_at ? Date.parse(last.started_at) : 0;
 }
 
 /**

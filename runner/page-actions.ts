@@ -72,6 +72,8 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
     case 'sleep':
       await sleep(action.ms, ctx.signal);
       return [];
+    default:
+      throw new Error(`'${action.action}' is a page-and-traffic step: runner/page-web.ts performs it`);
   }
 }
 

@@ -6,6 +6,7 @@ import { renderTemplate, resolveRuntime } from '../src/scenario/template.js';
 import type { ExecuteDeps } from './execute.js';
 import type { StepResult, StepStatus } from './results.js';
 import { createMasker, maskDeep, type Masker } from './secrets.js';
+import type { WebState } from './page-web.js';
 import type { StaticServer } from './static-server.js';
 import type { WebServer } from './web-server.js';
 
@@ -22,6 +23,8 @@ export interface RunState {
   webServer?: WebServer;
   browser?: Browser;
   page?: Page;
+  /** The context's pages, dialogs, routes and responses, watched since Playwright connected. */
+  web?: WebState;
   /** Set once a step failed: a leased browser is then released for replacement, not reuse. */
   failed: boolean;
   /** Every result so far, flat, in the order the steps started (a block before its steps). */

@@ -6,7 +6,7 @@ import { ComputerActions } from './builder-computer.js';
 import { callerOf, type CallSite, type SiteTable } from './builder-sites.js';
 import type {
   ClickValue, ClipboardValue, ComputerAction, ConditionValue, Duration, ExecValue, ExecuteValue, ScriptValue, ExpectValue, FillValue,
-  FunctionStepOptions, GotoValue, Locator, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
+  DialogValue, FunctionStepOptions, GotoValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
   TargetValue, UploadFile, UploadValue, WaitFileValue, WaitProcessValue, WriteFileValue,
 } from './builder-types.js';
 import type { FunctionTable, StepFunction } from './functions.js';
@@ -34,7 +34,8 @@ export interface BuildContext {
 export const STEP_METHODS = {
   goto: 'goto', click: 'click', fill: 'fill', press: 'press', hover: 'hover', check: 'check', uncheck: 'uncheck',
   select: 'select', type: 'type', focus: 'focus', scroll_into_view: 'scrollIntoView', drag: 'drag',
-  set_input_files: 'setInputFiles', expect: 'expect', expect_soft: 'expectSoft',
+  set_input_files: 'setInputFiles', switch_page: 'switchPage', close_page: 'closePage', dialog: 'dialog', route: 'route',
+  unroute: 'unroute', request: 'request', wait_for_response: 'waitForResponse', expect: 'expect', expect_soft: 'expectSoft',
   screenshot: 'screenshot', sleep: 'sleep', computer: 'computer', clipboard: 'clipboard', exec: 'exec',
   spawn: 'spawn', wait_process: 'waitProcess', read_file: 'readFile', write_file: 'writeFile', upload: 'upload',
   wait_file: 'waitFile', execute: 'execute', script: 'script', marker: 'marker', if: 'if', repeat: 'repeat', for_each: 'forEach',
@@ -114,6 +115,39 @@ export class StepsBuilder {
   /** Files next to the scenario for an `<input type=file>`; `[]` clears it. */
   setInputFiles(target: TargetValue, files: string | string[], opts?: StepOptions): this {
     return this.add('set_input_files', { ...asLocator(target), files }, opts, this.setInputFiles);
+  }
+
+  /** Act on another page from now on (a popup, a tab), waiting until it exists. */
+  switchPage(page: SwitchPageValue, opts?: StepOptions): this {
+    return this.add('switch_page', page, opts, this.switchPage);
+  }
+
+  /** Close the page acted on and go back to the newest other one. */
+  closePage(opts?: StepOptions): this {
+    return this.add('close_page', true, opts, this.closePage);
+  }
+
+  /** How the next dialog is answered; written before the step that opens it. */
+  dialog(answer: DialogValue, opts?: StepOptions): this {
+    return this.add('dialog', answer, opts, this.dialog);
+  }
+
+  /** Fulfil, abort or change requests matching `url` until the scenario ends (or `unroute`). */
+  route(route: RouteValue, opts?: StepOptions): this {
+    return this.add('route', route, opts, this.route);
+  }
+
+  unroute(url: UrlPatternValue | 'all', opts?: StepOptions): this {
+    return this.add('unroute', url, opts, this.unroute);
+  }
+
+  /** An HTTP request with the browser context's cookies. */
+  request(request: RequestValue, opts?: StepOptions): this {
+    return this.add('request', request, opts, this.request);
+  }
+
+  waitForResponse(response: WaitForResponseValue, opts?: StepOptions): this {
+    return this.add('wait_for_response', response, opts, this.waitForResponse);
   }
 
   expect(conditions: ExpectValue, opts?: StepOptions): this {

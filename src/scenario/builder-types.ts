@@ -75,6 +75,41 @@ export interface ExpectValue extends ExpectLocator {
   timeout?: Duration;
 }
 
+export type SwitchPageValue = { url?: MatchValue; title?: MatchValue; index?: number };
+
+export type DialogValue = 'accept' | 'dismiss' | { accept: boolean; prompt_text?: string; message?: MatchValue };
+
+export type UrlPatternValue = string | { matches: string };
+
+export interface RouteValue {
+  url: UrlPatternValue;
+  fulfill?: { status?: number; headers?: Record<string, string>; content_type?: string; json?: unknown; body?: string; file?: string };
+  abort?: true | string;
+  headers?: Record<string, string>;
+  times?: number;
+}
+
+export interface ResponseExpectValue {
+  status?: number | number[];
+  headers?: Record<string, MatchValue>;
+  json?: JsonExpect;
+  text?: MatchValue;
+}
+
+export interface RequestValue {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+  url: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+  form?: Record<string, string | number | boolean>;
+  data?: string;
+  expect?: ResponseExpectValue;
+  expect_soft?: ResponseExpectValue;
+  save?: string;
+}
+
+export type WaitForResponseValue = UrlPatternValue | { url: UrlPatternValue; method?: string; status?: number; save?: string };
+
 export interface ScreenRegion {
   x: number;
   y: number;

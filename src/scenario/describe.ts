@@ -129,6 +129,9 @@ export function describeAction(action: PageAction, written: unknown): string {
     }
     case 'sleep':
       return `sleep ${typeof written === 'string' ? written : `${action.ms}ms`}`;
+    default:
+      // Page and traffic steps (web-steps.ts) name themselves.
+      return action.action;
   }
 }
 

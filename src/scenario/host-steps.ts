@@ -283,7 +283,7 @@ function exitCode(v: unknown, defaultZero: boolean): Assertion[] {
   return defaultZero ? [{ subject: 'exit_code', equals: 0 }] : [];
 }
 
-function matchAssertion(subject: string, v: string | Obj, at: DataPath, ctx: KindContext, regexAt?: DataPath): Assertion {
+export function matchAssertion(subject: string, v: string | Obj, at: DataPath, ctx: KindContext, regexAt?: DataPath): Assertion {
   const match = toMatch(v);
   // A pattern made at run time (`{{ item }}`) is checked when it is used.
   if ('matches' in match && !hasTemplate(match.matches)) {
@@ -296,7 +296,7 @@ function matchAssertion(subject: string, v: string | Obj, at: DataPath, ctx: Kin
   return { subject, ...match };
 }
 
-function jsonAssertions(subject: string, v: unknown, at: DataPath, ctx: KindContext): Assertion[] {
+export function jsonAssertions(subject: string, v: unknown, at: DataPath, ctx: KindContext): Assertion[] {
   const list = Array.isArray(v) ? (v as Obj[]) : [v as Obj];
   return list.map((check, i) => {
     const jsonPath = typeof check.path === 'string' ? check.path : '$';

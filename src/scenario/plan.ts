@@ -59,9 +59,52 @@ export type PageAction =
   | { action: 'drag'; target: Target; to: Target }
   /** Absolute paths of local files; none clears the input. */
   | { action: 'set_input_files'; target: Target; files: string[] }
+  /** Waits until a page of the context matches, and acts on it from then on. */
+  | { action: 'switch_page'; url?: Match; title?: Match; index?: number }
+  | { action: 'close_page' }
+  /** How the next dialog is answered; a `message` it does not match fails the step that opened it. */
+  | { action: 'dialog'; accept: boolean; prompt_text?: string; message?: Match }
+  /** Until the scenario ends or an unroute: requests matching `url`, in every page, are fulfilled, aborted or continued. */
+  | { action: 'route'; url: UrlPattern; fulfill?: RouteFulfill; abort?: string; headers?: Record<string, string>; times?: number }
+  /** Without `url`: every route. */
+  | { action: 'unroute'; url?: UrlPattern }
+  | ({ action: 'request' } & HttpRequest)
+  /** A response since the previous step began whose URL matches; decoded as `request`'s responses are. */
+  | { action: 'wait_for_response'; url: UrlPattern; method?: string; status?: number; save?: string }
   | ({ action: 'expect' } & PageExpectation)
   | { action: 'screenshot'; file: string; full_page?: boolean }
   | { action: 'sleep'; ms: number };
+
+/** A glob (`**` crosses path segments, `*` does not) or a regular expression over whole URLs. */
+export type UrlPattern = string | { matches: string };
+
+/** A route's answer; `file` is an absolute local path. */
+export interface RouteFulfill {
+  status?: number;
+  headers?: Record<string, string>;
+  content_type?: string;
+  json?: unknown;
+  body?: string;
+  file?: string;
+}
+
+/**
+ * An HTTP request through the browser context (its cookies go along). The response decodes to `status`,
+ * `headers` (names lower-cased), `text` and, when it parses, `json`; `expect` checks those fields.
+ */
+export interface HttpRequest {
+  method: string;
+  url: string;
+  /** A relative `url` resolves against it. */
+  base_url?: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+  form?: Record<string, string | number | boolean>;
+  data?: string;
+  expect?: Assertion[];
+  expect_soft?: Assertion[];
+  save?: string;
+}
 
 /**
  * What an `expect` step waits for, each condition with Playwright's own assertions (retried until the step's

@@ -14,6 +14,8 @@ const FIELDS = {
   read_file: { fields: ['text', 'size_bytes', 'sha256', 'json'], open: ['json'] },
   clipboard: { fields: ['text'], open: [] },
   execute: { fields: ['result', 'stdout', 'stderr'], open: ['result'] },
+  request: { fields: ['status', 'headers', 'text', 'json'], open: ['json', 'headers'] },
+  wait_for_response: { fields: ['status', 'headers', 'text', 'json', 'url'], open: ['json', 'headers'] },
 } as const satisfies Record<string, { fields: readonly string[]; open: readonly string[] }>;
 
 /** `function` and `script`: whatever the code returned, so any field may be there. */

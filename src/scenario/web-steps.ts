@@ -1,0 +1,141 @@
+// Steps about the browser's pages and traffic rather than one element: switching to a popup, answering
+// dialogs, routing requests, HTTP requests through the context, and waiting for a response.
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { toMatch } from './describe.js';
+import { jsonAssertions, matchAssertion, type CompiledKind, type KindContext } from './host-steps.js';
+import type { Assertion, HttpRequest, Match, PageAction, RouteFulfill, UrlPattern } from './plan.js';
+import { hasTemplate } from './template.js';
+
+type Obj = Record<string, unknown>;
+
+export const WEB_KINDS = ['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response'] as const;
+
+const STANDS_ALONE = /^([a-z][a-z0-9+.-]*:|\{\{)/i;
+
+export function compileWebStep(kind: string, v: unknown, ctx: KindContext): CompiledKind {
+  const { action, name } = toWebAction(kind, v, ctx);
+  return { name, operations: [{ op: 'page', ...action }] };
+}
+
+function toWebAction(kind: string, v: unknown, ctx: KindContext): { action: PageAction; name: string } {
+  const o = (isObj(v) ? v : {}) as Obj;
+  switch (kind) {
+    case 'switch_page': {
+      const action: Extract<PageAction, { action: 'switch_page' }> = { action: 'switch_page' };
+      if (o.url !== undefined) action.url = toMatch(o.url as string | Obj);
+      if (o.title !== undefined) action.title = toMatch(o.title as string | Obj);
+      if (typeof o.index === 'number') action.index = o.index;
+      const parts = [action.url && `url ${show(action.url)}`, action.title && `title ${show(action.title)}`, action.index !== undefined && `index ${action.index}`];
+      return { action, name: `switch to the page with ${parts.filter(Boolean).join(', ')}` };
+    }
+    case 'close_page':
+      return { action: { action: 'close_page' }, name: 'close the page' };
+    case 'dialog': {
+      const accept = v === 'accept' || o.accept === true;
+      const action: Extract<PageAction, { action: 'dialog' }> = { action: 'dialog', accept };
+      if (typeof o.prompt_text === 'string') action.prompt_text = o.prompt_text;
+      if (o.message !== undefined) action.message = toMatch(o.message as string | Obj);
+      return { action, name: `${accept ? 'accept' : 'dismiss'} the next dialog${action.message ? ` saying ${show(action.message)}` : ''}` };
+    }
+    case 'route': {
+      const url = urlPattern(o.url, [...ctx.at, 'url'], ctx);
+      const action: Extract<PageAction, { action: 'route' }> = { action: 'route', url };
+      let what: string;
+      if (isObj(o.fulfill)) {
+        action.fulfill = fulfillOf(o.fulfill, ctx);
+        what = `fulfill with ${action.fulfill.status ?? 200}`;
+      } else if (o.abort !== undefined) {
+        action.abort = o.abort === true ? 'failed' : String(o.abort);
+        what = `abort (${action.abort})`;
+      } else {
+        action.headers = o.headers as Record<string, string>;
+        what = `continue with headers ${Object.keys(action.headers).join(', ')}`;
+      }
+      if (typeof o.times === 'number') action.times = o.times;
+      return { action, name: `route ${showUrl(url)}: ${what}` };
+    }
+    case 'unroute':
+      if (v === 'all') return { action: { action: 'unroute' }, name: 'remove every route' };
+      return { action: { action: 'unroute', url: urlPattern(v, ctx.at, ctx) }, name: `remove the routes for ${showUrl(urlPattern(v, ctx.at, ctx))}` };
+    case 'request': {
+      const request: HttpRequest = { method: typeof o.method === 'string' ? o.method : 'GET', url: String(o.url) };
+      if (!STANDS_ALONE.test(request.url)) {
+        if (ctx.baseUrl === undefined) ctx.report([...ctx.at, 'url'], `'${request.url}' is a relative URL and the scenario has no base: set base_url, or write the whole URL`);
+        else request.base_url = ctx.baseUrl;
+      }
+      for (const key of ['headers', 'json', 'form', 'data', 'save'] as const) if (o[key] !== undefined) (request as unknown as Obj)[key] = o[key];
+      const expectOf = (key: 'expect' | 'expect_soft') => (isObj(o[key]) ? responseAssertions(o[key] as Obj, [...ctx.at, key], ctx) : []);
+      const expect = expectOf('expect');
+      const soft = expectOf('expect_soft');
+      if (expect.length) request.expect = expect;
+      if (soft.length) request.expect_soft = soft;
+      return { action: { action: 'request', ...request }, name: `${request.method} ${request.url}` };
+    }
+    case 'wait_for_response': {
+      const url = urlPattern(isObj(v) ? o.url : v, isObj(v) ? [...ctx.at, 'url'] : ctx.at, ctx);
+      const action: Extract<PageAction, { action: 'wait_for_response' }> = { action: 'wait_for_response', url };
+      if (typeof o.method === 'string') action.method = o.method.toUpperCase();
+      if (typeof o.status === 'number') action.status = o.status;
+      if (typeof o.save === 'string') action.save = o.save;
+      return { action, name: `wait for the response from ${showUrl(url)}${action.status ? ` (${action.status})` : ''}` };
+    }
+    default:
+      throw new Error(`unknown web step kind '${kind}'`); // unreachable after validation
+  }
+}
+
+function fulfillOf(f: Obj, ctx: KindContext): RouteFulfill {
+  const out: RouteFulfill = {};
+  for (const key of ['status', 'headers', 'content_type', 'json', 'body'] as const) if (f[key] !== undefined) (out as Obj)[key] = f[key];
+  if (typeof f.file === 'string') {
+    out.file = path.resolve(ctx.scenarioDir, f.file);
+    if (!hasTemplate(f.file) && !existsSync(out.file)) ctx.report([...ctx.at, 'fulfill', 'file'], `no such file: ${out.file}`);
+  }
+  const bodies = ['json', 'body', 'file'].filter((k) => f[k] !== undefined);
+  if (bodies.length > 1) ctx.report([...ctx.at, 'fulfill', bodies[1]!], `a route's answer has one body: use one of json, body and file, not ${bodies.join(' and ')}`);
+  return out;
+}
+
+/** `expect: { status, headers, json, text }` → checks on the decoded response. */
+function responseAssertions(e: Obj, at: (string | number)[], ctx: KindContext): Assertion[] {
+  const list: Assertion[] = [];
+  if (typeof e.status === 'number') list.push({ subject: 'status', equals: e.status });
+  if (Array.isArray(e.status)) list.push({ subject: 'status', one_of: e.status });
+  if (isObj(e.headers)) {
+    for (const [name, match] of Object.entries(e.headers)) {
+      list.push(matchAssertion(`headers.${name.toLowerCase()}`, match as string | Obj, [...at, 'headers', name], ctx));
+    }
+  }
+  if (e.text !== undefined) list.push(matchAssertion('text', e.text as string | Obj, [...at, 'text'], ctx));
+  if (e.json !== undefined) list.push(...jsonAssertions('json', e.json, [...at, 'json'], ctx));
+  return list;
+}
+
+function urlPattern(v: unknown, at: (string | number)[], ctx: KindContext): UrlPattern {
+  if (isObj(v) && typeof v.matches === 'string') {
+    if (!hasTemplate(v.matches)) {
+      try {
+        new RegExp(v.matches);
+      } catch (err) {
+        ctx.report([...at, 'matches'], `invalid regular expression: ${(err as Error).message}`);
+      }
+    }
+    return { matches: v.matches };
+  }
+  return String(v);
+}
+
+function show(m: Match): string {
+  if ('equals' in m) return JSON.stringify(m.equals);
+  if ('contains' in m) return `containing ${JSON.stringify(m.contains)}`;
+  return `matching /${m.matches}/`;
+}
+
+function showUrl(u: UrlPattern): string {
+  return typeof u === 'string' ? u : `/${u.matches}/`;
+}
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
