@@ -7,6 +7,7 @@ import { runFunction } from './functions.js';
 import { performPageAction } from './page-actions.js';
 import { runScript } from './script.js';
 import type { Artifact, StepResult } from './results.js';
+import { newContext } from './context-options.js';
 import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
@@ -61,7 +62,7 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       // Loaded on the first connect: commands that never drive a page (plan, validate, list, admin) skip it.
       const { chromium } = await import('playwright-core');
       state.browser = await chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms });
-      const context = state.browser.contexts()[0] ?? (await state.browser.newContext());
+      const context = op.context ? await newContext(state.browser, op.context) : (state.browser.contexts()[0] ?? (await state.browser.newContext()));
       state.web = watchContext(context);
       state.page = context.pages()[0] ?? (await context.newPage());
       return;

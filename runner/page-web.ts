@@ -1,6 +1,8 @@
 // The browser context as the scenario's steps see it across pages: which page they act on (popups and
 // tabs), how dialogs are answered, which requests are routed, which responses arrived, and HTTP requests
 // made with the context's cookies. Watched from the moment Playwright connects.
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { BrowserContext, Dialog, Page, Request, Response, Route } from 'playwright-core';
 import type { Assertion, HttpRequest, Match, PageAction, UrlPattern } from '../src/scenario/plan.js';
 import { savedValue } from '../src/scenario/template.js';
@@ -60,9 +62,9 @@ export interface WebContext {
   soft(message: string): void;
 }
 
-type WebAction = Extract<PageAction, { action: 'switch_page' | 'close_page' | 'dialog' | 'route' | 'unroute' | 'request' | 'wait_for_response' }>;
+type WebAction = Extract<PageAction, { action: 'switch_page' | 'close_page' | 'dialog' | 'route' | 'unroute' | 'request' | 'wait_for_response' | 'save_storage_state' }>;
 
-export const WEB_ACTIONS: ReadonlySet<string> = new Set(['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response']);
+export const WEB_ACTIONS: ReadonlySet<string> = new Set(['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'save_storage_state']);
 
 export function isWebAction(action: PageAction): action is WebAction {
   return WEB_ACTIONS.has(action.action);
@@ -99,6 +101,10 @@ export async function performWebAction(action: WebAction, ctx: WebContext): Prom
       return request(action, ctx);
     case 'wait_for_response':
       return waitForResponse(action, ctx);
+    case 'save_storage_state':
+      await mkdir(dirname(action.file), { recursive: true });
+      await web.context.storageState({ path: action.file });
+      return;
   }
 }
 

@@ -3,7 +3,7 @@
 // types allow but the schema refuses (two locators, say) is reported at the builder call that wrote it.
 
 import type { BrowserCreateParams } from '../api/types.js';
-import type { BaseTarget, TextFilter } from './plan.js';
+import type { BaseTarget, ContextOptions, TextFilter } from './plan.js';
 
 /** Milliseconds, or a string such as `"500ms"`, `"1.5s"` or `"1m"`. */
 export type Duration = number | `${number}ms` | `${number}s` | `${number}m`;
@@ -74,6 +74,8 @@ export interface ExpectValue extends ExpectLocator {
   /** How long to wait for the conditions; overrides the step timeout. */
   timeout?: Duration;
 }
+
+export type ContextValue = ContextOptions;
 
 export type SwitchPageValue = { url?: MatchValue; title?: MatchValue; index?: number };
 

@@ -9,7 +9,7 @@ import {
 import { SiteTable, callerOf, type CallSite } from './builder-sites.js';
 import { StepsBuilder, steps, toPlain, type BlockSteps, type BuildContext } from './builder-steps.js';
 import type {
-  BrowserOptions, Duration, ReplayOptions, SecretValue, TelemetryOptions, VarValue, WebServerValue,
+  BrowserOptions, ContextValue, Duration, ReplayOptions, SecretValue, TelemetryOptions, VarValue, WebServerValue,
 } from './builder-types.js';
 import type { CompiledScenario } from './functions.js';
 
@@ -19,7 +19,7 @@ import type { CompiledScenario } from './functions.js';
  */
 export const SCENARIO_METHODS = {
   name: null, description: 'description', tags: 'tags', vars: 'vars', secrets: 'secrets', serve: 'serve',
-  web_server: 'webServer', base_url: 'baseUrl', browser: 'browser', replay: 'replay', telemetry: 'telemetry', timeout: 'timeout',
+  web_server: 'webServer', base_url: 'baseUrl', browser: 'browser', context: 'context', replay: 'replay', telemetry: 'telemetry', timeout: 'timeout',
   screenshot_on_failure: 'screenshotOnFailure', before: 'before', steps: null, after: 'after',
 } as const satisfies Record<string, keyof ScenarioBuilder | null>;
 
@@ -75,6 +75,11 @@ export class ScenarioBuilder extends StepsBuilder implements Definable {
   /** The app under test: started for the run (`sh -c command`), awaited at `url`, stopped afterwards. */
   webServer(options: WebServerValue): this {
     return this.set('web_server', options, this.webServer);
+  }
+
+  /** Playwright context options for the scenario's pages: device, locale, timezone, storage state, ... */
+  context(options: ContextValue): this {
+    return this.set('context', options, this.context);
   }
 
   /** What relative gotos resolve against (default: the served folder's or the web server's URL). */

@@ -10,7 +10,7 @@ import { durationAt } from './duration.js';
 import { expandScenario, scenarioFile, type ScenarioFile } from './expand.js';
 import type { LoadedScenario } from './load.js';
 import type { DataPath } from './path.js';
-import type { Plan, PlanStep, SourceLocation } from './plan.js';
+import type { ContextOptions, Plan, PlanStep, SourceLocation } from './plan.js';
 import { checkSavedUse } from './saves.js';
 import { secretsStep } from './secrets.js';
 import { sessionSteps } from './session-steps.js';
@@ -45,6 +45,7 @@ interface ScenarioData {
   web_server?: Obj;
   base_url?: string;
   browser?: Obj;
+  context?: ContextOptions;
   replay?: { record: boolean; framerate?: number };
   telemetry?: boolean | { console?: boolean; network?: boolean };
   timeout?: number | string;
@@ -98,6 +99,7 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   const server = data.web_server ? webServerSteps(data.web_server, root.dir, source, root.report) : undefined;
   if (server) setup.push(server.setup);
   const session = sessionSteps(data, source, root.report);
+  if (data.context) withContext(session.setup, contextOptions(data.context, root.dir));
   setup.push(...session.setup);
 
   const steps = new StepCompiler({
@@ -129,6 +131,16 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   };
   if (data.screenshot_on_failure === false) plan.screenshot_on_failure = false;
   return plan;
+}
+
+/** The browser context the steps' pages run in, made when Playwright connects. */
+function withContext(steps: Omit<PlanStep, 'index'>[], context: ContextOptions): void {
+  for (const step of steps) for (const op of step.operations) if (op.op === 'connect') op.context = context;
+}
+
+/** A storage state file may be written by an earlier scenario of the run (a suite `before` hook), so it is read, not checked, now. */
+function contextOptions(written: ContextOptions, dir: string): ContextOptions {
+  return written.storage_state === undefined ? { ...written } : { ...written, storage_state: path.resolve(dir, written.storage_state) };
 }
 
 function notAFolder(dir: string): string | undefined {

@@ -71,9 +71,27 @@ export type PageAction =
   | ({ action: 'request' } & HttpRequest)
   /** A response since the previous step began whose URL matches; decoded as `request`'s responses are. */
   | { action: 'wait_for_response'; url: UrlPattern; method?: string; status?: number; save?: string }
+  /** Writes the context's cookies and local storage as JSON to `file` (absolute). */
+  | { action: 'save_storage_state'; file: string }
   | ({ action: 'expect' } & PageExpectation)
   | { action: 'screenshot'; file: string; full_page?: boolean }
   | { action: 'sleep'; ms: number };
+
+/** Playwright context options as a scenario writes them; `storage_state` is an absolute local path. */
+export interface ContextOptions {
+  device?: string;
+  locale?: string;
+  timezone?: string;
+  geolocation?: { latitude: number; longitude: number; accuracy?: number };
+  permissions?: string[];
+  color_scheme?: 'light' | 'dark' | 'no-preference';
+  reduced_motion?: 'reduce' | 'no-preference';
+  offline?: boolean;
+  extra_headers?: Record<string, string>;
+  user_agent?: string;
+  javascript_enabled?: boolean;
+  storage_state?: string;
+}
 
 /** A glob (`**` crosses path segments, `*` does not) or a regular expression over whole URLs. */
 export type UrlPattern = string | { matches: string };
@@ -207,8 +225,11 @@ export type Operation =
   | { op: 'serve_stop' }
   | ({ op: 'api' } & ApiCall)
   | ({ op: 'poll' } & PollCall)
-  /** Connect Playwright over CDP to `ws_url` (a template such as `{{ session.cdp_ws_url }}`). */
-  | { op: 'connect'; ws_url: string }
+  /**
+   * Connect Playwright over CDP to `ws_url` (a template such as `{{ session.cdp_ws_url }}`); with `context`,
+   * the steps' pages run in a new browser context made with those options.
+   */
+  | { op: 'connect'; ws_url: string; context?: ContextOptions }
   | { op: 'disconnect' }
   | ({ op: 'page' } & PageAction)
   /**

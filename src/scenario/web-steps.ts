@@ -9,7 +9,7 @@ import { hasTemplate } from './template.js';
 
 type Obj = Record<string, unknown>;
 
-export const WEB_KINDS = ['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response'] as const;
+export const WEB_KINDS = ['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'save_storage_state'] as const;
 
 const STANDS_ALONE = /^([a-z][a-z0-9+.-]*:|\{\{)/i;
 
@@ -79,6 +79,10 @@ function toWebAction(kind: string, v: unknown, ctx: KindContext): { action: Page
       if (typeof o.status === 'number') action.status = o.status;
       if (typeof o.save === 'string') action.save = o.save;
       return { action, name: `wait for the response from ${showUrl(url)}${action.status ? ` (${action.status})` : ''}` };
+    }
+    case 'save_storage_state': {
+      const file = path.resolve(ctx.scenarioDir, String(v));
+      return { action: { action: 'save_storage_state', file }, name: `save the storage state to ${String(v)}` };
     }
     default:
       throw new Error(`unknown web step kind '${kind}'`); // unreachable after validation

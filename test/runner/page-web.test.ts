@@ -45,9 +45,9 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function run(name: string, steps: string) {
+async function run(name: string, steps: string, head = '') {
   const file = join(work, `${name}.yaml`);
-  await writeFile(file, `name: ${name}\nbase_url: ${appUrl}\nsteps:\n  - goto: /\n${steps}`);
+  await writeFile(file, `name: ${name}\nbase_url: ${appUrl}\n${head}steps:\n  - goto: /\n${steps}`);
   const out = join(work, `${name}-out`);
   const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
@@ -120,5 +120,39 @@ describe('pages and traffic', { timeout: 120_000 }, () => {
 `);
     expect(res.code).toBe(1);
     expect(main.at(-1)!.error!.message).toBe('expected status equals 201, got 200');
+  });
+
+  it('a context made with Playwright options: device, locale, timezone, colour scheme, headers, geolocation; storage state saved and loaded', async () => {
+    const saved = await run('save-state', `  - script: "await page.evaluate(() => localStorage.setItem('cart', '3 items'))"
+  - save_storage_state: state/shopper.json
+`);
+    expect(saved.res.code, saved.res.stdout + saved.res.stderr).toBe(0);
+    const { res, main } = await run('context', `  - script:
+      code: |
+        return await page.evaluate(async () => ({
+          width: screen.width,
+          touch: navigator.maxTouchPoints > 0,
+          language: navigator.language,
+          zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+          dark: matchMedia('(prefers-color-scheme: dark)').matches,
+          cart: localStorage.getItem('cart'),
+          where: await new Promise((ok) => navigator.geolocation.getCurrentPosition((p) => ok([p.coords.latitude, p.coords.longitude]), (e) => ok(e.message))),
+          seen: await (await fetch('/api/whoami')).json(),
+        }));
+      save: seen_env
+`, `context:
+  device: Pixel 7
+  locale: de-DE
+  timezone: Europe/Berlin
+  color_scheme: dark
+  extra_headers: { x-extra: from-context }
+  geolocation: { latitude: 52.52, longitude: 13.4 }
+  permissions: [geolocation]
+  storage_state: state/shopper.json
+`);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(main[1]!.output).toMatchObject({
+      width: 412, touch: true, language: 'de-DE', zone: 'Europe/Berlin', dark: true, cart: '3 items', where: [52.52, 13.4], seen: { extra: 'from-context' },
+    });
   });
 });

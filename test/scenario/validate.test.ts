@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { formatDiagnostic, loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
 
 const FILE = 'scenarios/bad.yaml';
-const KINDS = 'goto, click, fill, press, hover, check, uncheck, select, type, focus, scroll_into_view, drag, set_input_files, switch_page, close_page, dialog, route, unroute, request, wait_for_response, expect, expect_soft, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, script, marker, if, repeat, for_each, retry, include, function';
+const KINDS = 'goto, click, fill, press, hover, check, uncheck, select, type, focus, scroll_into_view, drag, set_input_files, switch_page, close_page, dialog, route, unroute, request, wait_for_response, save_storage_state, expect, expect_soft, screenshot, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, script, marker, if, repeat, for_each, retry, include, function';
 const TARGETS = 'selector, text, role, label, placeholder, test_id';
 
 /** The formatted diagnostics for an inline scenario. */
@@ -20,7 +20,7 @@ describe('validateScenario', () => {
 
   test('unknown top-level key, at the key', () => {
     expect(problems(`${HEAD}stesp:\n  - goto: x\nsteps:\n  - goto: x\n`)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
+      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, context, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
     ]);
   });
 
@@ -194,7 +194,7 @@ describe('validateScenario', () => {
       '',
     ].join('\n');
     expect(problems(source)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
+      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, context, replay, telemetry, timeout, screenshot_on_failure, before, steps, after`,
       `${FILE}:4:20 browser.timeout_seconds must be >= 10`,
       `${FILE}:5:22 browser.viewport.width must be an integer`,
       `${FILE}:7:5 unknown step kind 'gto'; expected one of ${KINDS}`,
