@@ -36,6 +36,10 @@ function finish(code: number): void {
 
 const notice = (message: string) => process.stderr.write(`bcs: ${message}\n`);
 
+// Code a scenario runs (a `script` step's `page.on(...)` handler) can fail outside any step; say so, and
+// let the run go on and report, instead of the process dying with every browser left to clean up.
+process.on('unhandledRejection', (reason) => notice(`a handler set by a scenario failed outside its step: ${(reason as Error)?.message ?? String(reason)}`));
+
 function interruptSignal(): AbortSignal {
   const controller = new AbortController();
   const onSignal = () => {
@@ -109,12 +113,17 @@ selectionFlags(
     }
     const entry = (c: (typeof prepared.selected)[number]) => {
       const pool = poolOfPlan(c.plan);
-      return { name: c.plan.scenario.name, file: c.plan.scenario.file, tags: c.plan.scenario.tags, ...(pool ? { pool } : {}), artifact_dir: relative(suite.outputDir, prepared.dirs.get(c)!) };
+      const annotations = c.plan.scenario.annotations;
+      return {
+        name: c.plan.scenario.name, file: c.plan.scenario.file, tags: c.plan.scenario.tags, ...(pool ? { pool } : {}),
+        ...(annotations ? { annotations } : {}), artifact_dir: relative(suite.outputDir, prepared.dirs.get(c)!),
+      };
     };
     const listed = {
       total: prepared.selected.length,
       ...(suite.selection?.shard ? { shard: suite.selection.shard } : {}),
       scenarios: prepared.selected.map(entry),
+      skipped: prepared.marked.map(entry),
       before: prepared.before.map(entry),
       after: prepared.after.map(entry),
     };
@@ -124,6 +133,7 @@ selectionFlags(
       for (const h of listed.before) process.stdout.write(`before  ${h.file}  ${h.name}\n`);
       for (const s of listed.scenarios) process.stdout.write(`${s.file}  ${s.name}${s.tags.length ? `  [${s.tags.join(', ')}]` : ''}${s.pool ? `  pool ${s.pool}` : ''}\n`);
       for (const h of listed.after) process.stdout.write(`after   ${h.file}  ${h.name}\n`);
+      for (const m of listed.skipped) process.stdout.write(`skip    ${m.file}  ${m.name}  (${m.annotations?.skip ?? `fixme: ${m.annotations?.fixme}`})\n`);
       process.stdout.write(`${listed.total} scenario${listed.total === 1 ? '' : 's'}${prepared.nothing ? ` (${prepared.nothing})` : ''}\n`);
     }
     finish(EXIT.passed);

@@ -1,6 +1,7 @@
 // The browser context as the scenario's steps see it across pages: which page they act on (popups and
 // tabs), how dialogs are answered, which requests are routed, which responses arrived, and HTTP requests
 // made with the context's cookies. Watched from the moment Playwright connects.
+import type { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { BrowserContext, Dialog, Page, Request, Response, Route } from 'playwright-core';
@@ -38,6 +39,8 @@ export function watchContext(context: BrowserContext): WebState {
 
 async function answer(web: WebState, dialog: Dialog): Promise<void> {
   const wanted = web.nextDialog;
+  // A handler a script set (`page.once('dialog', ...)`) answers it when no dialog step did: as in Playwright.
+  if (!wanted && (dialogListeners(dialog.page()) > 0 || dialogListeners(web.context) > 1)) return;
   web.nextDialog = undefined;
   if (wanted?.message && !matches(dialog.message(), wanted.message)) {
     web.dialogFailure = `expected a ${dialog.type()} dialog saying ${describe(wanted.message)}, got ${JSON.stringify(dialog.message())} (dismissed it)`;
@@ -45,6 +48,11 @@ async function answer(web: WebState, dialog: Dialog): Promise<void> {
     return;
   }
   await (wanted?.accept ? dialog.accept(wanted.prompt_text) : dialog.dismiss()).catch(() => {});
+}
+
+/** Playwright's pages and contexts are Node event emitters, though their types do not say so. */
+function dialogListeners(emitter: Page | BrowserContext | null): number {
+  return emitter ? (emitter as unknown as EventEmitter).listenerCount('dialog') : 0;
 }
 
 export interface WebContext {

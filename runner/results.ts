@@ -103,7 +103,7 @@ export interface RunResult {
   /** With `--shard i/n`: which part of the selection this run was (1-based). */
   shard?: { index: number; total: number };
   /** Selected scenarios that never started: --bail, Ctrl-C, or a failed suite `before` hook. */
-  skipped?: { name: string; file: string; reason: 'bail' | 'interrupted' | 'before hook failed' }[];
+  skipped?: { name: string; file: string; reason: 'bail' | 'interrupted' | 'before hook failed' | 'skip' | 'fixme'; note?: string }[];
 }
 
 export interface RunSummary {

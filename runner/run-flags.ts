@@ -39,7 +39,8 @@ export function selectionFlags(cmd: Command, set: Omit<FlagSet, 'json'> = { last
     .option('--grep-invert <regex>', 'leave out scenarios whose name or file matches (repeatable)', collect)
     .option('--tag <tag>', 'only scenarios with this tag (repeatable: any)', collect)
     .option('--exclude-tag <tag>', 'leave out scenarios with this tag (repeatable)', collect)
-    .option('--shard <i/n>', 'run the i-th of n balanced parts (by file, then name)');
+    .option('--shard <i/n>', 'run the i-th of n balanced parts (by file, then name)')
+    .option('--forbid-only', 'fail (exit 2) when a scenario is marked only: true, as CI should');
   if (set.lastFailed) cmd.option('--last-failed', 'only the scenarios that failed in the last run in the output dir');
   if (set.outputDir) cmd.option('--output-dir <dir>', `where results and artifacts are written (default ${DEFAULT_OUTPUT_DIR})`);
   return cmd;
@@ -81,6 +82,7 @@ export function suiteOptions(paths: string[], o: Record<string, any>, config: Su
     outputDir: resolve(o.outputDir ?? config?.outputDir ?? DEFAULT_OUTPUT_DIR),
     before: config?.before,
     after: config?.after,
+    forbidOnly: Boolean(o.forbidOnly),
   };
 }
 

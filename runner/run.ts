@@ -25,6 +25,8 @@ export interface SuiteOptions {
   after?: string[];
   /** Whether secrets must be readable now (default true); `bcs list` only looks at the scenarios. */
   checkSecrets?: boolean;
+  /** A scenario marked `only: true` is an error (CI, where a forgotten `only` would hide the rest). */
+  forbidOnly?: boolean;
 }
 
 export interface RunOptions extends SuiteOptions, TargetOptions {
@@ -49,6 +51,8 @@ export interface RunOptions extends SuiteOptions, TargetOptions {
 export type SuiteRunResult = RunResult;
 export type SuiteScenarioResult = ScenarioResult;
 
+const SLOW_FACTOR = 3;
+
 export type RunOutcome =
   | { kind: 'invalid'; exitCode: 2; diagnostics: Diagnostic[]; message?: string }
   | { kind: 'infrastructure'; exitCode: 3; message: string }
@@ -62,6 +66,8 @@ export interface PreparedSuite {
   after: CompiledScenario[];
   /** Artifact folder per scenario, decided over everything found so it does not depend on the selection. */
   dirs: Map<CompiledScenario, string>;
+  /** Selected, but marked `skip` or `fixme`: reported as skipped, never started. */
+  marked: CompiledScenario[];
   /** Set when the selection is legitimately empty. */
   nothing?: string;
 }
@@ -81,20 +87,33 @@ export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => vo
   if (opts.lastFailed) {
     const last = await readLastRun(opts.outputDir);
     if (!last) notice(`--last-failed: no earlier run recorded in ${opts.outputDir}; running every selected scenario`);
-    else if (last.failed.length === 0) return { selected: [], before, after, dirs, nothing: 'no scenario failed in the last run; nothing to re-run' };
+    else if (last.failed.length === 0) return { selected: [], before, after, dirs, marked: [], nothing: 'no scenario failed in the last run; nothing to re-run' };
     else only = failedIn(last);
   }
+  if (opts.forbidOnly) {
+    const onlies = found.filter((c) => c.plan.scenario.annotations?.only);
+    if (onlies.length) throw new Error(`--forbid-only: ${onlies.map((c) => `'${c.plan.scenario.name}' (${c.plan.scenario.file})`).join(', ')} ${onlies.length === 1 ? 'is' : 'are'} marked only: true`);
+  }
   const sel = opts.selection ?? {};
-  const { items, matched } = selectScenarios(found, { ...sel, only });
+  const selected = selectScenarios(found, { ...sel, only });
+  const { matched } = selected;
+  let items = selected.items;
+  const onlies = items.filter((c) => c.plan.scenario.annotations?.only);
+  if (onlies.length) {
+    notice(`only: running the ${onlies.length} scenario${onlies.length === 1 ? '' : 's'} marked only: true`);
+    items = onlies;
+  }
+  const marked = items.filter((c) => c.plan.scenario.annotations?.skip || c.plan.scenario.annotations?.fixme);
+  items = items.filter((c) => !marked.includes(c));
   if (matched === 0) {
-    if (only) return { selected: [], before, after, dirs, nothing: 'none of the scenarios that failed last time is selected now' };
+    if (only) return { selected: [], before, after, dirs, marked: [], nothing: 'none of the scenarios that failed last time is selected now' };
     throw new Error(`no scenario matches the selection (${describeSelection(sel)}) among ${found.length} found`);
   }
   if (sel.shard) {
     notice(`shard ${sel.shard.index}/${sel.shard.total}: ${items.length} of ${matched} scenario${matched === 1 ? '' : 's'}`);
-    if (items.length === 0) return { selected: [], before, after, dirs, nothing: `shard ${sel.shard.index}/${sel.shard.total} has no scenarios` };
+    if (items.length === 0 && marked.length === 0) return { selected: [], before, after, dirs, marked, nothing: `shard ${sel.shard.index}/${sel.shard.total} has no scenarios` };
   }
-  return { selected: items, before, after, dirs };
+  return { selected: items, before, after, dirs, marked };
 }
 
 export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
@@ -120,7 +139,10 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
   }
   let server: { stop(): Promise<void> } | undefined;
   const done: SuiteScenarioResult[] = [];
-  const skipped: NonNullable<SuiteRunResult['skipped']> = [];
+  const skipped: NonNullable<SuiteRunResult['skipped']> = suite.marked.map((c) => {
+    const { skip, fixme } = c.plan.scenario.annotations!;
+    return { name: c.plan.scenario.name, file: c.plan.scenario.file, reason: skip ? 'skip' : 'fixme', note: skip ?? fixme };
+  });
   try {
     reporter.runStarted(target.info, [...suite.before, ...suite.selected, ...suite.after].map((c) => c.plan), { workers, retries: opts.retries ?? 0 });
     if (opts.webServer) {
@@ -131,7 +153,9 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       }
     }
     const attemptDeps = (c: CompiledScenario, retries: number, signal: AbortSignal, suiteHook?: 'before' | 'after') => ({
-      client: target.client, outputDir: opts.outputDir, reporter, signal, retries, timeoutMs: opts.timeoutMs, artifactDir: suite.dirs.get(c)!, notice, suiteHook,
+      client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook,
+      // `slow: true` triples the scenario's budget as it tripled its steps' timeouts.
+      timeoutMs: opts.timeoutMs !== undefined && c.plan.scenario.annotations?.slow ? opts.timeoutMs * SLOW_FACTOR : opts.timeoutMs,
     });
 
     // Each `before` hook prepares for the next and for the suite: after one fails, nothing else starts.
@@ -176,7 +200,8 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
     await server?.stop().catch((err: Error) => notice(`stopping the web server failed: ${err.message}`));
     await target.close();
   }
-  if (skipped.length) notice(`${skipped.length} scenario${skipped.length === 1 ? '' : 's'} not started (${skipped[0]!.reason})`);
+  const notStarted = skipped.filter((s) => s.reason !== 'skip' && s.reason !== 'fixme');
+  if (notStarted.length) notice(`${notStarted.length} scenario${notStarted.length === 1 ? '' : 's'} not started (${notStarted[0]!.reason})`);
 
   const result = suiteResult(startedAt, target, done, skipped, opts.selection?.shard);
   await writeLastRun(opts.outputDir, done.filter((r) => !r.hook)).catch((err: Error) => notice(`could not record the run for --last-failed: ${err.message}`));

@@ -146,9 +146,9 @@ export function summaryLines(run: RunResult, p: Paint, opts: SummaryOptions): st
   // Scenarios that ran at once add up to more than the wall time; say both so the speed-up shows.
   const parallel = s.scenarioMs > run.duration_ms * 1.2 ? `, ${formatMs(s.scenarioMs)} of scenario time` : '';
   const lines = ['', `${parts.join(', ')} ${p.dim(`(${formatMs(run.duration_ms)}${parallel})`)}`];
-  const notStarted = (run as { skipped?: Array<{ name: string; reason: string }> }).skipped ?? [];
+  const notStarted = (run as { skipped?: Array<{ name: string; reason: string; note?: string }> }).skipped ?? [];
   if (notStarted.length) {
-    const names = notStarted.slice(0, 5).map((n) => `${n.name} (${n.reason})`);
+    const names = notStarted.slice(0, 5).map((n) => `${n.name} (${n.note ? `${n.reason}: ${n.note}` : n.reason})`);
     lines.push(`${p.yellow('not started:')} ${names.join(', ')}${notStarted.length > 5 ? `, … ${notStarted.length - 5} more` : ''}`);
   }
 

@@ -139,7 +139,7 @@ function loudly(alert: (line: string) => void, entry: HistoryEntry, where: strin
   const s = entry.summary;
   alert('='.repeat(72));
   alert(`RUN FAILED: ${entry.id} — ${entry.status} (exit ${entry.exit_code}); ${s.passed}/${s.total} passed, ${s.failed} failed, ${s.errored} errored`);
-  for (const f of entry.failures) alert(`  ✗ ${[f.scenario, f.message].filter(Boolean).join(': ')}${f.location ? `  at ${f.location}` : ''}`);
+  for (const f of entry.failures) alert(`  ✗ ${[f.scenario, f.message.split('\n')[0]].filter(Boolean).join(': ')}${f.location ? `  at ${f.location}` : ''}`);
   alert(`  report: ${where}`);
   alert('='.repeat(72));
 }

@@ -20,7 +20,10 @@ import type { CompiledScenario } from './functions.js';
 export const SCENARIO_METHODS = {
   name: null, description: 'description', tags: 'tags', vars: 'vars', secrets: 'secrets', serve: 'serve',
   web_server: 'webServer', base_url: 'baseUrl', browser: 'browser', context: 'context', replay: 'replay', telemetry: 'telemetry', timeout: 'timeout',
-  screenshot_on_failure: 'screenshotOnFailure', before: 'before', steps: null, after: 'after',
+  screenshot_on_failure: 'screenshotOnFailure', skip: 'skip', fixme: 'fixme', only: 'only', slow: 'slow',
+  // TypeScript makes one scenario per row with `.map` over the rows (a default export may be a list).
+  each: null,
+  before: 'before', steps: null, after: 'after',
 } as const satisfies Record<string, keyof ScenarioBuilder | null>;
 
 interface Field {
@@ -80,6 +83,26 @@ export class ScenarioBuilder extends StepsBuilder implements Definable {
   /** Playwright context options for the scenario's pages: device, locale, timezone, storage state, ... */
   context(options: ContextValue): this {
     return this.set('context', options, this.context);
+  }
+
+  /** Not run; reported as skipped with the reason. */
+  skip(reason: true | string = true): this {
+    return this.set('skip', reason, this.skip);
+  }
+
+  /** Known broken: not run, reported as skipped with the reason. */
+  fixme(reason: true | string = true): this {
+    return this.set('fixme', reason, this.fixme);
+  }
+
+  /** While any selected scenario is `only`, only those run. */
+  only(): this {
+    return this.set('only', true, this.only);
+  }
+
+  /** Triple the timeouts. */
+  slow(): this {
+    return this.set('slow', true, this.slow);
   }
 
   /** What relative gotos resolve against (default: the served folder's or the web server's URL). */

@@ -10,7 +10,7 @@ import { durationAt } from './duration.js';
 import { expandScenario, scenarioFile, type ScenarioFile } from './expand.js';
 import type { LoadedScenario } from './load.js';
 import type { DataPath } from './path.js';
-import type { ContextOptions, Plan, PlanStep, SourceLocation } from './plan.js';
+import type { Annotations, ContextOptions, Plan, PlanStep, SourceLocation } from './plan.js';
 import { checkSavedUse } from './saves.js';
 import { secretsStep } from './secrets.js';
 import { sessionSteps } from './session-steps.js';
@@ -33,6 +33,8 @@ export interface CompileOptions {
    * `list` and `plan` turn this off so they work where the secrets are not set.
    */
   checkSecrets?: boolean;
+  /** One row of the scenario's `each`: its values are variables over the file's, under `vars`. */
+  row?: { index: number; values: Record<string, unknown> };
 }
 
 type Obj = Record<string, unknown>;
@@ -50,18 +52,24 @@ interface ScenarioData {
   telemetry?: boolean | { console?: boolean; network?: boolean };
   timeout?: number | string;
   screenshot_on_failure?: boolean;
+  skip?: true | string;
+  fixme?: true | string;
+  only?: true;
+  slow?: true;
 }
 
 const DEFAULT_STEP_TIMEOUT_MS = 10_000;
 const SERVE_TIMEOUT_MS = 10_000;
 /** Read from the file and the command line, never templated. */
-const NOT_SUBSTITUTED = ['vars', 'secrets', 'before', 'steps', 'after'];
+const NOT_SUBSTITUTED = ['vars', 'secrets', 'before', 'steps', 'after', 'each'];
+/** `slow: true` triples the step timeouts, as Playwright's `test.slow()` triples a test's. */
+const SLOW_FACTOR = 3;
 
 /** Assumes validateScenario found nothing; throws ScenarioError for template problems. */
 export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {}): Plan {
   const problems: Diagnostic[] = [];
   const env = opts.env ?? process.env;
-  const cliVars = opts.vars ?? {};
+  const cliVars: Record<string, unknown> = { ...(opts.row?.values ?? {}), ...(opts.vars ?? {}) };
   const root = scenarioFile(loaded, [], problems);
   const source = (at: DataPath, which: 'key' | 'value' = 'value'): SourceLocation => ({ file: loaded.file, ...loaded.locate(at, which) });
 
@@ -103,7 +111,7 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   setup.push(...session.setup);
 
   const steps = new StepCompiler({
-    defaultTimeout: data.timeout !== undefined ? durationAt(data.timeout, ['timeout'], root.report) : DEFAULT_STEP_TIMEOUT_MS,
+    defaultTimeout: (data.timeout !== undefined ? durationAt(data.timeout, ['timeout'], root.report) : DEFAULT_STEP_TIMEOUT_MS) * (data.slow ? SLOW_FACTOR : 1),
     recording: session.recording,
     functions: functionIds(opts.functions),
     saves: tree.saves,
@@ -130,7 +138,20 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
     steps: number([...setup.map((s) => ({ index: 0, ...s })), ...main, ...teardown.map((s) => ({ index: 0, ...s }))]),
   };
   if (data.screenshot_on_failure === false) plan.screenshot_on_failure = false;
+  const annotations = annotationsOf(data);
+  if (annotations) plan.scenario.annotations = annotations;
+  if (opts.row) plan.scenario.row = opts.row;
   return plan;
+}
+
+function annotationsOf(data: ScenarioData): Annotations | undefined {
+  const out: Annotations = {};
+  const reason = (v: true | string, what: string) => (v === true ? what : v);
+  if (data.skip !== undefined) out.skip = reason(data.skip, 'skipped');
+  if (data.fixme !== undefined) out.fixme = reason(data.fixme, 'marked fixme');
+  if (data.only) out.only = true;
+  if (data.slow) out.slow = true;
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** The browser context the steps' pages run in, made when Playwright connects. */

@@ -26,7 +26,7 @@ export interface BlockCompiler {
   list(nodes: StepNode[] | undefined, scope: FileScope): PlanStep[];
   /** Names of the steps compiled so far: those that run before the block. */
   earlierSteps: ReadonlySet<string>;
-  cliVars: Record<string, string>;
+  cliVars: Record<string, unknown>;
   substituterFor(file: ScenarioFile, given: Record<string, unknown>): Substituter;
 }
 

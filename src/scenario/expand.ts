@@ -68,7 +68,7 @@ export function scenarioFile(loaded: LoadedScenario, chain: ScenarioFile['chain'
   };
 }
 
-export function expandScenario(root: ScenarioFile, cliVars: Record<string, string>, problems: Diagnostic[]): Expansion {
+export function expandScenario(root: ScenarioFile, cliVars: Record<string, unknown>, problems: Diagnostic[]): Expansion {
   let seq = 0;
   const saves: SavedVariable[] = [];
   const secrets: DeclaredSecret[] = [];

@@ -6,6 +6,8 @@ import { ScenarioError } from './diagnostics.js';
 import { loadScenarioFile } from './load.js';
 import { TS_SCENARIO_FILE, loadTsScenarios } from './load-ts.js';
 import { validateScenario } from './validate.js';
+import { rowsOf } from './rows.js';
+import { hasTemplate } from './template.js';
 import type { Plan } from './plan.js';
 import type { CompiledScenario } from './functions.js';
 
@@ -26,12 +28,25 @@ export { ComputerActions } from './builder-computer.js';
 export type * from './builder-types.js';
 export { loadTsScenarios } from './load-ts.js';
 
-/** load → validate (throws ScenarioError with every problem) → compile. */
+/** load → validate (throws ScenarioError with every problem) → compile. A file with `each` rows: the first row's plan. */
 export async function loadPlan(file: string, opts?: CompileOptions): Promise<Plan> {
+  return (await loadPlans(file, opts))[0]!;
+}
+
+/** A YAML file's plans: one, or one per row of its `each`, each named after its row. */
+async function loadPlans(file: string, opts?: CompileOptions): Promise<Plan[]> {
   const loaded = await loadScenarioFile(file);
   const diagnostics = validateScenario(loaded);
   if (diagnostics.length > 0) throw new ScenarioError(diagnostics);
-  return compileScenario(loaded, opts);
+  const rows = rowsOf(loaded);
+  if (!rows) return [compileScenario(loaded, opts)];
+  const named = hasTemplate(String((loaded.data as { name?: unknown }).name ?? ''));
+  return rows.map((values, i) => {
+    const plan = compileScenario(loaded, { ...opts, row: { index: i + 1, values } });
+    // A name without a variable in it would be the same for every row.
+    if (!named) plan.scenario.name = `${plan.scenario.name} [${i + 1}]`;
+    return plan;
+  });
 }
 
 /**
@@ -40,7 +55,7 @@ export async function loadPlan(file: string, opts?: CompileOptions): Promise<Pla
  */
 export async function loadScenarios(file: string, opts?: CompileOptions): Promise<CompiledScenario[]> {
   if (TS_SCENARIO_FILE.test(file)) return loadTsScenarios(file, opts);
-  return [{ plan: await loadPlan(file, opts), functions: {} }];
+  return (await loadPlans(file, opts)).map((plan) => ({ plan, functions: {} }));
 }
 
 /** A file holding one scenario (YAML or TypeScript) → its plan and function table. */

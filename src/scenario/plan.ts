@@ -324,12 +324,23 @@ export interface PlanStep {
   soft?: boolean;
 }
 
+export interface Annotations {
+  skip?: string;
+  fixme?: string;
+  only?: true;
+  slow?: true;
+}
+
 export interface Plan {
   version: 1;
   scenario: {
     name: string;
     file: string;
     tags: string[];
+    /** `skip`/`fixme` (with the reason), `only`, `slow`, as the scenario says. */
+    annotations?: Annotations;
+    /** With `each`: which row this plan is (1-based) and its values. */
+    row?: { index: number; values: Record<string, unknown> };
   };
   /** Steps in execution order: setup, then main (before hooks, steps, after hooks), then teardown (always runs). */
   steps: PlanStep[];

@@ -35,7 +35,7 @@ export interface SavedVariable {
 
 export interface SaveContext {
   fileVars: Record<string, unknown>;
-  cliVars: Record<string, string>;
+  cliVars: Record<string, unknown>;
   report(at: DataPath, message: string): void;
 }
 

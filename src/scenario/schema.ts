@@ -42,6 +42,8 @@ const EXPECTED: Record<string, string> = {
   '/$defs/repeat/properties/times': 'expected a whole number of passes, or a template such as "{{ count }}"',
   '/$defs/for_each/properties/items': 'expected a list, or a template naming one such as "{{ users }}"',
   '/$defs/include': 'expected a scenario file path, or an object with file and optional with',
+  '/$defs/annotation': 'expected true, or the reason as text',
+  '/properties/each': 'expected a list of rows (mappings of variables), or a .csv or .json file of them',
   '/$defs/fill_value': 'expected a string or number',
   '/$defs/computer': 'expected a list of actions, or one action such as { click_mouse: { x: 10, y: 20 } }',
   '/$defs/type_text': 'expected the text to type, or an object with text and optional delay',

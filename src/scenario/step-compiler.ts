@@ -26,13 +26,13 @@ export interface StepCompilerOptions {
   saves: SavedVariable[];
   /** What relative gotos resolve against (a template such as `{{ serve.url }}` allowed). */
   baseUrl?: string;
-  cliVars: Record<string, string>;
+  cliVars: Record<string, unknown>;
   substituterFor(file: ScenarioFile, given: Record<string, unknown>): Substituter;
 }
 
 export class StepCompiler implements BlockCompiler {
   readonly earlierSteps = new Set<string>();
-  readonly cliVars: Record<string, string>;
+  readonly cliVars: Record<string, unknown>;
   /** 1-based among main steps, for artifact file names. */
   #mainIndex = 0;
   readonly #o: StepCompilerOptions;

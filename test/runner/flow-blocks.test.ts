@@ -124,7 +124,7 @@ after:
     const loop = main.find((s) => s.kind === 'for_each')!;
     expect(loop.name).toBe('for each letter in letters');
     expect(loop.error).toMatchObject({ kind: 'assertion', message: "step 'check b' failed: expected exit_code 0, got 1" });
-    expect(main[14]).toMatchObject({ name: 'exec echo after {{ letter }}', note: "skipped: step 'check b' failed" });
+    expect(main[14]).toMatchObject({ name: 'exec echo after b', note: "skipped: step 'check b' failed" });
     expect(main[15]!.note).toBe("skipped: step 'for each letter in letters' failed");
     expect(main.at(-1)).toMatchObject({ name: 'exec echo cleaning up', status: 'passed' });
     expect(scenario.steps.at(-1)).toMatchObject({ kind: 'release', status: 'passed' });

@@ -24,7 +24,9 @@ async function run(name: string, yaml: string) {
   await writeFile(file, yaml);
   const out = join(work, `${name}-out`);
   const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
-  const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
+  const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8').catch(() => {
+    throw new Error(`no results (exit ${res.code}): ${res.stderr}`);
+  }));
   return { res, file, main: (results.scenarios[0].steps as StepResult[]).filter((s) => s.phase === 'main') };
 }
 
