@@ -2,7 +2,7 @@
 // folder, the earlier ones kept in the final result's `previous_attempts`; passing after failing is flaky.
 import { join, relative, resolve, sep } from 'node:path';
 import type { CloudClient } from '../src/api/client.js';
-import type { CompiledScenario } from '../src/scenario/index.js';
+import type { CompiledScenario, TraceMode } from '../src/scenario/index.js';
 import { executePlan, slug } from './execute.js';
 import { freshArtifactDir } from './artifact-dir.js';
 import { stripScenarioExtension } from './files.js';
@@ -20,6 +20,8 @@ export interface AttemptDeps {
   /** The scenario's folder; attempt N > 1 writes into `attempt-N` inside it. */
   artifactDir: string;
   notice(message: string): void;
+  /** Overrides each scenario's `trace` (`bcs run --trace`). */
+  trace?: TraceMode;
   /** Marks the result as one of the suite's `before`/`after` hooks (reporters see the mark too). */
   suiteHook?: 'before' | 'after';
 }
@@ -37,6 +39,8 @@ export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps)
       signal: deps.signal,
       functions,
       artifactDir: attempt === 1 ? deps.artifactDir : join(deps.artifactDir, `attempt-${attempt}`),
+      attempt,
+      ...(deps.trace ? { trace: deps.trace } : {}),
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
     });
     if (deps.retries > 0) result.attempt = attempt;

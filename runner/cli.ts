@@ -1,8 +1,10 @@
 // The `bcs` command line: run, list, schedule, plan, validate and serve, and the administration commands
 // (keys, projects, profiles, extensions, proxies) of runner/admin/.
 import { Command, CommanderError, Option } from 'commander';
+import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { dirname, join, relative, resolve } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import { PART_FILE, ScenarioError, formatDiagnostic, loadScenarioFile, validateScenario, type Diagnostic } from '../src/scenario/index.js';
 import { loadConfig, type SuiteConfig } from './config.js';
@@ -236,6 +238,21 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+  });
+
+program
+  .command('show-trace')
+  .description("open a scenario's Playwright trace (trace.zip in its artifacts) in Playwright's trace viewer")
+  .argument('<file>', 'the trace.zip a run wrote')
+  .option('--host <host>', 'address to serve the viewer on', '127.0.0.1')
+  .option('--port <port>', 'port to serve the viewer on (0 picks a free one)', '9323')
+  .action(async (file: string, o) => {
+    const { stat } = await import('node:fs/promises');
+    if (!(await stat(file).catch(() => undefined))?.isFile()) throw new UsageError(`no such trace file: ${file}`);
+    // Playwright's own viewer, shipped in playwright-core: served over HTTP, so it works without a display.
+    const cli = join(dirname(fileURLToPath(import.meta.resolve('playwright-core/package.json'))), 'cli.js');
+    const child = spawn(process.execPath, [cli, 'show-trace', '--host', o.host, '--port', String(o.port), resolve(file)], { stdio: 'inherit' });
+    child.on('exit', (code) => finish(code ?? 0));
   });
 
 registerAdmin(program, finish);

@@ -5,7 +5,7 @@
 import { join, relative } from 'node:path';
 import type { CloudClient } from '../src/api/client.js';
 import type { FunctionTable } from '../src/scenario/functions.js';
-import type { Plan, PlanStep } from '../src/scenario/plan.js';
+import type { Plan, PlanStep, TraceMode } from '../src/scenario/plan.js';
 import { runSequence, skipTree } from './blocks.js';
 import type { RunReporter } from './reporter.js';
 import type { ScenarioResult, StepResult } from './results.js';
@@ -26,6 +26,10 @@ export interface ExecuteDeps {
   artifactDir?: string;
   /** The whole scenario's budget: when it runs out the running step stops, the rest is skipped, teardown runs. */
   timeoutMs?: number;
+  /** 1-based attempt of this scenario (`--retries`); `on-first-retry` traces attempt 2. */
+  attempt?: number;
+  /** Overrides the plan's `trace` (`bcs run --trace`). */
+  trace?: TraceMode;
 }
 
 export async function executePlan(plan: Plan, given: ExecuteDeps): Promise<ScenarioResult> {
@@ -123,6 +127,7 @@ async function executePhases(plan: Plan, ctx: RunContext, { deps, given, started
     artifact_dir: relative(deps.outputDir, artifactDir) || '.',
     ...(video ? { replay: { video: video.path, ...(vtt ? { vtt: vtt.path } : {}) } } : {}),
     ...(scenarioTimedOut ? { timed_out: true } : {}),
+    ...(state.trace ? { trace: state.trace } : {}),
   } satisfies ScenarioResult);
 }
 

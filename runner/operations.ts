@@ -8,6 +8,7 @@ import { performPageAction } from './page-actions.js';
 import { runScript } from './script.js';
 import type { Artifact, StepResult } from './results.js';
 import { newContext } from './context-options.js';
+import { startTrace, stopTrace } from './trace.js';
 import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
@@ -65,9 +66,11 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       const context = op.context ? await newContext(state.browser, op.context) : (state.browser.contexts()[0] ?? (await state.browser.newContext()));
       state.web = watchContext(context);
       state.page = context.pages()[0] ?? (await context.newPage());
+      await startTrace(ctx, context);
       return;
     }
     case 'disconnect':
+      await stopTrace(ctx);
       // Over CDP, close() only disconnects: the session lives on until the DELETE that follows.
       await state.browser?.close().catch(() => {});
       state.browser = undefined;

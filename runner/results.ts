@@ -82,6 +82,8 @@ export interface ScenarioResult {
   replay?: { video: string; vtt?: string };
   /** The scenario ran out of its `--timeout`: main steps were cut short, teardown still ran. */
   timed_out?: boolean;
+  /** A Playwright trace of the scenario's pages (`trace:`), relative to the output directory: `bcs show-trace` opens it. */
+  trace?: string;
   /** 1-based; above 1 when `--retries` re-ran a failed scenario. */
   attempt?: number;
   /** Passed on a retry after failing before. */

@@ -25,6 +25,10 @@ export interface RunState {
   page?: Page;
   /** The context's pages, dialogs, routes and responses, watched since Playwright connected. */
   web?: WebState;
+  /** While a Playwright trace records: whether to keep it only when a step failed. */
+  tracing?: { keepOnlyOnFailure: boolean };
+  /** The trace file kept, relative to the output directory. */
+  trace?: string;
   /** Set once a step failed: a leased browser is then released for replacement, not reuse. */
   failed: boolean;
   /** Every result so far, flat, in the order the steps started (a block before its steps). */

@@ -8,6 +8,7 @@ import { StepFailure, classify } from './failures.js';
 import { runOperation, type StepWork } from './operations.js';
 import { screenshotPage, sleep } from './page-actions.js';
 import { locationOf, type StepResult } from './results.js';
+import { inTraceGroup } from './trace.js';
 import { slug, type Frame, type RunContext } from './run-context.js';
 
 export const NEVER_ABORTED = new AbortController().signal;
@@ -26,7 +27,7 @@ export async function runLeaf(ctx: RunContext, step: PlanStep, frame: Frame): Pr
   let attempt = 0;
   for (;;) {
     attempt++;
-    result = await attemptStep(ctx, step, frame, name);
+    result = await inTraceGroup(ctx, step, name, () => attemptStep(ctx, step, frame, name));
     if (result.status !== 'failed' || attempt >= attempts || frame.signal.aborted) break;
     if (step.retry_delay_ms) await sleep(step.retry_delay_ms, frame.signal).catch(() => {});
     if (frame.signal.aborted) break;

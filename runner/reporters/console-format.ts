@@ -106,8 +106,13 @@ export function scenarioOutcome(r: ScenarioResult, p: Paint): string {
 export function scenarioBlock(r: ScenarioResult, p: Paint): string[] {
   const lines = [scenarioHeader(r, p)];
   for (const step of r.steps) lines.push(stepLine(step, p), ...stepDetails(step, p));
-  lines.push(`  ${scenarioOutcome(r, p)}`);
+  lines.push(...traceLines(r, p), `  ${scenarioOutcome(r, p)}`);
   return lines;
+}
+
+/** Where the scenario's Playwright trace is, and how to open it. */
+export function traceLines(r: ScenarioResult, p: Paint): string[] {
+  return r.trace ? [`  ${p.dim(`trace: ${r.trace}  (bcs show-trace <output-dir>/${r.trace})`)}`] : [];
 }
 
 /** `name  file`, and which suite hook it is (bcs.config.yaml `before`/`after`) when it is one. */

@@ -17,6 +17,7 @@ import {
   stepLine,
   summaryLines,
   telemetryAfterward,
+  traceLines,
   wantsColor,
   type Paint,
 } from './console-format.js';
@@ -175,7 +176,7 @@ function plainView(out: Terminal, p: Paint, run: { concurrent: boolean }): View 
       emit(s, retryLines(failed, nextAttempt, p));
     },
     scenarioFinished(s, result) {
-      emit(s, [...telemetryAfterward(result, p), `  ${scenarioOutcome(result, p)}`]);
+      emit(s, [...telemetryAfterward(result, p), ...traceLines(result, p), `  ${scenarioOutcome(result, p)}`]);
     },
     write(lines) {
       emit(undefined, lines);

@@ -58,6 +58,7 @@ function meta(s: ScenarioResult): string {
     s.session_id ? `session <code>${esc(s.session_id)}</code>` : '',
     // A folder is named only when this attempt wrote something there (a passing retry may write nothing).
     hasArtifacts(s) ? `artifacts in <code>${esc(s.artifact_dir)}/</code>` : '',
+    s.trace ? `<a class="trace" href="${esc(s.trace)}" title="open with: bcs show-trace ${esc(s.trace)}">trace</a>` : '',
   ];
   return items.filter(Boolean).map((i) => `<span>${i}</span>`).join('');
 }

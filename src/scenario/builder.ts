@@ -20,7 +20,7 @@ import type { CompiledScenario } from './functions.js';
 export const SCENARIO_METHODS = {
   name: null, description: 'description', tags: 'tags', vars: 'vars', secrets: 'secrets', serve: 'serve',
   web_server: 'webServer', base_url: 'baseUrl', browser: 'browser', context: 'context', replay: 'replay', telemetry: 'telemetry', timeout: 'timeout',
-  screenshot_on_failure: 'screenshotOnFailure', skip: 'skip', fixme: 'fixme', only: 'only', slow: 'slow',
+  screenshot_on_failure: 'screenshotOnFailure', trace: 'trace', skip: 'skip', fixme: 'fixme', only: 'only', slow: 'slow',
   // TypeScript makes one scenario per row with `.map` over the rows (a default export may be a list).
   each: null,
   before: 'before', steps: null, after: 'after',
@@ -83,6 +83,11 @@ export class ScenarioBuilder extends StepsBuilder implements Definable {
   /** Playwright context options for the scenario's pages: device, locale, timezone, storage state, ... */
   context(options: ContextValue): this {
     return this.set('context', options, this.context);
+  }
+
+  /** Record a Playwright trace: `on`, `retain-on-failure`, `on-first-retry` or `off`. */
+  trace(mode: 'on' | 'off' | 'retain-on-failure' | 'on-first-retry' = 'on'): this {
+    return this.set('trace', mode, this.trace);
   }
 
   /** Not run; reported as skipped with the reason. */

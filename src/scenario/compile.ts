@@ -10,7 +10,7 @@ import { durationAt } from './duration.js';
 import { expandScenario, scenarioFile, type ScenarioFile } from './expand.js';
 import type { LoadedScenario } from './load.js';
 import type { DataPath } from './path.js';
-import type { Annotations, ContextOptions, Plan, PlanStep, SourceLocation } from './plan.js';
+import type { Annotations, ContextOptions, Plan, PlanStep, SourceLocation, TraceMode } from './plan.js';
 import { checkSavedUse } from './saves.js';
 import { secretsStep } from './secrets.js';
 import { sessionSteps } from './session-steps.js';
@@ -56,6 +56,7 @@ interface ScenarioData {
   fixme?: true | string;
   only?: true;
   slow?: true;
+  trace?: TraceMode;
 }
 
 const DEFAULT_STEP_TIMEOUT_MS = 10_000;
@@ -141,6 +142,7 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   const annotations = annotationsOf(data);
   if (annotations) plan.scenario.annotations = annotations;
   if (opts.row) plan.scenario.row = opts.row;
+  if (data.trace && data.trace !== 'off') plan.trace = data.trace;
   return plan;
 }
 

@@ -346,4 +346,8 @@ export interface Plan {
   steps: PlanStep[];
   /** `false` when the scenario turned off the page screenshot taken when a main step fails. */
   screenshot_on_failure?: boolean;
+  /** When to record a Playwright trace of the scenario's pages (absent: never). */
+  trace?: TraceMode;
 }
+
+export type TraceMode = 'on' | 'off' | 'retain-on-failure' | 'on-first-retry';

@@ -20,7 +20,7 @@ describe('validateScenario', () => {
 
   test('unknown top-level key, at the key', () => {
     expect(problems(`${HEAD}stesp:\n  - goto: x\nsteps:\n  - goto: x\n`)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, context, replay, telemetry, timeout, skip, fixme, only, slow, each, screenshot_on_failure, before, steps, after`,
+      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, context, replay, telemetry, timeout, trace, skip, fixme, only, slow, each, screenshot_on_failure, before, steps, after`,
     ]);
   });
 
@@ -194,7 +194,7 @@ describe('validateScenario', () => {
       '',
     ].join('\n');
     expect(problems(source)).toEqual([
-      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, context, replay, telemetry, timeout, skip, fixme, only, slow, each, screenshot_on_failure, before, steps, after`,
+      `${FILE}:2:1 unknown field 'stesp'; did you mean 'steps'? expected one of name, description, tags, vars, secrets, serve, web_server, base_url, browser, context, replay, telemetry, timeout, trace, skip, fixme, only, slow, each, screenshot_on_failure, before, steps, after`,
       `${FILE}:4:20 browser.timeout_seconds must be >= 10`,
       `${FILE}:5:22 browser.viewport.width must be an integer`,
       `${FILE}:7:5 unknown step kind 'gto'; expected one of ${KINDS}`,
