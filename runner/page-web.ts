@@ -189,6 +189,7 @@ async function waitForResponse(action: Extract<WebAction, { action: 'wait_for_re
   }
   const body = await response.text().catch(() => '');
   const decoded = decodeResponse(response.status(), response.headers(), body, response.url());
+  check(action.expect, action.expect_soft, decoded, ctx);
   if (action.save) ctx.scope[action.save] = savedValue(decoded.text, decoded.fields);
   ctx.output(summary(decoded));
 }

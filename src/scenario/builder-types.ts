@@ -110,7 +110,9 @@ export interface RequestValue {
   save?: string;
 }
 
-export type WaitForResponseValue = UrlPatternValue | { url: UrlPatternValue; method?: string; status?: number; save?: string };
+export type WaitForResponseValue =
+  | UrlPatternValue
+  | { url: UrlPatternValue; method?: string; status?: number; expect?: ResponseExpectValue; expect_soft?: ResponseExpectValue; save?: string };
 
 export interface ScreenRegion {
   x: number;

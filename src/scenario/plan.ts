@@ -70,7 +70,7 @@ export type PageAction =
   | { action: 'unroute'; url?: UrlPattern }
   | ({ action: 'request' } & HttpRequest)
   /** A response since the previous step began whose URL matches; decoded as `request`'s responses are. */
-  | { action: 'wait_for_response'; url: UrlPattern; method?: string; status?: number; save?: string }
+  | { action: 'wait_for_response'; url: UrlPattern; method?: string; status?: number; expect?: Assertion[]; expect_soft?: Assertion[]; save?: string }
   /** Writes the context's cookies and local storage as JSON to `file` (absolute). */
   | { action: 'save_storage_state'; file: string }
   | ({ action: 'expect' } & PageExpectation)

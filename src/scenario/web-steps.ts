@@ -65,11 +65,7 @@ function toWebAction(kind: string, v: unknown, ctx: KindContext): { action: Page
         else request.base_url = ctx.baseUrl;
       }
       for (const key of ['headers', 'json', 'form', 'data', 'save'] as const) if (o[key] !== undefined) (request as unknown as Obj)[key] = o[key];
-      const expectOf = (key: 'expect' | 'expect_soft') => (isObj(o[key]) ? responseAssertions(o[key] as Obj, [...ctx.at, key], ctx) : []);
-      const expect = expectOf('expect');
-      const soft = expectOf('expect_soft');
-      if (expect.length) request.expect = expect;
-      if (soft.length) request.expect_soft = soft;
+      Object.assign(request, checksOf(o, ctx));
       return { action: { action: 'request', ...request }, name: `${request.method} ${request.url}` };
     }
     case 'wait_for_response': {
@@ -78,6 +74,7 @@ function toWebAction(kind: string, v: unknown, ctx: KindContext): { action: Page
       if (typeof o.method === 'string') action.method = o.method.toUpperCase();
       if (typeof o.status === 'number') action.status = o.status;
       if (typeof o.save === 'string') action.save = o.save;
+      Object.assign(action, checksOf(o, ctx));
       return { action, name: `wait for the response from ${showUrl(url)}${action.status ? ` (${action.status})` : ''}` };
     }
     case 'save_storage_state': {
@@ -98,6 +95,16 @@ function fulfillOf(f: Obj, ctx: KindContext): RouteFulfill {
   }
   const bodies = ['json', 'body', 'file'].filter((k) => f[k] !== undefined);
   if (bodies.length > 1) ctx.report([...ctx.at, 'fulfill', bodies[1]!], `a route's answer has one body: use one of json, body and file, not ${bodies.join(' and ')}`);
+  return out;
+}
+
+/** A response step's `expect` and `expect_soft`, each left out when empty. */
+function checksOf(o: Obj, ctx: KindContext): { expect?: Assertion[]; expect_soft?: Assertion[] } {
+  const out: { expect?: Assertion[]; expect_soft?: Assertion[] } = {};
+  for (const key of ['expect', 'expect_soft'] as const) {
+    const list = isObj(o[key]) ? responseAssertions(o[key] as Obj, [...ctx.at, key], ctx) : [];
+    if (list.length) out[key] = list;
+  }
   return out;
 }
 
