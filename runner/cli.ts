@@ -252,6 +252,8 @@ program
     // Playwright's own viewer, shipped in playwright-core: served over HTTP, so it works without a display.
     const cli = join(dirname(fileURLToPath(import.meta.resolve('playwright-core/package.json'))), 'cli.js');
     const child = spawn(process.execPath, [cli, 'show-trace', '--host', o.host, '--port', String(o.port), resolve(file)], { stdio: 'inherit' });
+    // The viewer goes when bcs goes, however it is stopped.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal));
     child.on('exit', (code) => finish(code ?? 0));
   });
 

@@ -79,7 +79,12 @@ describe('traces', { timeout: 120_000 }, () => {
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('Playwright');
     } finally {
-      child.kill();
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
     }
+    // The viewer bcs started went with it.
+    const { execFileSync } = await import('node:child_process');
+    expect(execFileSync('ps', ['-eo', 'args']).toString()).not.toContain(join(out, 'shown/trace.zip'));
   });
 });
