@@ -85,7 +85,7 @@ describe('pages and traffic', { timeout: 120_000 }, () => {
   it('routes fulfil, abort and change requests until removed; waits for the response a step caused', async () => {
     const { res, main } = await run('routes', `  - route: { url: "**/api/items", fulfill: { json: { items: [x, y] } }, times: 1 }
   - click: "#load"
-  - wait_for_response: { url: "**/api/items", status: 200, expect: { json: { path: $.items[0], equals: x } }, save: items }
+  - wait_for_response: { url: "**/api/items", status: 200, expect: { json: { path: "$.items[0]", equals: x } }, save: items }
   - expect: { selector: "#out", text: "x,y" }
   - exec: { command: echo, args: ["{{ items.json.items[1] }}"], expect: { stdout: "y" } }
   - route: { url: "**/api/items", fulfill: { file: items.json } }
