@@ -1,11 +1,10 @@
 // `expect` on a real page: every element condition passing and negated, locators narrowed by filters,
 // containers and frames, and failures in Playwright's words (locator, expected, received, call log).
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StepResult } from '../../runner/results.js';
-import { runCli } from '../helpers/cli.js';
+import { runScenarioYaml } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const PAGE = `<!doctype html><title>Todos</title>
@@ -32,14 +31,8 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function run(name: string, steps: string) {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(file, `name: ${name}\nserve: site\nsteps:\n  - goto: /index.html\n${steps}`);
-  const out = join(work, `${name}-out`);
-  const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
-  const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
-  return { res, file, main: (results.scenarios[0].steps as StepResult[]).filter((s) => s.phase === 'main') };
-}
+const run = (name: string, steps: string) =>
+  runScenarioYaml(work, name, `name: ${name}\nserve: site\nsteps:\n  - goto: /index.html\n${steps}`, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 describe('expect on elements', { timeout: 120_000 }, () => {
   it('checks text, count, value, attributes, css and states, negated too, through filters, containers and frames', async () => {

@@ -1,11 +1,10 @@
 // Page actions a Playwright user reaches for, on a real page: hover, check/uncheck, select, typing key by
 // key, focus, scrolling, drag and drop and choosing files next to the scenario.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StepResult } from '../../runner/results.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runScenarioYaml } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const PAGE = `<!doctype html><title>actions</title>
@@ -35,14 +34,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function run(name: string, yaml: string) {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(file, yaml);
-  const out = join(work, `${name}-out`);
-  const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
-  const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
-  return { res, main: (results.scenarios[0].steps as StepResult[]).filter((s) => s.phase === 'main') };
-}
+const run = (name: string, yaml: string) => runScenarioYaml(work, name, yaml, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 describe('page actions', { timeout: 120_000 }, () => {
   it('hover, check, uncheck, select, type, focus, scroll, drag and choose files', async () => {

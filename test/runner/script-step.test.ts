@@ -1,11 +1,10 @@
 // The `script` step: JavaScript the runner runs on the scenario's own page, so what it sets up (a route, a
 // dialog handler) acts on the later steps; its result is saved and reported; its mistakes are located.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StepResult } from '../../runner/results.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runScenarioYaml } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 let work: string;
@@ -19,16 +18,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function run(name: string, yaml: string) {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(file, yaml);
-  const out = join(work, `${name}-out`);
-  const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
-  const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8').catch(() => {
-    throw new Error(`no results (exit ${res.code}): ${res.stderr}`);
-  }));
-  return { res, file, main: (results.scenarios[0].steps as StepResult[]).filter((s) => s.phase === 'main') };
-}
+const run = (name: string, yaml: string) => runScenarioYaml(work, name, yaml, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 describe('script steps', { timeout: 120_000 }, () => {
   it('set up routes and dialog handlers that later steps meet, and save what they return', async () => {
