@@ -149,14 +149,17 @@ async function handleResponse(call: ApiCall, data: unknown, ctx: ApiOpContext, d
 /** Longest text kept per field in a step's output; the whole value stays available to `save`. */
 const OUTPUT_TEXT_MAX = 2_000;
 
+/** A text as a step's output shows it: the first 2,000 characters, and how many more there were. */
+export function clipped(text: string): string {
+  return text.length > OUTPUT_TEXT_MAX ? `${text.slice(0, OUTPUT_TEXT_MAX)}… (${text.length - OUTPUT_TEXT_MAX} more characters)` : text;
+}
+
 function stepOutput(decoded: Decoded): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(decoded.fields)) {
     // A file's parsed JSON repeats its text.
     if (key === 'json') continue;
-    out[key] = typeof value === 'string' && value.length > OUTPUT_TEXT_MAX
-      ? `${value.slice(0, OUTPUT_TEXT_MAX)}… (${value.length - OUTPUT_TEXT_MAX} more characters)`
-      : value;
+    out[key] = typeof value === 'string' ? clipped(value) : value;
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import type { BrowserContext, Dialog, Page, Request, Response, Route } from 'playwright-core';
 import type { Assertion, HttpRequest, Match, PageAction, UrlPattern } from '../src/scenario/plan.js';
 import { savedValue } from '../src/scenario/template.js';
+import { clipped } from './api-ops.js';
 import { failedChecks, failureMessage } from './checks.js';
 import type { Decoded } from './decode.js';
 import { StepFailure, assertionFailed } from './failures.js';
@@ -214,11 +215,9 @@ function check(expect: Assertion[] | undefined, soft: Assertion[] | undefined, d
   if (softFailed.length) ctx.soft(failureMessage(softFailed, decoded));
 }
 
-const OUTPUT_TEXT_MAX = 2_000;
-
 function summary(decoded: Decoded): Record<string, unknown> {
   const { status, url, text } = decoded.fields as { status: number; url: string; text: string };
-  return { status, url, text: text.length > OUTPUT_TEXT_MAX ? `${text.slice(0, OUTPUT_TEXT_MAX)}… (${text.length - OUTPUT_TEXT_MAX} more characters)` : text };
+  return { status, url, text: clipped(text) };
 }
 
 function pattern(url: UrlPattern): string | RegExp {

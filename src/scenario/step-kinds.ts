@@ -11,7 +11,7 @@ import type { DataPath } from './path.js';
 import type { ElementCheck, ElementState, Match, Operation, PageAction } from './plan.js';
 import { hasTemplate } from './template.js';
 import { markerOperation } from './session-steps.js';
-import { WEB_KINDS, compileWebStep } from './web-steps.js';
+import { WEB_KINDS, baseFor, compileWebStep } from './web-steps.js';
 
 type Obj = Record<string, unknown>;
 
@@ -30,7 +30,7 @@ export function compileKind(kind: string, written: unknown, ctx: KindContext): C
   // A soft expect is an expect whose failure the runner lets the run go on from (PlanStep.soft).
   const pageKind = kind === 'expect_soft' ? 'expect' : kind;
   const action = toAction(pageKind, written, ctx.mainIndex, ctx.at, ctx.report, ctx.scenarioDir);
-  if (action.action === 'goto') resolveAgainstBase(action, ctx);
+  if (action.action === 'goto') Object.assign(action, baseFor(action.url, ctx.at, ctx));
   const name = describeAction(action, written);
   return {
     name: kind === 'expect_soft' ? name.replace(/^expect/, 'expect_soft') : name,
@@ -93,18 +93,6 @@ function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, rep
     default:
       throw new Error(`unknown step kind '${kind}'`); // unreachable after validation
   }
-}
-
-/** A URL with a scheme (or made whole at run time by a template) stands alone; any other needs the base. */
-const STANDS_ALONE = /^([a-z][a-z0-9+.-]*:|\{\{)/i;
-
-function resolveAgainstBase(action: Extract<PageAction, { action: 'goto' }>, ctx: KindContext): void {
-  if (STANDS_ALONE.test(action.url)) return;
-  if (ctx.baseUrl === undefined) {
-    ctx.report(ctx.at, `'${action.url}' is a relative URL and the scenario has no base: set base_url (or serve a folder with serve), or write the whole URL`);
-    return;
-  }
-  action.base_url = ctx.baseUrl;
 }
 
 const STATES: readonly ElementState[] = ['hidden', 'enabled', 'disabled', 'checked', 'focused', 'editable', 'empty', 'in_viewport'];

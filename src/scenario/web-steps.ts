@@ -11,7 +11,21 @@ type Obj = Record<string, unknown>;
 
 export const WEB_KINDS = ['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'save_storage_state'] as const;
 
+/** A URL with a scheme (or made whole at run time by a template) stands alone; any other needs the base. */
 const STANDS_ALONE = /^([a-z][a-z0-9+.-]*:|\{\{)/i;
+
+/**
+ * The base a URL resolves against when the step runs: none for a whole URL; the scenario's base for a
+ * relative one, which without a base is reported at `at`.
+ */
+export function baseFor(url: string, at: (string | number)[], ctx: KindContext): { base_url?: string } {
+  if (STANDS_ALONE.test(url)) return {};
+  if (ctx.baseUrl === undefined) {
+    ctx.report(at, `'${url}' is a relative URL and the scenario has no base: set base_url (or serve a folder with serve), or write the whole URL`);
+    return {};
+  }
+  return { base_url: ctx.baseUrl };
+}
 
 export function compileWebStep(kind: string, v: unknown, ctx: KindContext): CompiledKind {
   const { action, name } = toWebAction(kind, v, ctx);
@@ -59,11 +73,8 @@ function toWebAction(kind: string, v: unknown, ctx: KindContext): { action: Page
       if (v === 'all') return { action: { action: 'unroute' }, name: 'remove every route' };
       return { action: { action: 'unroute', url: urlPattern(v, ctx.at, ctx) }, name: `remove the routes for ${showUrl(urlPattern(v, ctx.at, ctx))}` };
     case 'request': {
-      const request: HttpRequest = { method: typeof o.method === 'string' ? o.method : 'GET', url: String(o.url) };
-      if (!STANDS_ALONE.test(request.url)) {
-        if (ctx.baseUrl === undefined) ctx.report([...ctx.at, 'url'], `'${request.url}' is a relative URL and the scenario has no base: set base_url, or write the whole URL`);
-        else request.base_url = ctx.baseUrl;
-      }
+      const url = String(o.url);
+      const request: HttpRequest = { method: typeof o.method === 'string' ? o.method : 'GET', url, ...baseFor(url, [...ctx.at, 'url'], ctx) };
       for (const key of ['headers', 'json', 'form', 'data', 'save'] as const) if (o[key] !== undefined) (request as unknown as Obj)[key] = o[key];
       Object.assign(request, checksOf(o, ctx));
       return { action: { action: 'request', ...request }, name: `${request.method} ${request.url}` };
