@@ -8,6 +8,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits on real browsers and X servers: Vitest's 1 s default made a busy CI machine fail
+    // a correct test (typed text arrived after the poll gave up). A poll still ends as soon as it holds.
+    expect: { poll: { timeout: 15_000 } },
     // Every integration file launches real Chromium: on two cores, two files at a time keep both busy
     // without piling browsers up (more only adds load and timeouts).
     maxWorkers: 2,
