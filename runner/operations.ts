@@ -1,5 +1,7 @@
 // One plan operation at a time: what each `op` does, against the run's live objects and scope.
-import { extname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, extname, join, relative } from 'node:path';
 import type { Operation, PlanStep, PollCall } from '../src/scenario/plan.js';
 import { runApiCall, runPoll } from './api-ops.js';
 import { StepFailure, assertionFailed } from './failures.js';
@@ -9,6 +11,7 @@ import { runScript } from './script.js';
 import type { Artifact, StepResult } from './results.js';
 import { newContext } from './context-options.js';
 import { startTrace, stopTrace } from './trace.js';
+import { hostFiles } from './page-downloads.js';
 import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
@@ -98,6 +101,8 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
         await performWebAction(action, {
           web: state.web, page: state.page, setPage: (page) => (state.page = page), scope: state.scope, timeoutMs: step.timeout_ms, signal,
           since: previousStepStart(state.results), output: (value) => (work.output = value), soft: (message) => work.soft.push(message),
+          host: (sessionPath) => hostFiles(deps.client, sessionPath, signal, work.requestIds),
+          keep: (name, bytes) => keepDownload(name, bytes, ctx.artifactDir, deps.outputDir, step, frame, work),
         });
       } else {
         if (action.action === 'screenshot') action.file = artifactFile(action.file, frame.iteration);
@@ -112,6 +117,18 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       return;
     }
   }
+}
+
+/** A downloaded file among the step's artifacts, under `downloads/` by its own name (numbered by step if taken). */
+async function keepDownload(name: string, bytes: Uint8Array, artifactDir: string, outputRoot: string, step: PlanStep, frame: Frame, work: StepWork): Promise<string> {
+  const safe = artifactFile(name, frame.iteration);
+  let file = join(artifactDir, 'downloads', safe);
+  if (existsSync(file)) file = join(artifactDir, 'downloads', `${step.index + 1}-${safe}`);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, bytes);
+  const path = relative(outputRoot, file);
+  work.artifacts.push({ type: 'file', path });
+  return path;
 }
 
 /** When the latest finished main step started (a response to what it did counts); 0 before any. */

@@ -11,7 +11,9 @@ import { clipped } from './api-ops.js';
 import { failedChecks, failureMessage } from './checks.js';
 import type { Decoded } from './decode.js';
 import { StepFailure, assertionFailed } from './failures.js';
+import { describeMatch, matches, matchesUrl } from './matching.js';
 import { sleep } from './page-actions.js';
+import { waitForDownload, type HostFiles, type SeenDownload } from './page-downloads.js';
 
 /** How many responses are kept for `wait_for_response` to look back at. */
 const RESPONSES_KEPT = 1_000;
@@ -25,10 +27,14 @@ export interface WebState {
   dialogFailure?: string;
   responses: { response: Response; at: number; taken: boolean }[];
   routes: { url: UrlPattern; handler: (route: Route, request: Request) => Promise<void> }[];
+  downloads: SeenDownload[];
 }
 
 export function watchContext(context: BrowserContext): WebState {
-  const web: WebState = { context, responses: [], routes: [] };
+  const web: WebState = { context, responses: [], routes: [], downloads: [] };
+  const watchDownloads = (page: Page) => page.on('download', (download) => void web.downloads.push({ download, at: Date.now(), taken: false }));
+  context.pages().forEach(watchDownloads);
+  context.on('page', watchDownloads);
   // With a listener, Playwright leaves every dialog to us: answered as declared, else dismissed, never left open.
   context.on('dialog', (dialog) => void answer(web, dialog));
   context.on('response', (response) => {
@@ -44,7 +50,7 @@ async function answer(web: WebState, dialog: Dialog): Promise<void> {
   if (!wanted && (dialogListeners(dialog.page()) > 0 || dialogListeners(web.context) > 1)) return;
   web.nextDialog = undefined;
   if (wanted?.message && !matches(dialog.message(), wanted.message)) {
-    web.dialogFailure = `expected a ${dialog.type()} dialog saying ${describe(wanted.message)}, got ${JSON.stringify(dialog.message())} (dismissed it)`;
+    web.dialogFailure = `expected a ${dialog.type()} dialog saying ${describeMatch(wanted.message)}, got ${JSON.stringify(dialog.message())} (dismissed it)`;
     await dialog.dismiss().catch(() => {});
     return;
   }
@@ -69,11 +75,15 @@ export interface WebContext {
   /** What the step got back, for its result. */
   output(value: unknown): void;
   soft(message: string): void;
+  /** The browser host's files, for downloads. */
+  host(sessionPath: string): HostFiles;
+  /** Keeps a file among the step's artifacts; its path relative to the output folder. */
+  keep(name: string, bytes: Uint8Array): Promise<string>;
 }
 
-type WebAction = Extract<PageAction, { action: 'switch_page' | 'close_page' | 'dialog' | 'route' | 'unroute' | 'request' | 'wait_for_response' | 'save_storage_state' }>;
+type WebAction = Extract<PageAction, { action: 'switch_page' | 'close_page' | 'dialog' | 'route' | 'unroute' | 'request' | 'wait_for_response' | 'wait_for_download' | 'save_storage_state' }>;
 
-export const WEB_ACTIONS: ReadonlySet<string> = new Set(['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'save_storage_state']);
+export const WEB_ACTIONS: ReadonlySet<string> = new Set(['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'wait_for_download', 'save_storage_state']);
 
 export function isWebAction(action: PageAction): action is WebAction {
   return WEB_ACTIONS.has(action.action);
@@ -110,6 +120,14 @@ export async function performWebAction(action: WebAction, ctx: WebContext): Prom
       return request(action, ctx);
     case 'wait_for_response':
       return waitForResponse(action, ctx);
+    case 'wait_for_download': {
+      const { timeoutMs, since, signal, keep } = ctx;
+      const decoded = await waitForDownload(action, { downloads: web.downloads, host: ctx.host(action.session_path), keep, since, timeoutMs, signal });
+      check(action.expect, action.expect_soft, decoded, ctx);
+      if (action.save) ctx.scope[action.save] = savedValue(decoded.text, decoded.fields);
+      const { name, path, file, size_bytes } = decoded.fields;
+      return ctx.output({ name, path, file, size_bytes });
+    }
     case 'save_storage_state':
       await mkdir(dirname(action.file), { recursive: true });
       await web.context.storageState({ path: action.file });
@@ -135,7 +153,7 @@ async function findPage(want: Extract<WebAction, { action: 'switch_page' }>, ctx
       }
     }
     if (Date.now() >= deadline) {
-      const wanted = [want.url && `url ${describe(want.url)}`, want.title && `title ${describe(want.title)}`, want.index !== undefined && `index ${want.index}`].filter(Boolean).join(', ');
+      const wanted = [want.url && `url ${describeMatch(want.url)}`, want.title && `title ${describeMatch(want.title)}`, want.index !== undefined && `index ${want.index}`].filter(Boolean).join(', ');
       throw assertionFailed(`no page with ${wanted} within ${ctx.timeoutMs} ms; the pages: ${seen.length ? seen.join('; ') : `${pages.length} open`}`);
     }
     await sleep(PAGE_POLL_MS, ctx.signal);
@@ -226,40 +244,4 @@ function pattern(url: UrlPattern): string | RegExp {
 
 function sameUrl(a: UrlPattern, b: UrlPattern): boolean {
   return typeof a === 'string' ? a === b : typeof b !== 'string' && a.matches === b.matches;
-}
-
-/** Playwright's glob rules: `**` crosses path segments, `*` does not, `?` is one character, `{a,b}` either. */
-function matchesUrl(url: string, want: UrlPattern): boolean {
-  if (typeof want !== 'string') return new RegExp(want.matches).test(url);
-  return globToRegExp(want).test(url);
-}
-
-function globToRegExp(glob: string): RegExp {
-  let re = '';
-  let inBraces = false;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*' && glob[i + 1] === '*') {
-      re += '.*';
-      i++;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '.';
-    else if (c === '{') (re += '(?:'), (inBraces = true);
-    else if (c === '}' && inBraces) (re += ')'), (inBraces = false);
-    else if (c === ',' && inBraces) re += '|';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
-}
-
-function matches(value: string, m: Match): boolean {
-  if ('equals' in m) return value === m.equals;
-  if ('contains' in m) return value.includes(m.contains);
-  return new RegExp(m.matches).test(value);
-}
-
-function describe(m: Match): string {
-  if ('equals' in m) return JSON.stringify(m.equals);
-  if ('contains' in m) return `something containing ${JSON.stringify(m.contains)}`;
-  return `something matching /${m.matches}/`;
 }

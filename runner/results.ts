@@ -15,7 +15,7 @@ export interface StepError {
 }
 
 export interface Artifact {
-  /** `screenshot`: a PNG of the page or the screen; `file`: a file read from the browser host (`save_to`). */
+  /** `screenshot`: a PNG of the page or the screen; `file`: a file read from the browser host (`save_to`) or downloaded. */
   type: 'screenshot' | 'file' | 'video';
   /** Path relative to the output directory. */
   path: string;

@@ -6,7 +6,7 @@ import { ComputerActions } from './builder-computer.js';
 import { callerOf, type CallSite, type SiteTable } from './builder-sites.js';
 import type {
   ClickValue, ClipboardValue, ComputerAction, ConditionValue, Duration, ExecValue, ExecuteValue, ScriptValue, ExpectValue, FillValue,
-  DialogValue, FunctionStepOptions, GotoValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
+  DialogValue, FunctionStepOptions, GotoValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, WaitForDownloadValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
   TargetValue, UploadFile, UploadValue, WaitFileValue, WaitProcessValue, WriteFileValue,
 } from './builder-types.js';
 import type { FunctionTable, StepFunction } from './functions.js';
@@ -35,7 +35,7 @@ export const STEP_METHODS = {
   goto: 'goto', click: 'click', fill: 'fill', press: 'press', hover: 'hover', check: 'check', uncheck: 'uncheck',
   select: 'select', type: 'type', focus: 'focus', scroll_into_view: 'scrollIntoView', drag: 'drag',
   set_input_files: 'setInputFiles', switch_page: 'switchPage', close_page: 'closePage', dialog: 'dialog', route: 'route',
-  unroute: 'unroute', request: 'request', wait_for_response: 'waitForResponse', save_storage_state: 'saveStorageState', expect: 'expect', expect_soft: 'expectSoft',
+  unroute: 'unroute', request: 'request', wait_for_response: 'waitForResponse', wait_for_download: 'waitForDownload', save_storage_state: 'saveStorageState', expect: 'expect', expect_soft: 'expectSoft',
   screenshot: 'screenshot', sleep: 'sleep', computer: 'computer', clipboard: 'clipboard', exec: 'exec',
   spawn: 'spawn', wait_process: 'waitProcess', read_file: 'readFile', write_file: 'writeFile', upload: 'upload',
   wait_file: 'waitFile', execute: 'execute', script: 'script', marker: 'marker', if: 'if', repeat: 'repeat', for_each: 'forEach',
@@ -148,6 +148,11 @@ export class StepsBuilder {
 
   waitForResponse(response: WaitForResponseValue, opts?: StepOptions): this {
     return this.add('wait_for_response', response, opts, this.waitForResponse);
+  }
+
+  /** A download the step before started, finished, kept as an artifact and readable on the host. */
+  waitForDownload(download: WaitForDownloadValue = null, opts?: StepOptions): this {
+    return this.add('wait_for_download', download, opts, this.waitForDownload);
   }
 
   /** Cookies and local storage to a JSON file next to the scenario, for another scenario's `context.storage_state`. */

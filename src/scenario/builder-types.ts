@@ -114,6 +114,12 @@ export type WaitForResponseValue =
   | UrlPatternValue
   | { url: UrlPatternValue; method?: string; status?: number; expect?: ResponseExpectValue; expect_soft?: ResponseExpectValue; save?: string };
 
+/** Nothing (any download), the file's name, or what it must be and hold. */
+export type WaitForDownloadValue =
+  | null
+  | string
+  | { name?: MatchValue; url?: UrlPatternValue; expect?: FileExpect; expect_soft?: FileExpect; save?: string };
+
 export interface ScreenRegion {
   x: number;
   y: number;

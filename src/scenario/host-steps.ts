@@ -121,20 +121,7 @@ function compileWaitProcess(v: string | Obj, ctx: KindContext): CompiledKind {
 
 function compileReadFile(v: string | Obj, ctx: KindContext): CompiledKind {
   const o = typeof v === 'string' ? { path: v } : v;
-  const checks = (key: string): Assertion[] => {
-    const expect = isObj(o[key]) ? (o[key] as Obj) : {};
-    const at: DataPath = [...ctx.at, key];
-    const assertions: Assertion[] = [];
-    // In the order written, so failures and `bcs plan` read like the YAML.
-    for (const [k, value] of Object.entries(expect)) {
-      if (k === 'equals' || k === 'contains' || k === 'matches') {
-        assertions.push(matchAssertion('text', { [k]: value }, [...at, k], ctx, [...at, k]));
-      } else if (k === 'bytes_at_least') assertions.push({ subject: 'size_bytes', at_least: value as number });
-      else if (k === 'sha256') assertions.push({ subject: 'sha256', equals: hasTemplate(String(value)) ? String(value) : String(value).toLowerCase() });
-      else if (k === 'json') assertions.push(...jsonAssertions('json', value, [...at, 'json'], ctx));
-    }
-    return assertions;
-  };
+  const checks = (key: string): Assertion[] => (isObj(o[key]) ? fileAssertions(o[key] as Obj, [...ctx.at, key], ctx) : []);
   const call: ApiCall = {
     method: 'GET',
     path: `${SESSION_PATH}/fs/read_file`,
@@ -147,6 +134,19 @@ function compileReadFile(v: string | Obj, ctx: KindContext): CompiledKind {
   };
   if (typeof o.save_to === 'string') call.artifact = { type: 'file', file: o.save_to };
   return { name: `read_file ${String(o.path)}`, operations: [api(call)] };
+}
+
+/** A file's `expect` (read_file, wait_for_download): its text, size, digest and JSON, in the order written. */
+export function fileAssertions(expect: Obj, at: DataPath, ctx: KindContext): Assertion[] {
+  const assertions: Assertion[] = [];
+  for (const [k, value] of Object.entries(expect)) {
+    if (k === 'equals' || k === 'contains' || k === 'matches') {
+      assertions.push(matchAssertion('text', { [k]: value }, [...at, k], ctx, [...at, k]));
+    } else if (k === 'bytes_at_least') assertions.push({ subject: 'size_bytes', at_least: value as number });
+    else if (k === 'sha256') assertions.push({ subject: 'sha256', equals: hasTemplate(String(value)) ? String(value) : String(value).toLowerCase() });
+    else if (k === 'json') assertions.push(...jsonAssertions('json', value, [...at, 'json'], ctx));
+  }
+  return assertions;
 }
 
 function compileWriteFile(o: Obj, ctx: KindContext): CompiledKind {

@@ -71,6 +71,12 @@ export type PageAction =
   | ({ action: 'request' } & HttpRequest)
   /** A response since the previous step began whose URL matches; decoded as `request`'s responses are. */
   | { action: 'wait_for_response'; url: UrlPattern; method?: string; status?: number; expect?: Assertion[]; expect_soft?: Assertion[]; save?: string }
+  /**
+   * A download since the previous step began (or until the timeout) whose file name and URL match: waited
+   * out, then read from `folder` (where the service puts a session's downloads) through the fs API at
+   * `session_path`, kept as an artifact and decoded as `read_file`'s files are.
+   */
+  | { action: 'wait_for_download'; session_path: string; folder: string; name?: Match; url?: UrlPattern; expect?: Assertion[]; expect_soft?: Assertion[]; save?: string }
   /** Writes the context's cookies and local storage as JSON to `file` (absolute). */
   | { action: 'save_storage_state'; file: string }
   | ({ action: 'expect' } & PageExpectation)

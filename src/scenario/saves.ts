@@ -16,6 +16,7 @@ const FIELDS = {
   execute: { fields: ['result', 'stdout', 'stderr'], open: ['result'] },
   request: { fields: ['status', 'headers', 'text', 'json'], open: ['json', 'headers'] },
   wait_for_response: { fields: ['status', 'headers', 'text', 'json', 'url'], open: ['json', 'headers'] },
+  wait_for_download: { fields: ['name', 'path', 'url', 'file', 'text', 'size_bytes', 'sha256', 'json'], open: ['json'] },
 } as const satisfies Record<string, { fields: readonly string[]; open: readonly string[] }>;
 
 /** `function` and `script`: whatever the code returned, so any field may be there. */

@@ -3,13 +3,16 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { toMatch } from './describe.js';
-import { jsonAssertions, matchAssertion, type CompiledKind, type KindContext } from './host-steps.js';
+import { SESSION_PATH, fileAssertions, jsonAssertions, matchAssertion, type CompiledKind, type KindContext } from './host-steps.js';
 import type { Assertion, HttpRequest, Match, PageAction, RouteFulfill, UrlPattern } from './plan.js';
 import { hasTemplate } from './template.js';
 
 type Obj = Record<string, unknown>;
 
-export const WEB_KINDS = ['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'save_storage_state'] as const;
+export const WEB_KINDS = ['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'wait_for_download', 'save_storage_state'] as const;
+
+/** Where the service (ours and the hosted one) puts what a session's pages download. */
+const DOWNLOADS_FOLDER = '/home/kernel/Downloads';
 
 /** A URL with a scheme (or made whole at run time by a template) stands alone; any other needs the base. */
 const STANDS_ALONE = /^([a-z][a-z0-9+.-]*:|\{\{)/i;
@@ -87,6 +90,18 @@ function toWebAction(kind: string, v: unknown, ctx: KindContext): { action: Page
       if (typeof o.save === 'string') action.save = o.save;
       Object.assign(action, checksOf(o, ctx));
       return { action, name: `wait for the response from ${showUrl(url)}${action.status ? ` (${action.status})` : ''}` };
+    }
+    case 'wait_for_download': {
+      const d: Obj = isObj(v) ? o : typeof v === 'string' ? { name: v } : {};
+      const action: Extract<PageAction, { action: 'wait_for_download' }> = { action: 'wait_for_download', session_path: SESSION_PATH, folder: DOWNLOADS_FOLDER };
+      if (d.name !== undefined) action.name = toMatch(d.name as string | Obj);
+      if (d.url !== undefined) action.url = urlPattern(d.url, [...ctx.at, 'url'], ctx);
+      if (typeof d.save === 'string') action.save = d.save;
+      for (const key of ['expect', 'expect_soft'] as const) {
+        const list = isObj(d[key]) ? fileAssertions(d[key] as Obj, [...ctx.at, key], ctx) : [];
+        if (list.length) action[key] = list;
+      }
+      return { action, name: `wait for the download${action.name ? ` of ${show(action.name)}` : ''}` };
     }
     case 'save_storage_state': {
       const file = path.resolve(ctx.scenarioDir, String(v));
