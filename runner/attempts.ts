@@ -7,6 +7,7 @@ import { executePlan, slug } from './execute.js';
 import { freshArtifactDir } from './artifact-dir.js';
 import { stripScenarioExtension } from './files.js';
 import type { ReporterHooks } from './reporter.js';
+import type { UpdateSnapshots } from './page-snapshot.js';
 import type { ScenarioResult } from './results.js';
 
 export interface AttemptDeps {
@@ -22,6 +23,8 @@ export interface AttemptDeps {
   notice(message: string): void;
   /** Overrides each scenario's `trace` (`bcs run --trace`). */
   trace?: TraceMode;
+  /** `bcs run --update-snapshots`. */
+  updateSnapshots?: UpdateSnapshots;
   /** Marks the result as one of the suite's `before`/`after` hooks (reporters see the mark too). */
   suiteHook?: 'before' | 'after';
 }
@@ -41,6 +44,7 @@ export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps)
       artifactDir: attempt === 1 ? deps.artifactDir : join(deps.artifactDir, `attempt-${attempt}`),
       attempt,
       ...(deps.trace ? { trace: deps.trace } : {}),
+      ...(deps.updateSnapshots ? { updateSnapshots: deps.updateSnapshots } : {}),
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
     });
     if (deps.retries > 0) result.attempt = attempt;

@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import type { CloudClient } from '../src/api/client.js';
 import type { FunctionTable } from '../src/scenario/functions.js';
 import type { Plan, PlanStep, TraceMode } from '../src/scenario/plan.js';
+import type { UpdateSnapshots } from './page-snapshot.js';
 import { runSequence, skipTree } from './blocks.js';
 import type { RunReporter } from './reporter.js';
 import type { ScenarioResult, StepResult } from './results.js';
@@ -30,6 +31,8 @@ export interface ExecuteDeps {
   attempt?: number;
   /** Overrides the plan's `trace` (`bcs run --trace`). */
   trace?: TraceMode;
+  /** `bcs run --update-snapshots`: what happens to screenshot baselines; absent, missing ones are written and fail. */
+  updateSnapshots?: UpdateSnapshots;
 }
 
 export async function executePlan(plan: Plan, given: ExecuteDeps): Promise<ScenarioResult> {

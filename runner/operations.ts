@@ -1,7 +1,7 @@
 // One plan operation at a time: what each `op` does, against the run's live objects and scope.
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, extname, join, relative } from 'node:path';
+import { basename, dirname, extname, join, relative } from 'node:path';
 import type { Operation, PlanStep, PollCall } from '../src/scenario/plan.js';
 import { runApiCall, runPoll } from './api-ops.js';
 import { StepFailure, assertionFailed } from './failures.js';
@@ -12,6 +12,7 @@ import type { Artifact, StepResult } from './results.js';
 import { newContext } from './context-options.js';
 import { startTrace, stopTrace } from './trace.js';
 import { hostFiles } from './page-downloads.js';
+import { expectScreenshot } from './page-snapshot.js';
 import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
@@ -104,6 +105,13 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
           host: (sessionPath) => hostFiles(deps.client, sessionPath, signal, work.requestIds),
           keep: (name, bytes) => keepDownload(name, bytes, ctx.artifactDir, deps.outputDir, step, frame, work),
         });
+      } else if (action.action === 'expect_screenshot') {
+        const update = deps.updateSnapshots ?? 'missing';
+        await expectScreenshot(action, {
+          page: state.page, timeoutMs: step.timeout_ms, update, updating: deps.updateSnapshots !== undefined,
+          output: (value) => (work.output = value), soft: (message) => work.soft.push(message),
+          keep: (suffix, png) => keepFile(`${action.name}-${suffix}.png`, png, 'screenshot', ctx.artifactDir, deps.outputDir, frame, work),
+        });
       } else {
         if (action.action === 'screenshot') action.file = artifactFile(action.file, frame.iteration);
         work.artifacts.push(...(await performPageAction(action, { page: state.page, timeoutMs: step.timeout_ms, signal, ...dirs })));
@@ -120,14 +128,19 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
 }
 
 /** A downloaded file among the step's artifacts, under `downloads/` by its own name (numbered by step if taken). */
-async function keepDownload(name: string, bytes: Uint8Array, artifactDir: string, outputRoot: string, step: PlanStep, frame: Frame, work: StepWork): Promise<string> {
+function keepDownload(name: string, bytes: Uint8Array, artifactDir: string, outputRoot: string, step: PlanStep, frame: Frame, work: StepWork): Promise<string> {
   const safe = artifactFile(name, frame.iteration);
-  let file = join(artifactDir, 'downloads', safe);
-  if (existsSync(file)) file = join(artifactDir, 'downloads', `${step.index + 1}-${safe}`);
+  const taken = existsSync(join(artifactDir, 'downloads', safe));
+  return keepFile(join('downloads', taken ? `${step.index + 1}-${safe}` : safe), bytes, 'file', artifactDir, outputRoot, undefined, work);
+}
+
+/** Writes `name` (a path inside the artifact folder, numbered by pass inside loops) and lists it among the step's artifacts. */
+async function keepFile(name: string, bytes: Uint8Array, type: Artifact['type'], artifactDir: string, outputRoot: string, frame: Frame | undefined, work: StepWork): Promise<string> {
+  const file = join(artifactDir, dirname(name), artifactFile(basename(name), frame?.iteration));
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, bytes);
   const path = relative(outputRoot, file);
-  work.artifacts.push({ type: 'file', path });
+  work.artifacts.push({ type, path });
   return path;
 }
 

@@ -1,6 +1,7 @@
 // The flags `bcs run`, `bcs list` and `bcs schedule` share, and how they combine with the suite config:
 // a flag given on the command line wins, then `bcs.config.yaml`, then the built-in default.
 import type { TraceMode } from '../src/scenario/index.js';
+import { UPDATE_MODES, type UpdateSnapshots } from './page-snapshot.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
@@ -57,6 +58,7 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
     .option('--retries <n>', 'run a scenario that did not pass again, up to n more times (default 0)')
     .option('--timeout <duration>', 'each scenario\'s time budget, e.g. 90s or 5m (teardown still runs)')
     .option('--bail', 'start no further scenarios after the first that did not pass')
+    .addOption(new Option('--update-snapshots [mode]', 'write screenshot baselines: changed (the default) writes missing and differing ones, all every one, missing only new ones, none none').choices(UPDATE_MODES))
     .addOption(new Option('--trace <mode>', "record Playwright traces, whatever the scenarios' trace: says").choices(['on', 'off', 'retain-on-failure', 'on-first-retry']))
     .option('--reporter <names>', `comma-separated reporters: ${REPORTER_NAMES.join(', ')} (default list)`);
   if (set.json) cmd.option('--json', 'print the results as JSON on stdout instead of the step list');
@@ -97,6 +99,7 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     bail: Boolean(o.bail ?? config?.bail),
     ...(o.trace ? { trace: o.trace as TraceMode } : {}),
+    ...(o.updateSnapshots ? { updateSnapshots: o.updateSnapshots === true ? 'changed' : (o.updateSnapshots as UpdateSnapshots) } : {}),
     // An empty environment variable means "not set", not "an empty key".
     baseUrl: o.baseUrl || undefined,
     apiKey: resolveApiKey(o),

@@ -2,6 +2,7 @@
 // starts), select, open the target, run the suite's `before` hooks, the selected scenarios on a bounded
 // worker queue (with retries), the `after` hooks whatever happened, report, and close the target.
 import { resolve } from 'node:path';
+import type { UpdateSnapshots } from './page-snapshot.js';
 import { ScenarioError, loadScenarios, type CompileOptions, type CompiledScenario, type Diagnostic, type TraceMode } from '../src/scenario/index.js';
 import { artifactDirs, runAttempts } from './attempts.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
@@ -42,6 +43,7 @@ export interface RunOptions extends SuiteOptions, TargetOptions {
   bail?: boolean;
   /** Overrides every scenario's `trace`. */
   trace?: TraceMode;
+  updateSnapshots?: UpdateSnapshots;
   /** Started before the hooks and stopped after everything (the suite's `web_server`); `signal` aborts the start. */
   webServer?: (signal: AbortSignal) => Promise<{ stop(): Promise<void> }>;
   /** Progress and decisions worth a line (caps, retries, skips); the CLI prints them on stderr. */
@@ -155,7 +157,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       }
     }
     const attemptDeps = (c: CompiledScenario, retries: number, signal: AbortSignal, suiteHook?: 'before' | 'after') => ({
-      client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace,
+      client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace, updateSnapshots: opts.updateSnapshots,
       // `slow: true` triples the scenario's budget as it tripled its steps' timeouts.
       timeoutMs: opts.timeoutMs !== undefined && c.plan.scenario.annotations?.slow ? opts.timeoutMs * SLOW_FACTOR : opts.timeoutMs,
     });

@@ -120,6 +120,20 @@ export type WaitForDownloadValue =
   | string
   | { name?: MatchValue; url?: UrlPatternValue; expect?: FileExpect; expect_soft?: FileExpect; save?: string };
 
+/** A baseline name, or the comparison's options. */
+export type ExpectScreenshotValue =
+  | string
+  | {
+      name: string;
+      element?: TargetValue;
+      full_page?: boolean;
+      mask?: TargetValue[];
+      mask_color?: string;
+      threshold?: number;
+      max_diff_pixels?: number;
+      max_diff_pixel_ratio?: number;
+    };
+
 export interface ScreenRegion {
   x: number;
   y: number;

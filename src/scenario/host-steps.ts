@@ -32,6 +32,8 @@ export interface KindContext {
   mainIndex: number;
   /** Local files (`from`) are relative to this folder. */
   scenarioDir: string;
+  /** The file the step is written in (absolute): screenshot baselines live beside it. */
+  scenarioFile: string;
   saves: SavedVariable[];
   /** What relative gotos resolve against; undefined when the scenario has none. */
   baseUrl?: string;

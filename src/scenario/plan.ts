@@ -81,7 +81,24 @@ export type PageAction =
   | { action: 'save_storage_state'; file: string }
   | ({ action: 'expect' } & PageExpectation)
   | { action: 'screenshot'; file: string; full_page?: boolean }
+  /**
+   * The page (or `element`) as Playwright's toHaveScreenshot sees it: a stable screenshot compared with the
+   * PNG at `baseline` (absolute, beside the scenario file) by Playwright's own comparator.
+   */
+  | ({ action: 'expect_screenshot'; name: string; baseline: string } & ScreenshotComparison)
   | { action: 'sleep'; ms: number };
+
+export interface ScreenshotComparison {
+  element?: Target;
+  full_page?: boolean;
+  /** Painted over with `mask_color` (Playwright's default pink) before comparing. */
+  mask?: Target[];
+  mask_color?: string;
+  /** Per pixel, 0 (exact) to 1 (anything); Playwright's default 0.2. */
+  threshold?: number;
+  max_diff_pixels?: number;
+  max_diff_pixel_ratio?: number;
+}
 
 /** Playwright context options as a scenario writes them; `storage_state` is an absolute local path. */
 export interface ContextOptions {

@@ -193,7 +193,11 @@ function describe(e: ErrorObject, path: DataPath): Problem | undefined {
       {
         // A regex means little to readers; a union branch's pattern is better told by what the union expects.
         const union = EXPECTED[pointerOf(e.parentSchema).replace(/\/(anyOf|oneOf)\/\d+$/, '')];
-        return value(union ? prefixed(path, union) : `${where} must match ${String(params.pattern)}`);
+        if (union) return value(prefixed(path, union));
+        // Else what the field is for says it better than the pattern: "must be the hex SHA-256 of ...".
+        const described = (e.parentSchema as { description?: string } | undefined)?.description;
+        const told = described && `${described[0]!.toLowerCase()}${described.slice(1).replace(/\.$/, '')}`;
+        return value(told ? `${where} must be ${told}` : `${where} must match ${String(params.pattern)}`);
       }
     case 'propertyNames':
       return undefined; // summarises the `pattern` error above

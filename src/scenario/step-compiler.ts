@@ -2,6 +2,7 @@
 // templates are substituted with what is in scope where it runs (its place in the order, the loop
 // variables around it); its options (timeout, retries, continue_on_error) become plain fields.
 
+import path from 'node:path';
 import { BLOCK_KINDS, compileBlock, type BlockCompiler, type FileScope } from './control-flow.js';
 import { durationAt } from './duration.js';
 import type { ScenarioFile, StepNode } from './expand.js';
@@ -94,7 +95,7 @@ export class StepCompiler implements BlockCompiler {
   #leaf(node: StepNode, scope: FileScope): CompiledKind {
     const { step, at, kind } = node;
     const ctx: KindContext = {
-      at: [...at, kind], seq: node.seq, mainIndex: ++this.#mainIndex, scenarioDir: scope.file.dir, saves: this.#o.saves, baseUrl: this.#o.baseUrl,
+      at: [...at, kind], seq: node.seq, mainIndex: ++this.#mainIndex, scenarioDir: scope.file.dir, scenarioFile: path.resolve(scope.file.loaded.file), saves: this.#o.saves, baseUrl: this.#o.baseUrl,
       report: (where, message) => scope.file.report(where, message),
     };
     if (kind === 'function') return this.#function(node, scope);

@@ -32,13 +32,13 @@ export function runCli(args: string[], env?: Record<string, string>): Promise<Cl
  * Writes `yaml` as `<dir>/<name>.yaml`, runs it with the list and JSON reporters against the service at
  * `env`, and returns the run, the file and the scenario's main steps from results.json.
  */
-export async function runScenarioYaml(dir: string, name: string, yaml: string, env: Record<string, string>) {
+export async function runScenarioYaml(dir: string, name: string, yaml: string, env: Record<string, string>, args: string[] = []) {
   const { readFile, writeFile } = await import('node:fs/promises');
   const { join } = await import('node:path');
   const file = join(dir, `${name}.yaml`);
   await writeFile(file, yaml);
   const out = join(dir, `${name}-out`);
-  const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], env);
+  const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out, ...args], env);
   const text = await readFile(join(out, 'results.json'), 'utf8').catch(() => {
     throw new Error(`no results (exit ${res.code}): ${res.stderr}`);
   });

@@ -72,3 +72,21 @@ describe('expect', () => {
     expect(op(p, 1)).toMatchObject({ action: 'fill', target: { title: 'Search' } });
   });
 });
+
+describe('expect_screenshot', () => {
+  test('the baseline lives beside the scenario file; element, masks and thresholds pass through', () => {
+    const p = plan('  - expect_screenshot: home\n  - expect_screenshot: { name: card, element: { test_id: card }, mask: [".ad", { role: timer }], threshold: 0.1, max_diff_pixels: 3 }\n');
+    expect(op(p, 0)).toMatchObject({ action: 'expect_screenshot', name: 'home', baseline: expect.stringMatching(/\/t\.yaml-snapshots\/home\.png$/) });
+    expect(op(p, 1)).toMatchObject({
+      element: { test_id: 'card' }, mask: [{ selector: '.ad' }, { role: 'timer' }], threshold: 0.1, max_diff_pixels: 3,
+    });
+    expect(main(p).map((s) => s.name)).toEqual(['expect the page to look like home.png', 'expect the element to look like card.png']);
+  });
+
+  test('a name that is not a plain file name, and full_page on an element, are refused', () => {
+    expect(errors('  - expect_screenshot: ../escape\n')).toEqual(["3:24 steps[0].expect_screenshot must be the baseline's file name without `.png`: letters, digits, `.`, `_` and `-` (or a template)"]);
+    expect(errors('  - expect_screenshot: { name: a, element: "#x", full_page: true }\n')).toEqual([
+      "3:61 'full_page' is for the page: an element's screenshot is the element, whole",
+    ]);
+  });
+});

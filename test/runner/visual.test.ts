@@ -1,0 +1,84 @@
+// expect_screenshot against a real page: a missing baseline is written and fails, a matching page passes
+// with the changing part masked, a changed page fails with Playwright's message and the expected, actual
+// and diff images (in the HTML report too), and --update-snapshots rewrites the baseline.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScenarioYaml } from '../helpers/cli.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+// The clock changes every run and the spinner never stops: the mask and Playwright's stopped animations
+// keep both out of the comparison.
+const page = (color: string) => `<!doctype html><body style="margin:0;font:16px sans-serif">
+<div data-testid=card style="width:200px;height:120px;background:${color}">card</div>
+<p data-testid=clock>${new Date().toISOString()} ${Math.random()}</p>
+<div style="width:40px;height:40px;background:navy;animation:spin 1s linear infinite"></div>
+<style>@keyframes spin { to { transform: rotate(360deg) } }</style></body>`;
+
+let work: string;
+let svc: TestService;
+let app: Server;
+let env: Record<string, string>;
+let appUrl: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'bcs-visual-'));
+  app = createServer((req, res) => {
+    const color = new URL(req.url ?? '/', 'http://x').searchParams.get('color') ?? 'teal';
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page(color));
+  });
+  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
+  svc = await startTestService();
+  env = { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey };
+});
+afterAll(async () => {
+  app.close();
+  await svc?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const scenario = (color: string) => `name: looks
+base_url: ${appUrl}
+browser: { viewport: { width: 400, height: 300 } }
+steps:
+  - goto: /?color=${color}
+  - expect_screenshot: { name: home, mask: [{ test_id: clock }] }
+  - expect_screenshot: { name: card, element: { test_id: card }, max_diff_pixel_ratio: 0.01 }
+`;
+
+describe('expect_screenshot', { timeout: 180_000 }, () => {
+  it('writes a missing baseline and fails, then passes, fails on a change with the diff, and updates on request', async () => {
+    const baseline = join(work, 'looks.yaml-snapshots', 'home.png');
+
+    const first = await runScenarioYaml(work, 'looks', scenario('teal'), env);
+    expect(first.res.code).toBe(1);
+    expect(first.main[1]!.error?.message).toContain(`no baseline yet: wrote this screenshot to ${baseline}`);
+    expect(first.main[1]!.artifacts.map((a) => a.path)).toContain('looks/home-actual.png');
+    expect(existsSync(baseline)).toBe(true);
+    expect(existsSync(join(work, 'looks.yaml-snapshots', 'card.png'))).toBe(true);
+
+    const second = await runScenarioYaml(work, 'looks', scenario('teal'), env);
+    expect(second.res.code, second.res.stdout).toBe(0);
+
+    const changed = await runScenarioYaml(work, 'looks', scenario('crimson'), env, ['--reporter', 'list,json,html']);
+    expect(changed.res.code).toBe(1);
+    const step = changed.main[1]!;
+    expect(step.error?.message).toMatch(/\d+ pixels \(ratio [\d.]+ of all image pixels\) are different\. \(baseline .*home\.png\)/);
+    expect(step.artifacts.map((a) => a.path)).toEqual(['looks/home-expected.png', 'looks/home-actual.png', 'looks/home-diff.png', expect.stringMatching(/failure-/)]);
+    expect(changed.main[2]!.status).toBe('skipped');
+    const html = await readFile(join(changed.out, 'report.html'), 'utf8');
+    expect(html).toContain('looks/home-diff.png');
+
+    const before = await readFile(baseline);
+    const updated = await runScenarioYaml(work, 'looks', scenario('crimson'), env, ['--update-snapshots']);
+    expect(updated.res.code, updated.res.stdout).toBe(0);
+    expect(updated.main[1]!.output).toEqual({ baseline, written: 'changed' });
+    expect((await readFile(baseline)).equals(before)).toBe(false);
+    const again = await runScenarioYaml(work, 'looks', scenario('crimson'), env);
+    expect(again.res.code).toBe(0);
+  });
+});
