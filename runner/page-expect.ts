@@ -1,6 +1,7 @@
 // `expect` steps, checked with Playwright Test's own assertions (`expect(locator).toHaveText(...)` and the
 // rest), so they retry as Playwright's do and fail with Playwright's message: the locator, expected and
 // received values, and the call log. Each condition gets what is left of the step's time.
+import { createRequire } from 'node:module';
 import type { Locator, Page } from 'playwright-core';
 import { stripVTControlCharacters } from 'node:util';
 import type { ElementCheck, Match, PageExpectation } from '../src/scenario/plan.js';
@@ -9,6 +10,7 @@ import { assertionFailed } from './failures.js';
 import { locate, text } from './locate.js';
 
 type Expect = typeof import('@playwright/test').expect;
+const require = createRequire(import.meta.url);
 /** What one condition does with the time it has (`not` already applied), and what it expects, in words. */
 interface Condition {
   run: (expect: Expect, timeout: number) => Promise<void>;
@@ -53,10 +55,18 @@ function conditions(page: Page, e: PageExpectation): Condition[] {
     const title = e.title;
     list.push({ what: `title ${to(matchVerb(title))}`, run: (x, timeout) => onPage(x).toHaveTitle(pattern(title), { timeout }) });
   }
+  if (e.aria_snapshot !== undefined) {
+    const snapshot = e.aria_snapshot;
+    list.push({ what: `the page ${to('match the aria snapshot')}`, run: (_x, timeout) => expectAria(page.locator(':root'), snapshot, not, timeout) });
+  }
   if (e.element) {
     const element = locate(page, e.element);
     const name = describeTarget(e.element);
     for (const c of e.checks ?? []) {
+      if (c.check === 'aria') {
+        list.push({ what: `${name} ${to('match the aria snapshot')}`, run: (_x, timeout) => expectAria(element, c.snapshot, not, timeout) });
+        continue;
+      }
       const negated = c.check === 'state' && !c.is;
       list.push({ what: `${name} ${not !== negated ? 'not ' : ''}to ${checkVerb(c)}`, run: (x, timeout) => check(c, (negate) => on(x, element, negate), timeout) });
     }
@@ -79,13 +89,14 @@ function checkVerb(c: ElementCheck): string {
     case 'attribute': return `have attribute ${c.name}${c.match ? ` ${describeMatch(c.match)}` : ''}`;
     case 'css': return `have css ${c.property} ${describeMatch(c.match)}`;
     case 'state': return `be ${c.state.replace('_', ' ')}`;
+    case 'aria': return 'match the aria snapshot';
   }
 }
 
 type Assertion = ReturnType<typeof elementAssertion>;
 const elementAssertion = (expect: Expect, l: Locator) => expect(l);
 
-function check(c: ElementCheck, on: (negate?: boolean) => Assertion, timeout: number): Promise<void> {
+function check(c: Exclude<ElementCheck, { check: 'aria' }>, on: (negate?: boolean) => Assertion, timeout: number): Promise<void> {
   switch (c.check) {
     case 'text':
       return 'contains' in c.match ? on().toContainText(c.match.contains, { timeout }) : on().toHaveText(pattern(c.match), { timeout });
@@ -114,6 +125,46 @@ function check(c: ElementCheck, on: (negate?: boolean) => Assertion, timeout: nu
   }
 }
 
+/** What Playwright's private expectation answers; toMatchAriaSnapshot is built on it (the version is pinned). */
+interface AriaResult {
+  matches: boolean;
+  received?: { value?: { raw?: string }; ariaSnapshot?: string };
+  errorMessage?: string;
+  log?: string[];
+}
+type LocatorWithExpect = Locator & { _expect(expression: string, options: Record<string, unknown>): Promise<AriaResult> };
+
+/**
+ * Playwright's toMatchAriaSnapshot without Playwright Test (which insists on a test to hold snapshot files):
+ * the same expectation, retried to the timeout, failing with the template against what the page had.
+ */
+async function expectAria(locator: Locator, snapshot: string, not: boolean, timeout: number): Promise<void> {
+  const result = await (locator as LocatorWithExpect)._expect('to.match.aria', { expectedValue: snapshot.trimEnd(), isNot: not, timeout });
+  if (result.matches !== not) return;
+  const received = result.received?.value?.raw;
+  const detail = result.errorMessage
+    ? `${result.errorMessage.replace(/^Error: /, '')}${result.received?.ariaSnapshot ? `; the page:\n${result.received.ariaSnapshot}` : ''}`
+    : received === undefined ? '' : not ? `it does:\n${received}` : lineDiff(snapshot.trimEnd(), received);
+  throw new AriaMismatch(detail);
+}
+
+class AriaMismatch extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}
+
+/** The template against the page's tree, line by line, as Playwright prints it (`- Expected`, `+ Received`). */
+function lineDiff(expected: string, received: string): string {
+  const { diff } = require('playwright-core/lib/utilsBundle') as { diff: { diffLines(a: string, b: string): { value: string; added?: boolean; removed?: boolean }[] } };
+  const out = ['- Expected', '+ Received', ''];
+  for (const part of diff.diffLines(`${expected}\n`, `${received}\n`)) {
+    const mark = part.added ? '+ ' : part.removed ? '- ' : '  ';
+    for (const line of part.value.replace(/\n$/, '').split('\n')) out.push(`${mark}${line}`);
+  }
+  return out.join('\n');
+}
+
 /** `equals` is the whole string; `contains` a part of it; `matches` a regular expression. */
 function pattern(m: Match): string | RegExp {
   if ('equals' in m) return m.equals;
@@ -131,6 +182,7 @@ function escape(s: string): string {
  * stays what it is.
  */
 function assertionError(err: unknown, what: string, timeoutMs: number): unknown {
+  if (err instanceof AriaMismatch) return assertionFailed(`expected ${what} (waited ${timeoutMs} ms)${err.detail ? `\n${err.detail}` : ''}`);
   if (!(err instanceof Error) || !('matcherResult' in err)) return err;
   const message = stripVTControlCharacters(err.message).replace(/\n{3,}/g, '\n\n').trim();
   const body = message.split('\n').slice(1).join('\n').trim();

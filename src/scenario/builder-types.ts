@@ -70,6 +70,8 @@ export interface ExpectValue extends ExpectLocator {
   editable?: boolean;
   empty?: boolean;
   in_viewport?: boolean;
+  /** Playwright's aria snapshot template: the element's (or the page's) accessibility tree. */
+  aria_snapshot?: string;
   not?: true;
   /** How long to wait for the conditions; overrides the step timeout. */
   timeout?: Duration;

@@ -143,6 +143,7 @@ function describeExpectation(e: PageExpectation, written: Obj): string {
     if (key === 'visible' && e.visible) page.push(`visible ${describeTarget(e.visible)}`);
     if (key === 'url' && e.url) page.push(`url ${describeMatch(e.url)}`);
     if (key === 'title' && e.title) page.push(`title ${describeMatch(e.title)}`);
+    if (key === 'aria_snapshot' && e.aria_snapshot !== undefined) page.push(`aria snapshot ${ariaSummary(e.aria_snapshot)}`);
   }
   const element = e.element ? [`${describeTarget(e.element)} ${(e.checks ?? []).map(describeCheck).join(', ')}`] : [];
   return `${e.not ? 'not ' : ''}${[...element, ...page].join(', ')}`;
@@ -156,7 +157,15 @@ function describeCheck(c: ElementCheck): string {
     case 'attribute': return `attribute ${c.name}${c.match ? ` ${describeMatch(c.match)}` : ''}`;
     case 'css': return `css ${c.property} ${describeMatch(c.match)}`;
     case 'state': return c.is ? c.state.replace('_', ' ') : `not ${c.state.replace('_', ' ')}`;
+    case 'aria': return `aria snapshot ${ariaSummary(c.snapshot)}`;
   }
+}
+
+/** A template's first line, enough to tell steps apart: `- heading "Cart" [level=1] …`. */
+function ariaSummary(snapshot: string): string {
+  const lines = snapshot.trim().split('\n');
+  const first = lines[0]!.trim();
+  return lines.length > 1 || first.length > 60 ? `${first.slice(0, 60)} …` : first;
 }
 
 export function screenshotName(written: unknown): string | undefined {

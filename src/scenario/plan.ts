@@ -159,6 +159,8 @@ export interface PageExpectation {
   title?: Match;
   element?: Target;
   checks?: ElementCheck[];
+  /** The whole page's accessibility tree against a template in Playwright's aria snapshot format. */
+  aria_snapshot?: string;
   not?: true;
 }
 
@@ -172,6 +174,8 @@ export type ElementCheck =
   /** Without `match`: the attribute is there. */
   | { check: 'attribute'; name: string; match?: Match }
   | { check: 'css'; property: string; match: Match }
+  /** The element's accessibility tree matches the template (Playwright's toMatchAriaSnapshot). */
+  | { check: 'aria'; snapshot: string }
   /** `is: false` expects the state not to hold (`checked: false` is unchecked). */
   | { check: 'state'; state: ElementState; is: boolean };
 

@@ -122,7 +122,8 @@ function compileExpect(o: Obj, at: DataPath, report: (at: DataPath, m: string) =
     }
     if (isObj(o.css)) checks.push({ check: 'css', property: String(o.css.property), match: toMatch(o.css.value as string | Obj) });
     for (const state of STATES) if (typeof o[state] === 'boolean') checks.push({ check: 'state', state, is: o[state] as boolean });
-    if (checks.length === 0) report(at, 'an element expectation needs something to check: text, visible, count, value, attribute, css, or a state such as enabled or checked');
+    if (typeof o.aria_snapshot === 'string') checks.push({ check: 'aria', snapshot: o.aria_snapshot });
+    if (checks.length === 0) report(at, 'an element expectation needs something to check: text, visible, count, value, attribute, css, aria_snapshot, or a state such as enabled or checked');
     action.checks = checks;
   } else {
     for (const key of ELEMENT_ONLY) {
@@ -131,6 +132,7 @@ function compileExpect(o: Obj, at: DataPath, report: (at: DataPath, m: string) =
     if (typeof o.visible === 'boolean') report([...at, 'visible'], "'visible: true|false' checks an element: add a locator, or name the target (visible: { role: ... })");
     if (typeof o.text === 'string') action.text = o.text;
     else if (o.text !== undefined) action.text = matchAt('text', o.text);
+    if (typeof o.aria_snapshot === 'string') action.aria_snapshot = o.aria_snapshot;
   }
   if (isObj(o.visible) || typeof o.visible === 'string') action.visible = toTarget(o.visible as string | Obj);
   for (const key of ['url', 'title'] as const) if (o[key] !== undefined) action[key] = matchAt(key, o[key]);

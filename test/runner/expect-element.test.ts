@@ -56,6 +56,14 @@ describe('expect on elements', { timeout: 120_000 }, () => {
   - expect: { role: listitem, count: 4, not: true }
   - expect: { text: nothing like this, not: true }
   - expect: { role: status, text: 2 items left, not: true }
+  - expect:
+      test_id: list
+      aria_snapshot: |
+        - list:
+          - listitem: milk
+          - listitem: /br.ad/
+  - expect: { aria_snapshot: '- status: 3 items left' }
+  - expect: { role: status, aria_snapshot: '- status: 0 items left', not: true }
 `);
     expect(res.code, res.stdout + res.stderr).toBe(0);
   });
@@ -80,5 +88,28 @@ describe('expect on elements', { timeout: 120_000 }, () => {
     // An action that finds nothing keeps Playwright's call log: what it waited for.
     expect(click!.error!.message).toContain("waiting for getByRole('button', { name: 'Missing' })");
     expect(res.stdout).toContain('Received: "3 items left"');
+  });
+
+  it('an aria snapshot that does not match shows the template against the tree, line by line', async () => {
+    const { res, main } = await run('aria', `  - expect:
+      test_id: list
+      aria_snapshot: |
+        - list:
+          - listitem: milk
+          - listitem: butter
+      timeout: 300ms
+`);
+    expect(res.code).toBe(1);
+    expect(main[1]!.error!.message).toBe([
+      'expected test_id="list" to match the aria snapshot (waited 300 ms)',
+      '- Expected',
+      '+ Received',
+      '',
+      '  - list:',
+      '    - listitem: milk',
+      '-   - listitem: butter',
+      '+   - listitem: bread',
+      '+   - listitem: eggs',
+    ].join('\n'));
   });
 });

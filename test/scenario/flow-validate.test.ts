@@ -119,8 +119,8 @@ steps:
       "7:5 'retry_delay' applies with 'retries'",
       '8:24 steps[2].continue_on_error must be a boolean',
       '9:15 steps[3].function must not be empty',
-      '10:18 steps[4].expect_soft: expected a condition: on the page text, visible, url or title; on an element (a locator such as role or test_id) text, count, value, attribute, css or a state such as visible, enabled or checked',
-      "10:20 unknown field 'txt' in steps[4].expect_soft; did you mean 'text'? expected one of text, visible, url, title, selector, role, name, exact, label, placeholder, test_id, alt, count, value, attribute, css, hidden, enabled, disabled, checked, focused, editable, empty, in_viewport, not, timeout; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame",
+      '10:18 steps[4].expect_soft: expected a condition: on the page text, visible, url, title or aria_snapshot; on an element (a locator such as role or test_id) text, count, value, attribute, css, aria_snapshot or a state such as visible, enabled or checked',
+      "10:20 unknown field 'txt' in steps[4].expect_soft; did you mean 'text'? expected one of text, visible, url, title, selector, role, name, exact, label, placeholder, test_id, alt, count, value, attribute, css, hidden, enabled, disabled, checked, focused, editable, empty, in_viewport, aria_snapshot, not, timeout; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame",
       '11:14 steps[5].include: expected a scenario file path, or an object with file and optional with',
       "14:5 'retries' applies to single steps; to run the steps of an 'if' block again, put them in a 'retry' block",
     ]);
