@@ -13,6 +13,7 @@ import { newContext } from './context-options.js';
 import { startTrace, stopTrace } from './trace.js';
 import { hostFiles } from './page-downloads.js';
 import { expectScreenshot } from './page-snapshot.js';
+import { expectAccessible } from './page-accessibility.js';
 import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
@@ -111,6 +112,11 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
           page: state.page, timeoutMs: step.timeout_ms, update, updating: deps.updateSnapshots !== undefined,
           output: (value) => (work.output = value), soft: (message) => work.soft.push(message),
           keep: (suffix, png) => keepFile(`${action.name}-${suffix}.png`, png, 'screenshot', ctx.artifactDir, deps.outputDir, frame, work),
+        });
+      } else if (action.action === 'expect_accessible') {
+        await expectAccessible(action, {
+          page: state.page, output: (value) => (work.output = value),
+          keep: (name, json) => keepFile(name, Buffer.from(json), 'file', ctx.artifactDir, deps.outputDir, frame, work),
         });
       } else {
         if (action.action === 'screenshot') action.file = artifactFile(action.file, frame.iteration);

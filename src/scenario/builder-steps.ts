@@ -6,7 +6,7 @@ import { ComputerActions } from './builder-computer.js';
 import { callerOf, type CallSite, type SiteTable } from './builder-sites.js';
 import type {
   ClickValue, ClipboardValue, ComputerAction, ConditionValue, Duration, ExecValue, ExecuteValue, ScriptValue, ExpectValue, FillValue,
-  DialogValue, FunctionStepOptions, GotoValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, WaitForDownloadValue, ExpectScreenshotValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
+  DialogValue, FunctionStepOptions, GotoValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, WaitForDownloadValue, ExpectScreenshotValue, ExpectAccessibleValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
   TargetValue, UploadFile, UploadValue, WaitFileValue, WaitProcessValue, WriteFileValue,
 } from './builder-types.js';
 import type { FunctionTable, StepFunction } from './functions.js';
@@ -36,7 +36,7 @@ export const STEP_METHODS = {
   select: 'select', type: 'type', focus: 'focus', scroll_into_view: 'scrollIntoView', drag: 'drag',
   set_input_files: 'setInputFiles', switch_page: 'switchPage', close_page: 'closePage', dialog: 'dialog', route: 'route',
   unroute: 'unroute', request: 'request', wait_for_response: 'waitForResponse', wait_for_download: 'waitForDownload', save_storage_state: 'saveStorageState', expect: 'expect', expect_soft: 'expectSoft',
-  screenshot: 'screenshot', expect_screenshot: 'expectScreenshot', sleep: 'sleep', computer: 'computer', clipboard: 'clipboard', exec: 'exec',
+  screenshot: 'screenshot', expect_screenshot: 'expectScreenshot', expect_accessible: 'expectAccessible', sleep: 'sleep', computer: 'computer', clipboard: 'clipboard', exec: 'exec',
   spawn: 'spawn', wait_process: 'waitProcess', read_file: 'readFile', write_file: 'writeFile', upload: 'upload',
   wait_file: 'waitFile', execute: 'execute', script: 'script', marker: 'marker', if: 'if', repeat: 'repeat', for_each: 'forEach',
   retry: 'retry', include: 'include', function: 'fn',
@@ -163,6 +163,11 @@ export class StepsBuilder {
   /** Playwright's toHaveScreenshot: the page or an element against `<scenario file>-snapshots/<name>.png`. */
   expectScreenshot(screenshot: ExpectScreenshotValue, opts?: StepOptions): this {
     return this.add('expect_screenshot', screenshot, opts, this.expectScreenshot);
+  }
+
+  /** An axe-core audit of the page: no violation of `impact` (default: any) or worse. */
+  expectAccessible(audit: ExpectAccessibleValue = null, opts?: StepOptions): this {
+    return this.add('expect_accessible', audit, opts, this.expectAccessible);
   }
 
   expect(conditions: ExpectValue, opts?: StepOptions): this {

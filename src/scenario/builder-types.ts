@@ -122,6 +122,14 @@ export type WaitForDownloadValue =
   | string
   | { name?: MatchValue; url?: UrlPatternValue; expect?: FileExpect; expect_soft?: FileExpect; save?: string };
 
+export type ImpactValue = 'minor' | 'moderate' | 'serious' | 'critical';
+
+/** Nothing (any violation fails), the least impact that fails, or the audit's options. */
+export type ExpectAccessibleValue =
+  | null
+  | ImpactValue
+  | { impact?: ImpactValue; include?: string | string[]; exclude?: string | string[]; tags?: string[]; disable_rules?: string[] };
+
 /** A baseline name, or the comparison's options. */
 export type ExpectScreenshotValue =
   | string

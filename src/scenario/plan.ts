@@ -86,7 +86,15 @@ export type PageAction =
    * PNG at `baseline` (absolute, beside the scenario file) by Playwright's own comparator.
    */
   | ({ action: 'expect_screenshot'; name: string; baseline: string } & ScreenshotComparison)
+  /**
+   * An axe-core audit of the page (or the `include`d parts, less the `exclude`d): fails on a violation of
+   * `impact` or worse; the full results are kept as the artifact `report` (a JSON file name).
+   */
+  | { action: 'expect_accessible'; impact: Impact; include?: string[]; exclude?: string[]; tags?: string[]; disable_rules?: string[]; report: string }
   | { action: 'sleep'; ms: number };
+
+/** axe-core's impact levels, least severe first. */
+export type Impact = 'minor' | 'moderate' | 'serious' | 'critical';
 
 export interface ScreenshotComparison {
   element?: Target;

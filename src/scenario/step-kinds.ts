@@ -11,6 +11,7 @@ import type { DataPath } from './path.js';
 import type { ElementCheck, ElementState, Match, Operation, PageAction } from './plan.js';
 import { hasTemplate } from './template.js';
 import { markerOperation } from './session-steps.js';
+import { ACCESSIBILITY_KINDS, compileAccessibilityStep } from './accessibility-steps.js';
 import { SNAPSHOT_KINDS, compileSnapshotStep } from './snapshot-steps.js';
 import { WEB_KINDS, baseFor, compileWebStep } from './web-steps.js';
 
@@ -26,6 +27,7 @@ export function compileKind(kind: string, written: unknown, ctx: KindContext): C
   if ((HOST_KINDS as readonly string[]).includes(kind)) return compileHostStep(kind, written, ctx);
   if ((WEB_KINDS as readonly string[]).includes(kind)) return compileWebStep(kind, written, ctx);
   if ((SNAPSHOT_KINDS as readonly string[]).includes(kind)) return compileSnapshotStep(kind, written, ctx);
+  if ((ACCESSIBILITY_KINDS as readonly string[]).includes(kind)) return compileAccessibilityStep(kind, written, ctx);
   if (kind === 'screenshot' && isObj(written) && written.region !== undefined) {
     ctx.report([...ctx.at, 'region'], "'region' needs 'screen: true': a page screenshot is the page's viewport or full page");
   }

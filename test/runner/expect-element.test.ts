@@ -1,6 +1,6 @@
 // `expect` on a real page: every element condition passing and negated, locators narrowed by filters,
 // containers and frames, and failures in Playwright's words (locator, expected, received, call log).
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,12 +18,20 @@ const PAGE = `<!doctype html><title>Todos</title>
 <div hidden>secret</div>
 <iframe srcdoc="<button>Pay</button>"></iframe>`;
 
+// For axe: a page with nothing to report, and one with a critical and a serious violation.
+const GOOD = `<!doctype html><html lang=en><title>Good</title><main><h1>Good</h1><label>Name <input></label></main></html>`;
+const BAD = `<!doctype html><html lang=en><title>Bad</title><main><h1>Bad</h1>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+<p style="color:#777;background:#888">faint</p></main></html>`;
+
 let work: string;
 let svc: TestService;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'bcs-expect-'));
   await mkdir(join(work, 'site'));
   await writeFile(join(work, 'site', 'index.html'), PAGE);
+  await writeFile(join(work, 'site', 'good.html'), GOOD);
+  await writeFile(join(work, 'site', 'bad.html'), BAD);
   svc = await startTestService();
 });
 afterAll(async () => {
@@ -111,5 +119,25 @@ describe('expect on elements', { timeout: 120_000 }, () => {
       '+   - listitem: bread',
       '+   - listitem: eggs',
     ].join('\n'));
+  });
+
+  it('audits with axe-core: a clean page passes; violations at or above the impact fail, listed, with the results kept', async () => {
+    const { res, main, out } = await run('axe', `  - goto: /good.html
+  - expect_accessible:
+  - goto: /bad.html
+  - expect_accessible: critical
+    continue_on_error: true
+  - expect_accessible: { exclude: [img], disable_rules: [color-contrast] }
+  - expect_accessible: { impact: serious }
+`);
+    expect(res.code).toBe(1);
+    const [, , clean, , critical, excluded, serious] = main;
+    expect(clean!.status).toBe('passed');
+    expect(critical!.error!.message).toMatch(/^1 accessibility violation of critical impact or worse:\n  image-alt \(critical\): Images must have alternative text; 1 element: img\n    https:\/\/dequeuniversity\.com\/rules\/axe\/[\d.]+\/image-alt/);
+    expect(excluded!.status).toBe('passed');
+    expect(serious!.error!.message).toMatch(/^2 accessibility violations of serious impact or worse:\n/);
+    expect(serious!.error!.message).toContain('color-contrast (serious)');
+    const report = JSON.parse(await readFile(join(out, serious!.artifacts[0]!.path), 'utf8'));
+    expect(report.violations.map((v: { id: string }) => v.id).sort()).toEqual(['color-contrast', 'image-alt']);
   });
 });

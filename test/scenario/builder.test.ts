@@ -249,7 +249,7 @@ describe('step kinds', () => {
     hover: ['#a'], check: [{ label: 'ok' }], uncheck: ['#b'], select: [{ label: 'Colour' }, 'Blue'], type: ['#q', 'abc', { delay: 20 }],
     focus: ['#q'], scroll_into_view: ['#end'], drag: ['#a', { test_id: 'bin' }], set_input_files: ['#f', []],
     switch_page: [{ url: { contains: 'help' } }], close_page: [], dialog: ['accept'], route: [{ url: '**/api', abort: true }],
-    save_storage_state: ['state.json'], unroute: ['all'], request: [{ url: 'https://example.test/api', expect: { status: 200 } }], wait_for_response: ['**/api'], expect_screenshot: [{ name: 'home', mask: [{ test_id: 'clock' }], max_diff_pixels: 5 }], wait_for_download: [{ name: 'report.csv', expect: { contains: 'a' } }],
+    save_storage_state: ['state.json'], unroute: ['all'], request: [{ url: 'https://example.test/api', expect: { status: 200 } }], wait_for_response: ['**/api'], expect_accessible: [{ impact: 'critical', exclude: ['.ad'], tags: ['wcag2a'] }], expect_screenshot: [{ name: 'home', mask: [{ test_id: 'clock' }], max_diff_pixels: 5 }], wait_for_download: [{ name: 'report.csv', expect: { contains: 'a' } }],
     screenshot: ['shot'], sleep: [10], computer: [(c: { key(k: string): unknown }) => c.key('Return')],
     clipboard: [{ write: 'x' }], exec: ['true'], spawn: ['sleep 1'], wait_process: [{ process: 'job' }],
     read_file: ['/tmp/a'], write_file: [{ path: '/tmp/a', content: 'x' }], upload: [[{ from: 'a', to: '/tmp/a' }]],
