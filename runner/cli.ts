@@ -14,7 +14,8 @@ import { EXIT } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
 import { formatPlan } from './plan-format.js';
 import { UsageError, buildReporters, collectVar, executionOptions, reporterNames, runFlags, selectionFlags, suiteOptions } from './run-flags.js';
-import { compileAll, prepareSuite, runScenarios } from './run.js';
+import { compileAll, prepareSuite, runScenarios, type RunOutcome } from './run.js';
+import { TargetError, openTarget } from './target.js';
 import { registerSchedule } from './schedule/command.js';
 import { startWebServer } from './web-server.js';
 import { poolOfPlan } from './workers.js';
@@ -85,15 +86,28 @@ runFlags(
   const config = await loadConfig(o.config);
   const suite = suiteOptions(paths, o, config);
   const exec = executionOptions(o, config);
-  const reporters = buildReporters(reporterNames(o, config), suite.outputDir, { list: !o.json, workers: exec.workers });
+  const makeReporters = () => buildReporters(reporterNames(o, config), suite.outputDir, { list: !o.json, workers: exec.workers });
+  const settle = (outcome: RunOutcome) => {
+    if (outcome.kind === 'invalid') printDiagnostics(outcome.diagnostics, outcome.message);
+    if (outcome.kind === 'infrastructure') process.stderr.write(`bcs: ${outcome.message}\n`);
+    if (outcome.kind === 'nothing') notice(outcome.message);
+    if (outcome.kind === 'ran' && o.json) process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
+  };
+  if (o.watch) {
+    const signal = interruptSignal();
+    const { watchRuns } = await import('./watch.js');
+    const open = () => openTarget(exec).catch((err: Error) => {
+      throw err instanceof TargetError ? new UsageError(err.message) : err;
+    });
+    const code = await watchRuns({ ...suite, ...exec, notice, webServer: webServerOf(config), signal }, { open, reporters: makeReporters, settle, say: notice, signal });
+    return finish(code);
+  }
+  const reporters = makeReporters();
   // On a terminal the live tree owns the screen: notices go through it, or they would tear the tree apart.
   const live = Boolean(process.stdout.isTTY) && reporters.some((r) => r.name === 'list');
   const say = live ? (m: string) => reporters.forEach((r) => r.notice?.(m)) : notice;
   const outcome = await runScenarios({ ...suite, ...exec, reporters, signal: interruptSignal(), notice: say, webServer: webServerOf(config) });
-  if (outcome.kind === 'invalid') printDiagnostics(outcome.diagnostics, outcome.message);
-  if (outcome.kind === 'infrastructure') process.stderr.write(`bcs: ${outcome.message}\n`);
-  if (outcome.kind === 'nothing') notice(outcome.message);
-  if (outcome.kind === 'ran' && o.json) process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
+  settle(outcome);
   finish(outcome.exitCode);
 });
 

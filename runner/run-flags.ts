@@ -30,6 +30,8 @@ export interface FlagSet {
   lastFailed: boolean;
   outputDir: boolean;
   json: boolean;
+  /** --watch, for the one-off runs of `bcs run`. */
+  watch?: boolean;
 }
 
 /** Flags that choose scenarios: for run, list and schedule. */
@@ -49,7 +51,7 @@ export function selectionFlags(cmd: Command, set: Omit<FlagSet, 'json'> = { last
 }
 
 /** Flags that say how scenarios run: for run and schedule. */
-export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, outputDir: true, json: true }): Command {
+export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, outputDir: true, json: true, watch: true }): Command {
   selectionFlags(cmd, set).addOption(new Option('--base-url <url>', 'target a running service instead of the embedded one').env('BCS_BASE_URL'));
   addApiKeyOptions(cmd, 'the API key for --base-url');
   cmd
@@ -61,6 +63,7 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
     .addOption(new Option('--update-snapshots [mode]', 'write screenshot baselines: changed (the default) writes missing and differing ones, all every one, missing only new ones, none none').choices(UPDATE_MODES))
     .addOption(new Option('--trace <mode>', "record Playwright traces, whatever the scenarios' trace: says").choices(['on', 'off', 'retain-on-failure', 'on-first-retry']))
     .option('--reporter <names>', `comma-separated reporters: ${REPORTER_NAMES.join(', ')} (default list)`);
+  if (set.watch) cmd.option('--watch', 'after the run, run again the scenarios a changed file belongs to (scenario, part, rows, served files), until Ctrl-C');
   if (set.json) cmd.option('--json', 'print the results as JSON on stdout instead of the step list');
   return cmd;
 }

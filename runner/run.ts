@@ -48,6 +48,8 @@ export interface RunOptions extends SuiteOptions, TargetOptions {
   webServer?: (signal: AbortSignal) => Promise<{ stop(): Promise<void> }>;
   /** Progress and decisions worth a line (caps, retries, skips); the CLI prints them on stderr. */
   notice?: (message: string) => void;
+  /** A target opened by the caller (`--watch` keeps one across runs): used, and left open. */
+  target?: Target;
 }
 
 /** What a suite run adds to RunResult (until runner/results.ts has these fields). */
@@ -136,7 +138,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
   const startedAt = new Date();
   let target: Target;
   try {
-    target = await openTarget(opts);
+    target = opts.target ?? (await openTarget(opts));
   } catch (err) {
     if (err instanceof TargetError) return { kind: 'infrastructure', exitCode: EXIT.infrastructure, message: err.message };
     throw err;
@@ -202,7 +204,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
     for (const hook of suite.after) done.push(await runAttempts(hook, attemptDeps(hook, 0, afterSignal, 'after')));
   } finally {
     await server?.stop().catch((err: Error) => notice(`stopping the web server failed: ${err.message}`));
-    await target.close();
+    if (!opts.target) await target.close();
   }
   const notStarted = skipped.filter((s) => s.reason !== 'skip' && s.reason !== 'fixme');
   if (notStarted.length) notice(`${notStarted.length} scenario${notStarted.length === 1 ? '' : 's'} not started (${notStarted[0]!.reason})`);
