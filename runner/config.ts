@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { ScenarioError, loadScenarioSource, bareNumber, parseDuration, type Diagnostic } from '../src/scenario/index.js';
 import { formatPath, pointerToPath } from '../src/scenario/path.js';
+import type { BrowserPoolCreateParams } from '../src/api/index.js';
 import type { WebServerOptions } from './web-server.js';
 
 export const CONFIG_FILES = ['bcs.config.yaml', 'bcs.config.yml'];
@@ -32,7 +33,12 @@ export interface SuiteConfig {
   after?: string[];
   webServer?: WebServerConfig;
   schedule?: { cron?: string; history?: string };
+  /** Pools the embedded service is given before the run: name → the create body's settings. */
+  pools?: Record<string, PoolSettings>;
 }
+
+/** A pool as `POST /browser_pools` takes it, less the name (the key it is written under). */
+export type PoolSettings = Omit<BrowserPoolCreateParams, 'name'>;
 
 // As in scenarios, a bare number has no unit (5 ms or 5 s?): only 0 is taken as one.
 const duration = { anyOf: [{ type: 'number', const: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m)$' }] };
@@ -74,6 +80,30 @@ export const configSchema = {
       type: 'object',
       additionalProperties: false,
       properties: { cron: { type: 'string', minLength: 1 }, history: { type: 'string', minLength: 1 } },
+    },
+    // The shape only: the service checks the values as it checks any create, and its message is reported.
+    pools: {
+      type: 'object',
+      propertyNames: { minLength: 1 },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['size'],
+        properties: {
+          size: { type: 'integer', minimum: 1 },
+          headless: { type: 'boolean' },
+          stealth: { type: 'boolean' },
+          kiosk_mode: { type: 'boolean' },
+          viewport: { type: 'object' },
+          start_url: { type: 'string' },
+          timeout_seconds: { type: 'integer' },
+          fill_rate_per_minute: { type: 'number' },
+          proxy_id: { type: 'string' },
+          extensions: { type: 'array' },
+          profile: { type: 'object' },
+          telemetry: { type: 'object' },
+        },
+      },
     },
   },
 } as const;
@@ -147,6 +177,7 @@ export function parseConfig(file: string, source: string, dir: string, cwd = pro
       reuseExisting: ws.reuse_existing,
     },
     schedule: data.schedule && { cron: data.schedule.cron, history: data.schedule.history !== undefined ? path(data.schedule.history) : undefined },
+    pools: data.pools,
   };
 }
 

@@ -107,6 +107,8 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     baseUrl: o.baseUrl || undefined,
     apiKey: resolveApiKey(o),
     chromium: o.chromium || undefined,
+    // For the embedded service only: a running service's pools are its administrators' (`bcs pools`).
+    ...(config?.pools && !o.baseUrl ? { pools: config.pools } : {}),
   } satisfies Partial<RunOptions>;
 }
 

@@ -4,12 +4,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudClient } from '../src/api/client.js';
+import { ApiError } from '../src/api/index.js';
+import type { PoolSettings } from './config.js';
 import type { RunTargetInfo } from './reporter.js';
 
 export interface TargetOptions {
   baseUrl?: string;
   apiKey?: string;
   chromium?: string;
+  /** Pools the embedded service is given before anything runs (bcs.config.yaml `pools`). */
+  pools?: Record<string, PoolSettings>;
   /** Embedded service: browsers kept launched for plain creates (default 0, see below). */
   standby?: number;
 }
@@ -48,19 +52,35 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       );
     }
     const chromiumLabel = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
-    return {
-      info: { kind: 'embedded', base_url: service.baseUrl, chromium: chromiumLabel },
-      client: new CloudClient({ baseUrl: service.baseUrl, apiKey: service.apiKey }),
-      apiKey: service.apiKey,
-      close: async () => {
-        await service.close();
-        await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
-      },
+    const client = new CloudClient({ baseUrl: service.baseUrl, apiKey: service.apiKey });
+    const close = async () => {
+      await service.close();
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     };
+    // Created now, so they fill while the run prepares; they end with the service.
+    const failed = await createPools(client, opts.pools ?? {});
+    if (failed) {
+      await close();
+      throw new TargetError(failed);
+    }
+    return { info: { kind: 'embedded', base_url: service.baseUrl, chromium: chromiumLabel }, client, apiKey: service.apiKey, close };
   } catch (err) {
+    if (err instanceof TargetError) throw err;
     await rm(dataDir, { recursive: true, force: true });
     throw new TargetError(`could not start the embedded service: ${(err as Error).message}`);
   }
+}
+
+/** Creates the config's pools; returns what went wrong with the first one the service refused. */
+async function createPools(client: CloudClient, pools: Record<string, PoolSettings>): Promise<string | undefined> {
+  for (const [name, settings] of Object.entries(pools)) {
+    try {
+      await client.request('POST', '/browser_pools', { body: { ...settings, name } });
+    } catch (err) {
+      return `pool '${name}' in bcs.config.yaml: ${err instanceof ApiError ? err.message : (err as Error).message}`;
+    }
+  }
+  return undefined;
 }
 
 /** The target could not be reached or started: an infrastructure error (exit code 3). */

@@ -297,6 +297,9 @@ export interface BrowserPoolConfig {
   refresh_on_profile_update?: boolean;
 }
 
+/** `POST /browser_pools`: `size` is required, everything else defaults as in the config above. */
+export type BrowserPoolCreateParams = Partial<Omit<BrowserPoolConfig, 'size'>> & { size: number };
+
 export interface BrowserPool {
   id: string;
   name?: string;

@@ -129,4 +129,38 @@ describe('bcs.config.yaml', { timeout: 180_000 }, () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('config file not found');
   });
+
+  it('gives the embedded service the pools it declares, so pool scenarios run with a plain bcs run', async () => {
+    await mkdir(join(work, 'pooled'), { recursive: true });
+    await writeFile(join(work, 'pooled', 'lease.yaml'), 'name: lease\nbrowser: { pool: warm }\nsteps:\n  - goto: "data:text/html,<title>leased</title>"\n  - expect: { title: leased }\n');
+    const file = await config('pools.config.yaml', 'paths: [pooled]\noutput_dir: pooled-out\npools:\n  warm:\n    size: 1\n    viewport: { width: 800, height: 600 }\n');
+    // No --base-url: the embedded service, which has no pools of its own.
+    const res = await runCli(['run', '--config', file]);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).toContain('lease a browser from pool warm');
+
+    const bad = await config('bad-pools.config.yaml', 'paths: [pooled]\npools:\n  warm: { sizes: 1 }\n');
+    const refused = await runCli(['run', '--config', bad]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${bad}:3:9 pools.warm needs 'size'`);
+    expect(refused.stderr).toContain(`${bad}:3:11 unknown field 'sizes' in pools.warm; expected one of size, headless`);
+  });
+
+  it('bcs pools creates, lists, shows, flushes and deletes pools on a running service', async () => {
+    const created = await runCli(['pools', 'create', '--name', 'ci-pool', '--size', '1', '--viewport', '1024x768', '--timeout', '120'], remote());
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/^created pool ci-pool \(id \S+, 1 browsers\)/);
+    const listed = await runCli(['pools', 'list', '--json'], remote());
+    const pool = (JSON.parse(listed.stdout) as { name: string; browser_pool_config: { viewport: unknown; timeout_seconds: number } }[]).find((p) => p.name === 'ci-pool');
+    expect(pool?.browser_pool_config).toMatchObject({ viewport: { width: 1024, height: 768 }, timeout_seconds: 120 });
+    expect((await runCli(['pools', 'get', 'ci-pool'], remote())).stdout).toMatch(/ci-pool\s+1\s+/);
+    expect((await runCli(['pools', 'flush', 'ci-pool'], remote())).stdout).toBe('flushed pool ci-pool\n');
+    expect((await runCli(['pools', 'delete', 'ci-pool', '--force'], remote())).code).toBe(0);
+    const gone = await runCli(['pools', 'get', 'ci-pool'], remote());
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('not_found');
+    const usage = await runCli(['pools', 'create', '--size', 'lots'], remote());
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("--size must be a whole number from 1 to 1000, got 'lots'");
+  });
 });
