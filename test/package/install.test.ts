@@ -1,0 +1,68 @@
+// The package as a new user gets it before it is published: `npm pack`, then `npm i` of the tarball into
+// an empty project, where a TypeScript scenario runs with the installed `bcs` on the embedded service
+// and a Vitest file uses the fixtures. Dependencies come from npm's cache (the suite's own `npm ci`
+// filled it), falling back to the registry.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+
+const run = promisify(execFile);
+/** Packing builds, and installing compiles the native modules (better-sqlite3, node-pty) from source. */
+const INSTALL_MS = 15 * 60_000;
+
+let work: string;
+let app: string;
+const env = { ...process.env, BCS_BASE_URL: '', BCS_API_KEY: '', NO_COLOR: '1', JOBS: 'max', npm_config_fund: 'false', npm_config_audit: 'false' };
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'bcs-pack-'));
+  app = join(work, 'app');
+  await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, env, maxBuffer: 64 << 20 });
+  const tarball = (await readdir(work)).find((f) => f.endsWith('.tgz'))!;
+  const vitest = JSON.parse(await readFile(join(ROOT, 'node_modules', 'vitest', 'package.json'), 'utf8')).version as string;
+  await run('mkdir', [app]);
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'new-user-app', private: true, type: 'module' }));
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball), `vitest@${vitest}`], { cwd: app, env, maxBuffer: 64 << 20 });
+}, INSTALL_MS);
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the packed package, installed into a new project', { timeout: 300_000 }, () => {
+  it('runs a TypeScript scenario with the installed bcs on the embedded service', async () => {
+    await writeFile(join(app, 'hello.scenario.ts'), `import { scenario } from 'browser-scenarios';
+
+export default scenario('hello from a new project')
+  .goto('data:text/html,<title>Hi</title><h1>Hello</h1>')
+  .expect({ role: 'heading', text: 'Hello' })
+  .fn('read the title', async ({ page }) => page.title(), { save: 'title' })
+  .expect({ title: '{{ title }}' });
+`);
+    const { stdout } = await run(join(app, 'node_modules', '.bin', 'bcs'), ['run', 'hello.scenario.ts', '--reporter', 'list'], { cwd: app, env });
+    expect(stdout).toContain('1 passed, 0 failed');
+  });
+
+  it('runs Vitest tests that use the fixtures', async () => {
+    await writeFile(join(app, 'page.test.ts'), `import { expect, test } from 'browser-scenarios/fixtures';
+import { scenario } from 'browser-scenarios';
+
+test('a page in a browser of the embedded service', async ({ page, browser }) => {
+  await page.goto('data:text/html,<p id=p>fixture</p>');
+  expect(await page.textContent('#p')).toBe('fixture');
+  expect(browser.session_id).toBeTruthy();
+});
+
+test('a scenario run from a test', async ({ runScenario }) => {
+  const result = await runScenario(scenario('inline').goto('data:text/html,<h2>x</h2>').expect({ role: 'heading', text: 'x' }));
+  expect(result.status).toBe('passed');
+});
+`);
+    await writeFile(join(app, 'vitest.config.ts'), `import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { testTimeout: 120_000, hookTimeout: 120_000 } });\n`);
+    const { stdout } = await run(join(app, 'node_modules', '.bin', 'vitest'), ['run'], { cwd: app, env });
+    expect(stdout).toMatch(/Tests\s+2 passed/);
+  });
+});
