@@ -1,5 +1,6 @@
 // A scenario's `context:` → a Playwright browser context in the session's browser, made with Playwright's
 // own options and device registry.
+import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import type { ContextOptions } from '../src/scenario/plan.js';
 import { StepFailure } from './failures.js';
@@ -37,8 +38,13 @@ async function device(name: string): Promise<BrowserContextOptions> {
   return options;
 }
 
-/** The names a `context.device` may take, for checking scenarios before they run. */
-export async function deviceNames(): Promise<string[]> {
-  const { devices } = await import('playwright-core');
-  return Object.keys(devices);
+let names: readonly string[] | undefined;
+
+/**
+ * The names a `context.device` may take, for checking scenarios before they run. Loaded on the first ask
+ * (playwright-core takes a good half second to load): only scenarios that name a device pay for it.
+ */
+export function deviceNames(): readonly string[] {
+  names ??= Object.keys((createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core')).devices);
+  return names;
 }

@@ -2,6 +2,7 @@
 // starts), select, open the target, run the suite's `before` hooks, the selected scenarios on a bounded
 // worker queue (with retries), the `after` hooks whatever happened, report, and close the target.
 import { resolve } from 'node:path';
+import { deviceNames } from './context-options.js';
 import type { UpdateSnapshots } from './page-snapshot.js';
 import { ScenarioError, loadScenarios, type CompileOptions, type CompiledScenario, type Diagnostic, type TraceMode } from '../src/scenario/index.js';
 import { artifactDirs, runAttempts } from './attempts.js';
@@ -275,7 +276,7 @@ export async function compileAll(files: string[], opts: Pick<CompileOptions, 'va
   const diagnostics: Diagnostic[] = [];
   for (const file of files) {
     try {
-      plans.push(...(await loadScenarios(file, opts)));
+      plans.push(...(await loadScenarios(file, { ...opts, devices: deviceNames })));
     } catch (err) {
       if (!(err instanceof ScenarioError)) throw err;
       diagnostics.push(...err.diagnostics);

@@ -12,6 +12,8 @@ import type { LoadedScenario } from './load.js';
 import type { DataPath } from './path.js';
 import type { Annotations, ContextOptions, Plan, PlanStep, SourceLocation, TraceMode } from './plan.js';
 import { checkSavedUse } from './saves.js';
+import { closest } from './schema.js';
+import { hasTemplate } from './template.js';
 import { secretsStep } from './secrets.js';
 import { sessionSteps } from './session-steps.js';
 import { StepCompiler } from './step-compiler.js';
@@ -35,6 +37,11 @@ export interface CompileOptions {
   checkSecrets?: boolean;
   /** One row of the scenario's `each`: its values are variables over the file's, under `vars`. */
   row?: { index: number; values: Record<string, unknown> };
+  /**
+   * The device names `context.device` may take (Playwright's registry), asked for only when a scenario
+   * names one; without it the device is checked when the browser context is made.
+   */
+  devices?: () => readonly string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -108,7 +115,14 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   const server = data.web_server ? webServerSteps(data.web_server, root.dir, source, root.report) : undefined;
   if (server) setup.push(server.setup);
   const session = sessionSteps(data, source, root.report);
-  if (data.context) withContext(session.setup, contextOptions(data.context, root.dir));
+  if (data.context) {
+    withContext(session.setup, contextOptions(data.context, root.dir));
+    const device = data.context.device;
+    if (device !== undefined && opts.devices && !hasTemplate(device) && !opts.devices().includes(device)) {
+      const near = closest(device, [...opts.devices()]);
+      root.report(['context', 'device'], `unknown device '${device}'${near ? `; did you mean '${near}'?` : ''} (Playwright's device registry names ${opts.devices().length})`);
+    }
+  }
   setup.push(...session.setup);
 
   const steps = new StepCompiler({

@@ -323,3 +323,13 @@ describe('relative URLs and the served folder', () => {
     ]);
   });
 });
+
+describe('context.device', () => {
+  const devices = () => ['iPhone 13', 'Pixel 7', 'Desktop Chrome'];
+  test('a device Playwright does not know is an error at the field, with the likely one', () => {
+    expect(compileErrors('name: d\ncontext: { device: iPhone 31 }\nsteps:\n  - goto: "data:text/html,x"\n', { env: {}, devices })).toEqual([
+      "scenarios/t.yaml:2:20 unknown device 'iPhone 31'; did you mean 'iPhone 13'? (Playwright's device registry names 3)",
+    ]);
+    expect(compile('name: d\ncontext: { device: Pixel 7 }\nsteps:\n  - goto: "data:text/html,x"\n', { env: {}, devices }).steps.length).toBeGreaterThan(0);
+  });
+});
