@@ -7,6 +7,7 @@ import { executePlan, slug } from './execute.js';
 import { freshArtifactDir } from './artifact-dir.js';
 import { stripScenarioExtension } from './files.js';
 import type { ReporterHooks } from './reporter.js';
+import type { StepPause } from './debug-pause.js';
 import type { UpdateSnapshots } from './page-snapshot.js';
 import type { ScenarioResult } from './results.js';
 
@@ -25,6 +26,8 @@ export interface AttemptDeps {
   trace?: TraceMode;
   /** `bcs run --update-snapshots`. */
   updateSnapshots?: UpdateSnapshots;
+  /** `bcs run --debug`. */
+  pause?: StepPause;
   /** Marks the result as one of the suite's `before`/`after` hooks (reporters see the mark too). */
   suiteHook?: 'before' | 'after';
 }
@@ -45,6 +48,7 @@ export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps)
       attempt,
       ...(deps.trace ? { trace: deps.trace } : {}),
       ...(deps.updateSnapshots ? { updateSnapshots: deps.updateSnapshots } : {}),
+      ...(deps.pause ? { pause: deps.pause } : {}),
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
     });
     if (deps.retries > 0) result.attempt = attempt;

@@ -16,6 +16,7 @@ import { formatPlan } from './plan-format.js';
 import { UsageError, buildReporters, collectVar, executionOptions, reporterNames, runFlags, selectionFlags, suiteOptions } from './run-flags.js';
 import { compileAll, prepareSuite, runScenarios, type RunOutcome } from './run.js';
 import { TargetError, openTarget } from './target.js';
+import { stepPause, type StepPause } from './debug-pause.js';
 import { registerSchedule } from './schedule/command.js';
 import { startWebServer } from './web-server.js';
 import { poolOfPlan } from './workers.js';
@@ -42,6 +43,19 @@ const notice = (message: string) => process.stderr.write(`bcs: ${message}\n`);
 // Code a scenario runs (a `script` step's `page.on(...)` handler) can fail outside any step; say so, and
 // let the run go on and report, instead of the process dying with every browser left to clean up.
 process.on('unhandledRejection', (reason) => notice(`a handler set by a scenario failed outside its step: ${(reason as Error)?.message ?? String(reason)}`));
+
+/** `--debug`: asks on stderr, reads stdin; `q` stops the run as Ctrl-C does. */
+function debugPause(): StepPause {
+  const pause = stepPause(process.stdin, process.stderr);
+  return {
+    async before(scenario, step, where) {
+      const answer = await pause.before(scenario, step, where);
+      if (answer === 'stop') process.kill(process.pid, 'SIGINT');
+      return answer;
+    },
+    close: () => pause.close(),
+  };
+}
 
 function interruptSignal(): AbortSignal {
   const controller = new AbortController();
@@ -102,11 +116,13 @@ runFlags(
     const code = await watchRuns({ ...suite, ...exec, notice, webServer: webServerOf(config), signal }, { open, reporters: makeReporters, settle, say: notice, signal });
     return finish(code);
   }
+  const pause = o.debug ? debugPause() : undefined;
   const reporters = makeReporters();
   // On a terminal the live tree owns the screen: notices go through it, or they would tear the tree apart.
   const live = Boolean(process.stdout.isTTY) && reporters.some((r) => r.name === 'list');
   const say = live ? (m: string) => reporters.forEach((r) => r.notice?.(m)) : notice;
-  const outcome = await runScenarios({ ...suite, ...exec, reporters, signal: interruptSignal(), notice: say, webServer: webServerOf(config) });
+  const outcome = await runScenarios({ ...suite, ...exec, reporters, signal: interruptSignal(), notice: say, webServer: webServerOf(config), pause });
+  pause?.close();
   settle(outcome);
   finish(outcome.exitCode);
 });

@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import type { CloudClient } from '../src/api/client.js';
 import type { FunctionTable } from '../src/scenario/functions.js';
 import type { Plan, PlanStep, TraceMode } from '../src/scenario/plan.js';
+import type { StepPause } from './debug-pause.js';
 import type { UpdateSnapshots } from './page-snapshot.js';
 import { runSequence, skipTree } from './blocks.js';
 import type { RunReporter } from './reporter.js';
@@ -33,6 +34,8 @@ export interface ExecuteDeps {
   trace?: TraceMode;
   /** `bcs run --update-snapshots`: what happens to screenshot baselines; absent, missing ones are written and fail. */
   updateSnapshots?: UpdateSnapshots;
+  /** `bcs run --debug`: asked before each main step. */
+  pause?: StepPause;
 }
 
 export async function executePlan(plan: Plan, given: ExecuteDeps): Promise<ScenarioResult> {

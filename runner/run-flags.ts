@@ -4,9 +4,11 @@ import type { TraceMode } from '../src/scenario/index.js';
 import { UPDATE_MODES, type UpdateSnapshots } from './page-snapshot.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
 import { Option, type Command } from 'commander';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseDuration } from '../src/scenario/index.js';
-import type { SuiteConfig } from './config.js';
+import type { PoolSettings, SuiteConfig } from './config.js';
 import type { RunReporter } from './reporter.js';
 import { REPORTER_NAMES, createReporters } from './reporters/index.js';
 import type { RunOptions, SuiteOptions } from './run.js';
@@ -30,7 +32,7 @@ export interface FlagSet {
   lastFailed: boolean;
   outputDir: boolean;
   json: boolean;
-  /** --watch, for the one-off runs of `bcs run`. */
+  /** --watch, --headed and --debug: for the runs of `bcs run` someone watches. */
   watch?: boolean;
 }
 
@@ -63,7 +65,12 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
     .addOption(new Option('--update-snapshots [mode]', 'write screenshot baselines: changed (the default) writes missing and differing ones, all every one, missing only new ones, none none').choices(UPDATE_MODES))
     .addOption(new Option('--trace <mode>', "record Playwright traces, whatever the scenarios' trace: says").choices(['on', 'off', 'retain-on-failure', 'on-first-retry']))
     .option('--reporter <names>', `comma-separated reporters: ${REPORTER_NAMES.join(', ')} (default list)`);
-  if (set.watch) cmd.option('--watch', 'after the run, run again the scenarios a changed file belongs to (scenario, part, rows, served files), until Ctrl-C');
+  if (set.watch) {
+    cmd
+      .option('--watch', 'after the run, run again the scenarios a changed file belongs to (scenario, part, rows, served files), until Ctrl-C')
+      .option('--headed', 'headful browsers, shown on this display (DISPLAY) when the service is the embedded one')
+      .option('--debug', 'stop before each step until Enter (c: the rest of the scenario, q: stop); headed where there is a display, one worker, no --timeout');
+  }
   if (set.json) cmd.option('--json', 'print the results as JSON on stdout instead of the step list');
   return cmd;
 }
@@ -90,14 +97,17 @@ export function suiteOptions(paths: string[], o: Record<string, any>, config: Su
     before: config?.before,
     after: config?.after,
     forbidOnly: Boolean(o.forbidOnly),
+    headed: Boolean(o.headed || (o.debug && process.env.DISPLAY)),
   };
 }
 
 /** Everything of RunOptions that comes from flags and config (not the reporters, signal and server). */
 export function executionOptions(o: Record<string, any>, config: SuiteConfig | undefined) {
-  const timeout = o.timeout !== undefined ? usage(() => parseDuration(String(o.timeout))) : config?.timeoutMs;
+  // A step someone is looking at has no deadline for the scenario, and one scenario at a time.
+  const timeout = o.debug ? undefined : o.timeout !== undefined ? usage(() => parseDuration(String(o.timeout))) : config?.timeoutMs;
+  const headed = Boolean(o.headed || (o.debug && process.env.DISPLAY));
   return {
-    workers: integer(o.workers, '--workers', 1, 64) ?? config?.workers ?? 1,
+    workers: o.debug ? 1 : (integer(o.workers, '--workers', 1, 64) ?? config?.workers ?? 1),
     retries: integer(o.retries, '--retries', 0, 10) ?? config?.retries ?? 0,
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     bail: Boolean(o.bail ?? config?.bail),
@@ -108,8 +118,22 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     apiKey: resolveApiKey(o),
     chromium: o.chromium || undefined,
     // For the embedded service only: a running service's pools are its administrators' (`bcs pools`).
-    ...(config?.pools && !o.baseUrl ? { pools: config.pools } : {}),
+    ...(config?.pools && !o.baseUrl ? { pools: headed ? headfulPools(config.pools) : config.pools } : {}),
+    ...(headed && !o.baseUrl ? { display: hostDisplay() } : {}),
   } satisfies Partial<RunOptions>;
+}
+
+/** The display `--headed` shows browsers on: this session's (DISPLAY, with its X authority file). */
+function hostDisplay(): { display: string; xauthority?: string } {
+  const display = process.env.DISPLAY;
+  if (!display) throw new UsageError('--headed needs a display to show the browsers on, and DISPLAY is not set (without one, `browser: { headless: false }` still gives headful browsers on virtual screens, seen in replays)');
+  const home = join(homedir(), '.Xauthority');
+  const xauthority = process.env.XAUTHORITY || (existsSync(home) ? home : undefined);
+  return { display, ...(xauthority ? { xauthority } : {}) };
+}
+
+function headfulPools(pools: Record<string, PoolSettings>): Record<string, PoolSettings> {
+  return Object.fromEntries(Object.entries(pools).map(([name, p]) => [name, { ...p, headless: false }]));
 }
 
 export function reporterNames(o: Record<string, any>, config: SuiteConfig | undefined): string[] {

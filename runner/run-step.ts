@@ -21,6 +21,9 @@ export async function runLeaf(ctx: RunContext, step: PlanStep, frame: Frame): Pr
     return report(ctx, skippedResult(ctx, step, frame, 'skipped: nothing to release'));
   }
   const name = ctx.displayName(step);
+  if (step.phase === 'main' && ctx.deps.pause && !frame.signal.aborted) {
+    await ctx.deps.pause.before(ctx.plan.scenario.name, ctx.mask(name), `${step.source.file}:${step.source.line}:${step.source.col}`);
+  }
   ctx.started(step, name);
   const attempts = 1 + (step.retries ?? 0);
   let result: StepResult;

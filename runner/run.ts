@@ -3,6 +3,7 @@
 // worker queue (with retries), the `after` hooks whatever happened, report, and close the target.
 import { resolve } from 'node:path';
 import { deviceNames } from './context-options.js';
+import type { StepPause } from './debug-pause.js';
 import type { UpdateSnapshots } from './page-snapshot.js';
 import { ScenarioError, loadScenarios, type CompileOptions, type CompiledScenario, type Diagnostic, type TraceMode } from '../src/scenario/index.js';
 import { artifactDirs, runAttempts } from './attempts.js';
@@ -29,6 +30,8 @@ export interface SuiteOptions {
   checkSecrets?: boolean;
   /** A scenario marked `only: true` is an error (CI, where a forgotten `only` would hide the rest). */
   forbidOnly?: boolean;
+  /** Every created browser headful (`--headed`). */
+  headed?: boolean;
 }
 
 export interface RunOptions extends SuiteOptions, TargetOptions {
@@ -45,6 +48,8 @@ export interface RunOptions extends SuiteOptions, TargetOptions {
   /** Overrides every scenario's `trace`. */
   trace?: TraceMode;
   updateSnapshots?: UpdateSnapshots;
+  /** `--debug`: asked before each main step. */
+  pause?: StepPause;
   /** Started before the hooks and stopped after everything (the suite's `web_server`); `signal` aborts the start. */
   webServer?: (signal: AbortSignal) => Promise<{ stop(): Promise<void> }>;
   /** Progress and decisions worth a line (caps, retries, skips); the CLI prints them on stderr. */
@@ -84,7 +89,7 @@ export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => vo
   // A hook file inside a folder being run is a hook, not also a scenario of the suite.
   const hookFiles = new Set([...(opts.before ?? []), ...(opts.after ?? [])].map((f) => resolve(f)));
   const files = (await findScenarioFiles(opts.paths)).filter((f) => !hookFiles.has(resolve(f)));
-  const compile = { vars: opts.vars, checkSecrets: opts.checkSecrets };
+  const compile = { vars: opts.vars, checkSecrets: opts.checkSecrets, headed: opts.headed };
   const found = await compileAll(files, compile);
   const before = await compileAll(opts.before ?? [], compile);
   const after = await compileAll(opts.after ?? [], compile);
@@ -160,7 +165,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       }
     }
     const attemptDeps = (c: CompiledScenario, retries: number, signal: AbortSignal, suiteHook?: 'before' | 'after') => ({
-      client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace, updateSnapshots: opts.updateSnapshots,
+      client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace, updateSnapshots: opts.updateSnapshots, pause: opts.pause,
       // `slow: true` triples the scenario's budget as it tripled its steps' timeouts.
       timeoutMs: opts.timeoutMs !== undefined && c.plan.scenario.annotations?.slow ? opts.timeoutMs * SLOW_FACTOR : opts.timeoutMs,
     });
@@ -271,7 +276,7 @@ function describeSelection(sel: Omit<Selection, 'only'>): string {
 }
 
 /** Compiles every file (a TypeScript file may hold several scenarios), collecting the diagnostics of all of them before giving up. */
-export async function compileAll(files: string[], opts: Pick<CompileOptions, 'vars' | 'checkSecrets'> = {}): Promise<CompiledScenario[]> {
+export async function compileAll(files: string[], opts: Pick<CompileOptions, 'vars' | 'checkSecrets' | 'headed'> = {}): Promise<CompiledScenario[]> {
   const plans: CompiledScenario[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const file of files) {

@@ -14,6 +14,8 @@ export interface TargetOptions {
   chromium?: string;
   /** Pools the embedded service is given before anything runs (bcs.config.yaml `pools`). */
   pools?: Record<string, PoolSettings>;
+  /** The embedded service shows headful browsers on this display (`--headed`). */
+  display?: { display: string; xauthority?: string };
   /** Embedded service: browsers kept launched for plain creates (default 0, see below). */
   standby?: number;
 }
@@ -43,7 +45,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     // limit: `--workers N` creates N browsers at once and must never be refused a session here.
     // Loaded only when a run needs it: remote runs and admin commands never pay for the service's modules.
     const { startService } = await import('../src/service/index.js');
-    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: opts.standby ?? 0, maxConcurrentSessions: null });
+    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: opts.standby ?? 0, maxConcurrentSessions: null, display: opts.display });
     // Your machine, your scenarios: the embedded service may run unsandboxed, but says so, once a run.
     if (!service.sandbox) {
       process.stderr.write(

@@ -42,6 +42,8 @@ export interface CompileOptions {
    * names one; without it the device is checked when the browser context is made.
    */
   devices?: () => readonly string[];
+  /** `bcs run --headed`: every browser the scenario creates is headful (`headless: false`). */
+  headed?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -114,7 +116,8 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   }
   const server = data.web_server ? webServerSteps(data.web_server, root.dir, source, root.report) : undefined;
   if (server) setup.push(server.setup);
-  const session = sessionSteps(data, source, root.report);
+  const headed = opts.headed && typeof data.browser?.pool !== 'string';
+  const session = sessionSteps(headed ? { ...data, browser: { ...data.browser, headless: false } } : data, source, root.report);
   if (data.context) {
     withContext(session.setup, contextOptions(data.context, root.dir));
     const device = data.context.device;

@@ -66,6 +66,8 @@ export interface ServiceOptions {
   keyRotationGraceDays?: number;
   /** Refuse to start (SandboxRequiredError) where the process sandbox does not work: `bcs serve` without --unsandboxed. */
   requireSandbox?: boolean;
+  /** Headful sessions show on this existing X display instead of a virtual screen each (`bcs run --headed`). */
+  display?: { display: string; xauthority?: string };
 }
 
 /** startService was asked for a sandbox (requireSandbox) and there is none; the message says why. */
@@ -127,7 +129,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     info: (obj: object, msg: string) => app?.log.info(obj, msg),
     warn: (obj: object, msg: string) => app?.log.warn(obj, msg),
   };
-  const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), now, log });
+  const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), now, log, display: opts.display });
   // Measured in the background now, so the first create does not pay for the whole measurement.
   void sessions.windowFrame();
   // Logs first: telemetry writes to a session's service log from its own start hook.

@@ -10,11 +10,12 @@ export interface CliResult {
   stderr: string;
 }
 
-export function startCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+/** `stdin: 'pipe'` leaves the child's stdin open for the test to write to (`--debug`). */
+export function startCli(args: string[], env: Record<string, string> = {}, opts: { stdin?: 'ignore' | 'pipe' } = {}): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, ['runner/bcs.js', ...args], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', BCS_BASE_URL: '', BCS_API_KEY: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';

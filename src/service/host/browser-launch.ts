@@ -1,7 +1,7 @@
 // Launching a session's browser, apart from recording the session: a cold create launches into the folder
 // of the session it has just recorded, while the standby (standby.ts) launches ahead of time into the
 // folder of a session id that has no record yet, and a later create adopts that browser under that id.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserCreateParams } from '../../api/types.js';
 import type { Account } from './accounts.js';
@@ -16,7 +16,7 @@ import type { Upstream } from './proxy-upstream.js';
 import { sandboxCommand, type Sandbox, type SandboxLaunch } from './sandbox.js';
 import { hostSessionUsers } from './session-users.js';
 import { handOverView } from './view-access.js';
-import { startXvfb, type XDisplay } from './xvfb.js';
+import { existingDisplay, startXvfb, type ExistingDisplay, type XDisplay } from './xvfb.js';
 
 export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
 
@@ -88,6 +88,8 @@ export interface LaunchEnv {
   warn(obj: object, msg: string): void;
   /** Run in order on every launch, after the view's layout is created (see LaunchPreparer). */
   preparers: LaunchPreparer[];
+  /** Headful browsers go here rather than onto an Xvfb of their own. */
+  display?: ExistingDisplay;
 }
 
 /**
@@ -136,11 +138,15 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
     const extraArgs: string[] = [];
     for (const prepare of env.preparers) extraArgs.push(...(await prepare(spec, view, inView)));
     await writeDownloadPreferences(view.hostPath(USER_DATA_DIR), inView(DOWNLOADS_DIR));
+    // The display's cookie, where the browser (maybe another uid, maybe in the sandbox) can read it.
+    const xauthority = !spec.headless && env.display?.xauthority ? await copyXAuthority(env.display.xauthority, view) : undefined;
     if (identity) await handOverView(view, { owner: identity, sandboxed: sandbox !== null });
     // Unsandboxed, under its own uid, Chromium gets a clean environment: the service's may hold its key.
     const user = !sandbox && identity ? identity : undefined;
     // A headful browser fills its own screen, toolbar included, as on the hosted service.
-    if (!spec.headless) screen = await startXvfb(spec.viewport.width, spec.viewport.height);
+    if (!spec.headless) {
+      screen = env.display ? existingDisplay(env.display, spec.viewport.width, spec.viewport.height) : await startXvfb(spec.viewport.width, spec.viewport.height);
+    }
     chromium = await launchChromium(env.chromium, {
       userDataDir: inView(USER_DATA_DIR),
       wrap: browser ? (_file, args, e) => sandboxCommand(browser.sandbox, browserLaunch(view, browser, args, e)) : undefined,
@@ -149,6 +155,7 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
       headless: spec.headless,
       viewport: spec.viewport,
       display: screen?.display,
+      xauthority: xauthority && inView(xauthority),
       frame: spec.headless ? await env.frame() : undefined,
       startUrl: spec.startUrl ?? undefined,
       kioskMode: spec.kioskMode,
@@ -208,6 +215,13 @@ function browserLaunch(view: HostView, browser: BrowserSandbox, args: string[], 
 }
 
 /** Chromium's environment on the host: its home and temp dir are the view's. */
+/** Copies the display's X authority file into the session's home; returns its path in the view. */
+async function copyXAuthority(file: string, view: HostView): Promise<string> {
+  const inView = `${HOME_DIR}/.Xauthority`;
+  await copyFile(file, view.hostPath(inView));
+  return inView;
+}
+
 function unsandboxedEnv(view: HostView): Record<string, string> {
   return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: view.hostPath(HOME_DIR), TMPDIR: view.hostPath(TMP_DIR), LANG: 'C.UTF-8', USER: 'kernel' };
 }

@@ -17,6 +17,8 @@ export interface LaunchOptions {
   frame?: { width: number; height: number };
   /** The X display of a headful session. */
   display?: string;
+  /** Its X authority file, as Chromium sees the path (a display of the user's own). */
+  xauthority?: string;
   /** Runs Chromium through another command (the session's sandbox); it gets `env` and nothing else. */
   wrap?: (file: string, args: string[], env: Record<string, string>) => { file: string; args: string[] };
   /** Hides the automation flag (`navigator.webdriver`) that bot checks look for. */
@@ -104,6 +106,7 @@ export function launchChromium(exe: ChromiumExecutable, opts: LaunchOptions): Pr
   const extraEnv: Record<string, string> = {
     ...(exe.source === 'npm' ? { FONTCONFIG_PATH: '/tmp/fonts' } : {}),
     ...(opts.display ? { DISPLAY: opts.display } : {}),
+    ...(opts.xauthority ? { XAUTHORITY: opts.xauthority } : {}),
   };
   const args = chromiumArgs(exe, opts);
   // A user of its own goes through setpriv (no groups, no_new_privs); exec keeps the pid, so kills still reach it.

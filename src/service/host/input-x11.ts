@@ -5,7 +5,7 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { InputDevice, MouseButton, Region } from './input-device.js';
 import { x11Keysym, type KeyDef } from './keysyms.js';
-import type { XDisplay } from './xvfb.js';
+import { xEnv, type XDisplay } from './xvfb.js';
 
 const run = promisify(execFile);
 const BUTTON_NUMBERS: Record<MouseButton, number> = { left: 1, middle: 2, right: 3, back: 8, forward: 9 };
@@ -17,7 +17,7 @@ export class X11InputDevice implements InputDevice {
   constructor(private readonly screen: XDisplay) {}
 
   private get env(): NodeJS.ProcessEnv {
-    return { PATH: process.env.PATH, DISPLAY: this.screen.display };
+    return { PATH: process.env.PATH, ...xEnv(this.screen) };
   }
 
   private async xdotool(...args: string[]): Promise<void> {

@@ -1,5 +1,6 @@
 // The shapes the session manager (sessions.ts) works with and hands out: a live session, and the hooks
 // other parts of the service plug into it (start hooks, end listeners, the standby, the limit).
+import type { ExistingDisplay } from './xvfb.js';
 import type { Socket } from 'node:net';
 import type { BrowserEndReason } from '../../api/types.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
@@ -58,6 +59,8 @@ export interface SessionManagerDeps {
   sessionsDir: string;
   now: () => Date;
   log: Logger;
+  /** Headful sessions show on this display instead of a virtual screen each (`bcs run --headed`). */
+  display?: ExistingDisplay;
 }
 
 /**

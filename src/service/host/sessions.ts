@@ -52,6 +52,7 @@ export class SessionManager {
       frame: () => this.windowFrame(),
       warn: (obj, msg) => deps.log.warn(obj, msg),
       preparers: [],
+      display: deps.display,
     };
   }
 

@@ -8,6 +8,8 @@ import { killProcessGroup } from './chromium.js';
 export interface XDisplay {
   /** `:N`, the DISPLAY value for programs on this screen. */
   display: string;
+  /** The X authority file that programs on this screen need (a display of the user's own; Xvfb here has none). */
+  xauthority?: string;
   width: number;
   height: number;
   pid: number;
@@ -49,6 +51,21 @@ export function startXvfb(width: number, height: number, timeoutMs = 10_000): Pr
       });
     });
   });
+}
+
+/** A display that exists already (the developer's own, `bcs run --headed`): used, never stopped. */
+export interface ExistingDisplay {
+  display: string;
+  xauthority?: string;
+}
+
+export function existingDisplay(on: ExistingDisplay, width: number, height: number): XDisplay {
+  return { display: on.display, xauthority: on.xauthority, width, height, pid: 0, stop: async () => {} };
+}
+
+/** The environment X programs need to reach `screen`. */
+export function xEnv(screen: Pick<XDisplay, 'display' | 'xauthority'>): Record<string, string> {
+  return { DISPLAY: screen.display, ...(screen.xauthority ? { XAUTHORITY: screen.xauthority } : {}) };
 }
 
 /** Whether this host can run headful sessions, and if not, what is missing. */
