@@ -7,6 +7,7 @@ import { executePlan, slug } from './execute.js';
 import { freshArtifactDir } from './artifact-dir.js';
 import { stripScenarioExtension } from './files.js';
 import type { ReporterHooks } from './reporter.js';
+import type { BrowserSource } from './browser-supply.js';
 import type { StepPause } from './debug-pause.js';
 import type { UpdateSnapshots } from './page-snapshot.js';
 import type { ScenarioResult } from './results.js';
@@ -28,6 +29,8 @@ export interface AttemptDeps {
   updateSnapshots?: UpdateSnapshots;
   /** `bcs run --debug`. */
   pause?: StepPause;
+  /** Browsers prepared ahead by the run. */
+  browsers?: BrowserSource;
   /** Marks the result as one of the suite's `before`/`after` hooks (reporters see the mark too). */
   suiteHook?: 'before' | 'after';
 }
@@ -49,6 +52,7 @@ export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps)
       ...(deps.trace ? { trace: deps.trace } : {}),
       ...(deps.updateSnapshots ? { updateSnapshots: deps.updateSnapshots } : {}),
       ...(deps.pause ? { pause: deps.pause } : {}),
+      ...(deps.browsers ? { browsers: deps.browsers } : {}),
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
     });
     if (deps.retries > 0) result.attempt = attempt;

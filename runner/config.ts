@@ -12,6 +12,9 @@ import type { WebServerOptions } from './web-server.js';
 export const CONFIG_FILES = ['bcs.config.yaml', 'bcs.config.yml'];
 
 /** The suite's `web_server`: what startWebServer takes, without the abort signal the run adds. */
+/** How scenarios that only drive pages are kept apart: a fresh context in a shared session, or a session each. */
+export type Isolation = 'context' | 'session';
+
 export type WebServerConfig = Omit<WebServerOptions, 'signal'>;
 
 /** The config with every path made relative to the working directory and every duration in ms. */
@@ -20,6 +23,7 @@ export interface SuiteConfig {
   paths?: string[];
   workers?: number;
   retries?: number;
+  isolation?: Isolation;
   timeoutMs?: number;
   reporter?: string[];
   outputDir?: string;
@@ -51,6 +55,7 @@ export const configSchema = {
   properties: {
     paths: stringOrStrings,
     workers: { type: 'integer', minimum: 1, maximum: 64 },
+    isolation: { enum: ['context', 'session'] },
     retries: { type: 'integer', minimum: 0, maximum: 10 },
     timeout: duration,
     reporter: stringOrStrings,
@@ -156,6 +161,7 @@ export function parseConfig(file: string, source: string, dir: string, cwd = pro
     file,
     paths: list(data.paths)?.map(path),
     workers: data.workers,
+    isolation: data.isolation,
     retries: data.retries,
     timeoutMs: data.timeout !== undefined ? parseDuration(data.timeout) : undefined,
     reporter: list(data.reporter)?.flatMap((r) => r.split(',').map((s) => s.trim()).filter(Boolean)),

@@ -5,8 +5,9 @@ import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-
 import type { ContextOptions } from '../src/scenario/plan.js';
 import { StepFailure } from './failures.js';
 
-export async function newContext(browser: Browser, o: ContextOptions): Promise<BrowserContext> {
-  const options: BrowserContextOptions = { ...(o.device ? await device(o.device) : {}) };
+/** `base` comes first, so the scenario's own options override it. */
+export async function newContext(browser: Browser, o: ContextOptions, base: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const options: BrowserContextOptions = { ...base, ...(o.device ? await device(o.device) : {}) };
   if (o.locale) options.locale = o.locale;
   if (o.timezone) options.timezoneId = o.timezone;
   if (o.geolocation) options.geolocation = o.geolocation;

@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import type { CloudClient } from '../src/api/client.js';
 import type { FunctionTable } from '../src/scenario/functions.js';
 import type { Plan, PlanStep, TraceMode } from '../src/scenario/plan.js';
+import type { BrowserSource } from './browser-supply.js';
 import type { StepPause } from './debug-pause.js';
 import type { UpdateSnapshots } from './page-snapshot.js';
 import { runSequence, skipTree } from './blocks.js';
@@ -36,6 +37,8 @@ export interface ExecuteDeps {
   updateSnapshots?: UpdateSnapshots;
   /** `bcs run --debug`: asked before each main step. */
   pause?: StepPause;
+  /** Browsers prepared ahead (runner/browser-supply.ts); without it every scenario creates its own. */
+  browsers?: BrowserSource;
 }
 
 export async function executePlan(plan: Plan, given: ExecuteDeps): Promise<ScenarioResult> {

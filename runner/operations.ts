@@ -58,6 +58,7 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       return;
     case 'api':
     case 'poll': {
+      if (op.op === 'api' && (await usePrepared(op, ctx, step, work))) return;
       const { op: kind, ...call } = op;
       if (call.artifact) call.artifact = { ...call.artifact, file: artifactFile(call.artifact.file, frame.iteration) };
       const apiCtx = { client: deps.client, scope: state.scope, step, signal, work, failed: state.failed, ...dirs };
@@ -65,6 +66,13 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       return;
     }
     case 'connect': {
+      if (state.lease) {
+        state.browser = state.lease.browser;
+        state.web = watchContext(state.lease.context);
+        state.page = state.lease.page;
+        await startTrace(ctx, state.lease.context);
+        return;
+      }
       // Loaded on the first connect: commands that never drive a page (plan, validate, list, admin) skip it.
       const { chromium } = await import('playwright-core');
       state.browser = await chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms });
@@ -76,8 +84,9 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
     }
     case 'disconnect':
       await stopTrace(ctx);
-      // Over CDP, close() only disconnects: the session lives on until the DELETE that follows.
-      await state.browser?.close().catch(() => {});
+      // Over CDP, close() only disconnects: the session lives on until the DELETE that follows. A shared
+      // session's connection belongs to the supply.
+      if (state.lease?.how.mode !== 'shared') await state.browser?.close().catch(() => {});
       state.browser = undefined;
       state.page = undefined;
       state.web = undefined;
@@ -131,6 +140,29 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       return;
     }
   }
+}
+
+/**
+ * The create step takes a browser the run prepared ahead, and the delete step gives it back, instead of
+ * their API calls; true when the call was answered so.
+ */
+async function usePrepared(op: Extract<Operation, { op: 'api' }>, ctx: RunContext, step: PlanStep, work: StepWork): Promise<boolean> {
+  const { state, deps } = ctx;
+  if (state.lease && op.method === 'DELETE' && op.path === `/browsers/${state.lease.session.session_id}`) {
+    const shared = state.lease.how.mode === 'shared';
+    // A shared session gives back its context; an own session is deleted by this very call.
+    if (shared) state.lease.release(state.failed);
+    state.lease = undefined;
+    return shared;
+  }
+  if (!deps.browsers || state.lease || step.kind !== 'browser' || op.method !== 'POST' || op.path !== '/browsers' || op.save !== 'session') return false;
+  const lease = await deps.browsers.take(ctx.plan);
+  if (!lease) return false;
+  state.lease = lease;
+  state.scope.session = lease.session;
+  if (lease.request_id) work.requestIds.push(lease.request_id);
+  work.output = { session_id: lease.session.session_id, ...lease.how };
+  return true;
 }
 
 /** A downloaded file among the step's artifacts, under `downloads/` by its own name (numbered by step if taken). */

@@ -3,6 +3,7 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Plan, PlanStep } from '../src/scenario/plan.js';
 import { renderTemplate, resolveRuntime } from '../src/scenario/template.js';
+import type { BrowserLease } from './browser-supply.js';
 import type { ExecuteDeps } from './execute.js';
 import type { StepResult, StepStatus } from './results.js';
 import { createMasker, maskDeep, type Masker } from './secrets.js';
@@ -22,6 +23,8 @@ export interface RunState {
   server?: StaticServer;
   webServer?: WebServer;
   browser?: Browser;
+  /** A browser the run prepared ahead: taken by the create step, given back by the delete step. */
+  lease?: BrowserLease;
   page?: Page;
   /** The context's pages, dialogs, routes and responses, watched since Playwright connected. */
   web?: WebState;

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDuration } from '../src/scenario/index.js';
-import type { PoolSettings, SuiteConfig } from './config.js';
+import type { Isolation, PoolSettings, SuiteConfig } from './config.js';
 import type { RunReporter } from './reporter.js';
 import { REPORTER_NAMES, createReporters } from './reporters/index.js';
 import type { RunOptions, SuiteOptions } from './run.js';
@@ -60,6 +60,7 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
     .addOption(new Option('--chromium <path>', 'Chromium for the embedded service').env('BCS_CHROMIUM'))
     .option('--workers <n>', 'scenarios run at once (default 1; pool leases are also bounded by the pool size)')
     .option('--retries <n>', 'run a scenario that did not pass again, up to n more times (default 0)')
+    .addOption(new Option('--isolation <unit>', 'scenarios that only drive pages run in a fresh context of a shared session (context, the default) or each in a session of its own (session)').choices(['context', 'session']))
     .option('--timeout <duration>', 'each scenario\'s time budget, e.g. 90s or 5m (teardown still runs)')
     .option('--bail', 'start no further scenarios after the first that did not pass')
     .addOption(new Option('--update-snapshots [mode]', 'write screenshot baselines: changed (the default) writes missing and differing ones, all every one, missing only new ones, none none').choices(UPDATE_MODES))
@@ -109,6 +110,7 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
   return {
     workers: o.debug ? 1 : (integer(o.workers, '--workers', 1, 64) ?? config?.workers ?? 1),
     retries: integer(o.retries, '--retries', 0, 10) ?? config?.retries ?? 0,
+    isolation: (o.isolation ?? config?.isolation ?? 'context') as Isolation,
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     bail: Boolean(o.bail ?? config?.bail),
     ...(o.trace ? { trace: o.trace as TraceMode } : {}),

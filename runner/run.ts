@@ -7,6 +7,8 @@ import type { StepPause } from './debug-pause.js';
 import type { UpdateSnapshots } from './page-snapshot.js';
 import { ScenarioError, loadScenarios, type CompileOptions, type CompiledScenario, type Diagnostic, type TraceMode } from '../src/scenario/index.js';
 import { artifactDirs, runAttempts } from './attempts.js';
+import type { Isolation } from './config.js';
+import { BrowserSupply } from './browser-supply.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
 import { failedIn, readLastRun, writeLastRun } from './last-failed.js';
@@ -39,6 +41,8 @@ export interface RunOptions extends SuiteOptions, TargetOptions {
   signal: AbortSignal;
   /** Scenarios running at once (default 1). */
   workers?: number;
+  /** `session`: every scenario gets a session of its own, page-only ones included (default `context`). */
+  isolation?: Isolation;
   /** Extra attempts for a scenario that did not pass (default 0). */
   retries?: number;
   /** Each scenario's budget; it then fails as timed out, teardown still runs. */
@@ -130,21 +134,29 @@ export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => vo
 
 export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
   const notice = opts.notice ?? (() => {});
+  const startedAt = new Date();
+  // The service starts while the scenarios compile; a run that turns out to have nothing to do closes it.
+  const opening = opts.target ? Promise.resolve(opts.target) : openTarget(opts);
+  opening.catch(() => {}); // awaited below, or closed once open
+  const discardTarget = () => opening.then((t) => (opts.target ? undefined : t.close()), () => {});
   let suite: PreparedSuite;
   try {
     suite = await prepareSuite(opts, notice);
   } catch (err) {
+    await discardTarget();
     if (err instanceof ScenarioError) return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: err.diagnostics };
     return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: [], message: (err as Error).message };
   }
-  if (suite.nothing) return { kind: 'nothing', exitCode: EXIT.passed, message: suite.nothing };
+  if (suite.nothing) {
+    await discardTarget();
+    return { kind: 'nothing', exitCode: EXIT.passed, message: suite.nothing };
+  }
 
   const workers = Math.max(1, opts.workers ?? 1);
   const reporter = combine(opts.reporters);
-  const startedAt = new Date();
   let target: Target;
   try {
-    target = opts.target ?? (await openTarget(opts));
+    target = await opening;
   } catch (err) {
     if (err instanceof TargetError) return { kind: 'infrastructure', exitCode: EXIT.infrastructure, message: err.message };
     throw err;
@@ -164,7 +176,8 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
         return { kind: 'infrastructure', exitCode: EXIT.infrastructure, message: `the web server did not start: ${(err as Error).message}` };
       }
     }
-    const attemptDeps = (c: CompiledScenario, retries: number, signal: AbortSignal, suiteHook?: 'before' | 'after') => ({
+    const attemptDeps = (c: CompiledScenario, retries: number, signal: AbortSignal, suiteHook?: 'before' | 'after', browsers?: BrowserSupply) => ({
+      browsers,
       client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace, updateSnapshots: opts.updateSnapshots, pause: opts.pause,
       // `slow: true` triples the scenario's budget as it tripled its steps' timeouts.
       timeoutMs: opts.timeoutMs !== undefined && c.plan.scenario.annotations?.slow ? opts.timeoutMs * SLOW_FACTOR : opts.timeoutMs,
@@ -186,18 +199,20 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       // The step list's header says it already; said once.
       if (workers > 1 && !opts.reporters.some((r) => r.name === 'list')) notice(`running ${suite.selected.length} scenarios on ${workers} workers`);
       let bailed = false;
+      const supply = new BrowserSupply({ client: target.client, workers, notice, share: opts.isolation !== 'session' });
+      supply.expect(suite.selected.map((c) => c.plan));
       const notStarted = await runQueue(
         suite.selected,
         { workers, poolOf: (c) => poolOfPlan(c.plan), poolCapacity: (p) => caps.get(p) ?? Infinity, canStart: () => !bailed && !opts.signal.aborted },
         async (c) => {
-          const result = await runAttempts(c, attemptDeps(c, opts.retries ?? 0, opts.signal));
+          const result = await runAttempts(c, attemptDeps(c, opts.retries ?? 0, opts.signal, undefined, supply));
           results.set(c, result);
           if (opts.bail && result.status !== 'passed' && !bailed) {
             bailed = true;
             notice(`--bail: '${c.plan.scenario.name}' did not pass; starting no further scenarios`);
           }
         },
-      );
+      ).finally(() => supply.close());
       for (const c of notStarted) {
         skipped.push({ name: c.plan.scenario.name, file: c.plan.scenario.file, reason: opts.signal.aborted ? 'interrupted' : 'bail' });
       }

@@ -44,7 +44,8 @@ describe('bcs run --workers', { timeout: 180_000 }, () => {
       [1, 2, 3].map((i) => write(`parallel-${i}.yaml`, `name: parallel ${i}\nsteps:\n  - goto: "data:text/html,<title>p${i}</title>"\n  - sleep: 2s\n`)),
     );
     const out = join(work, 'parallel-out');
-    const res = await runCli(['run', ...files, '--workers', '3', '--reporter', 'list,json', '--output-dir', out]);
+    // A session per scenario (page-only scenarios would share one otherwise), so three creates at once.
+    const res = await runCli(['run', ...files, '--workers', '3', '--isolation', 'session', '--reporter', 'list,json', '--output-dir', out]);
     expect(res.code, res.stderr).toBe(0);
     // One header, in one wording.
     expect(res.stdout.match(/running 3 scenarios on /g)).toHaveLength(1);
