@@ -190,9 +190,11 @@ describe('the example project, run by the vitest CLI', () => {
       for await (const s of new CloudClient({ baseUrl: svc.baseUrl, apiKey: svc.apiKey }).browsers.list({ status: 'all' })) sessions.push(s);
       const ids = [...run.tests.values()].map((t) => t.meta.bcs?.browser?.session_id);
       expect(ids).toHaveLength(5);
-      expect(sessions.map((s) => s.session_id).sort()).toEqual([...ids].sort());
-      // Every test's browser was deleted after it.
-      expect(sessions.map((s) => s.end_reason)).toEqual(Array(5).fill('deleted'));
+      expect(sessions.map((s) => s.session_id)).toEqual(expect.arrayContaining(ids));
+      // Besides them, only browsers created ahead for a next test that never came: at most one per test.
+      expect(sessions.length - ids.length).toBeLessThanOrEqual(ids.length);
+      // Every test's browser was deleted after it, and the spare when the worker ended.
+      expect(new Set(sessions.map((s) => s.end_reason))).toEqual(new Set(['deleted']));
     });
   });
 });
