@@ -79,6 +79,14 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
     '--metrics-recording-only',
     '--mute-audio',
     '--disable-gpu',
+    // A session's pages all run at full speed, whichever window is in front: in new headless a window a
+    // later context opened occludes the one before, whose renderer would otherwise be backgrounded, its
+    // timers throttled and its animation frames (which actionability checks wait for) stopped.
+    '--disable-backgrounding-occluded-windows',
+    '--disable-renderer-backgrounding',
+    '--disable-background-timer-throttling',
+    // Shared memory in a sandbox is a small tmpfs; Chromium then uses /tmp instead of failing renderers.
+    '--disable-dev-shm-usage',
   ];
   // Chromium's sandbox refuses to start as root; as any other user it stays on.
   // As root the sandbox must go; --test-type keeps Chromium from adding a warning bar about it, which
