@@ -1,0 +1,158 @@
+// Benchmark: a suite's wall time with `bcs run` against `npx playwright test`, same flows, same Chromium,
+// same machine, runs interleaved (which goes first alternates). Three suites:
+//  - trivial: N flows (goto, expect text, click, expect text) on one static page, at each --workers;
+//  - shop: the example shop suite (scenarios/shop) against its Playwright twin (bench/playwright-shop);
+//  - cold: one trivial flow, end to end (process start to exit).
+// bcs's own results.json also gives a per-scenario breakdown: waiting for the browser, steps, giving it
+// back, and the runner's bookkeeping between and around them.
+//   node dist/bench/vs-playwright.js [--runs 5] [--flows 20] [--workers 1,2] [--suites trivial,shop,cold] [--json]
+// Chromium: BCS_CHROMIUM, else what the service would pick (the system's, else the packaged headless shell).
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { findChromium } from '../src/service/host/chromium-path.js';
+import { serveFolder } from '../runner/static-server.js';
+import { machine, ratio } from './report.js';
+import { summarize, type Summary } from './stats.js';
+
+const argValue = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const runs = Number(argValue('--runs')) || 5;
+const flows = Number(argValue('--flows')) || 20;
+const workerCounts = (argValue('--workers') ?? '1,2').split(',').map(Number);
+const suites = (argValue('--suites') ?? 'trivial,shop,cold').split(',');
+const json = process.argv.includes('--json');
+const ROOT = resolve('.');
+
+const chromium = await findChromium(process.env.BCS_CHROMIUM);
+const site = await serveFolder(join(ROOT, 'bench/vs-playwright/site'));
+const work = await mkdtemp(join(tmpdir(), 'bcs-vs-pw-'));
+const flowDir = join(work, 'flows');
+await mkdir(flowDir);
+for (let i = 1; i <= flows; i++) {
+  await writeFile(
+    join(flowDir, `flow-${String(i).padStart(2, '0')}.yaml`),
+    `name: flow ${i}\nsteps:\n  - goto: "{{ env.BENCH_URL }}/index.html"\n  - expect: { text: Welcome }\n  - click: { role: button, name: Go }\n  - expect: { text: Clicked }\n`,
+  );
+}
+const env = { ...process.env, BCS_CHROMIUM: chromium.path, BENCH_URL: site.url, BENCH_FLOWS: String(flows), BENCH_PW_OUTPUT: join(work, 'pw-results'), NO_COLOR: '1', CI: '1' };
+
+/** Wall time of one command, from spawn to exit; a failing run stops the benchmark (its times would mean nothing). */
+function timed(cmd: string, args: string[]): Promise<number> {
+  const started = performance.now();
+  return new Promise((done, fail) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+    child.on('close', (code) => (code === 0 ? done(performance.now() - started) : fail(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${stderr}`))));
+  });
+}
+
+const bcsOut = join(work, 'bcs-results');
+const bcs = (paths: string[], workers: number) => timed(process.execPath, ['runner/bcs.js', 'run', ...paths, '--workers', String(workers), '--reporter', 'json', '--output-dir', bcsOut]);
+const playwright = (config: string, workers: number, extra: string[] = []) => timed('npx', ['playwright', 'test', '-c', config, '--workers', String(workers), ...extra]);
+
+interface Case {
+  name: string;
+  bcs: () => Promise<number>;
+  playwright: () => Promise<number>;
+  /** Read bcs's results.json after each bcs run for the per-scenario breakdown. */
+  breakdown?: boolean;
+}
+
+const cases: Case[] = [];
+for (const w of workerCounts) {
+  if (suites.includes('trivial')) {
+    cases.push({ name: `${flows} trivial flows, workers ${w}`, bcs: () => bcs([flowDir], w), playwright: () => playwright('bench/vs-playwright/playwright', w), breakdown: true });
+  }
+  if (suites.includes('shop')) {
+    cases.push({ name: `shop suite, workers ${w}`, bcs: () => bcs(['scenarios/shop'], w), playwright: () => playwright('bench/playwright-shop', w) });
+  }
+}
+if (suites.includes('cold')) {
+  cases.push({
+    name: 'cold start: one trivial flow',
+    bcs: () => bcs([join(flowDir, 'flow-01.yaml')], 1),
+    playwright: () => playwright('bench/vs-playwright/playwright', 1, ['--grep', 'flow 1$']),
+  });
+}
+
+interface Breakdown {
+  startup: number[];
+  browser_wait: number[];
+  steps: number[];
+  release: number[];
+  bookkeeping: number[];
+}
+const breakdowns = new Map<string, Breakdown>();
+
+/** Splits a bcs run (its results.json) into where the time went. */
+async function recordBreakdown(name: string, wallStart: number): Promise<void> {
+  const result = JSON.parse(await readFile(join(bcsOut, 'results.json'), 'utf8')) as {
+    scenarios: { started_at: string; duration_ms: number; steps: { phase: string; kind: string; duration_ms: number }[] }[];
+  };
+  const b = breakdowns.get(name) ?? { startup: [], browser_wait: [], steps: [], release: [], bookkeeping: [] };
+  breakdowns.set(name, b);
+  const first = Math.min(...result.scenarios.map((s) => Date.parse(s.started_at)));
+  b.startup.push(first - wallStart);
+  for (const s of result.scenarios) {
+    const sum = (pick: (step: { phase: string; kind: string }) => boolean) => s.steps.filter(pick).reduce((t, step) => t + step.duration_ms, 0);
+    const wait = sum((st) => st.kind === 'browser');
+    const main = sum((st) => st.phase === 'main');
+    const release = sum((st) => st.phase === 'teardown');
+    b.browser_wait.push(wait);
+    b.steps.push(main);
+    b.release.push(release);
+    b.bookkeeping.push(s.duration_ms - sum(() => true));
+  }
+}
+
+const WARMUP = 1;
+const samples = new Map<string, { bcs: number[]; playwright: number[] }>();
+for (let i = 0; i < WARMUP + runs; i++) {
+  for (const c of cases) {
+    const order = i % 2 === 0 ? (['bcs', 'playwright'] as const) : (['playwright', 'bcs'] as const);
+    const entry = samples.get(c.name) ?? { bcs: [], playwright: [] };
+    samples.set(c.name, entry);
+    for (const tool of order) {
+      const wallStart = Date.now();
+      const ms = await c[tool]();
+      if (i < WARMUP) continue;
+      entry[tool].push(ms);
+      if (tool === 'bcs' && c.breakdown) await recordBreakdown(c.name, wallStart);
+    }
+    if (!json) process.stderr.write(`run ${i + 1 - WARMUP}/${runs} ${c.name}: bcs ${Math.round(entry.bcs.at(-1) ?? 0)} ms, playwright ${Math.round(entry.playwright.at(-1) ?? 0)} ms\n`);
+  }
+}
+await site.close();
+await rm(work, { recursive: true, force: true });
+
+const rows = [...samples].map(([name, s]) => {
+  const b = summarize(s.bcs);
+  const p = summarize(s.playwright);
+  return { name, bcs: b, playwright: p, ratio_p50: ratio(b.p50, p.p50), ratio_p99: ratio(b.p99, p.p99) };
+});
+const perScenario = Object.fromEntries([...breakdowns].map(([name, b]) => [name, Object.fromEntries(Object.entries(b).map(([k, v]) => [k, summarize(v)]))]));
+const result = { machine: machine(), chromium: chromium.path, runs, flows, rows, per_scenario: perScenario };
+
+if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+else {
+  const fmt = (s: Summary) => `${s.p50} | ${s.p99}`;
+  const lines = [
+    `vs-playwright: wall time (ms) of bcs run against npx playwright test, ${runs} interleaved runs after ${WARMUP} warm-up, Chromium ${chromium.path}`,
+    '',
+    '| suite | bcs p50 | bcs p99 | Playwright p50 | Playwright p99 | ratio p50 | ratio p99 |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.name} | ${fmt(r.bcs)} | ${fmt(r.playwright)} | **${r.ratio_p50}x** | ${r.ratio_p99}x |`),
+    '',
+  ];
+  for (const [name, parts] of Object.entries(perScenario)) {
+    lines.push(`bcs per scenario, ${name} (ms; startup is process start to the first scenario, once per run):`, '', '| part | p50 | p90 | p99 | max |', '|---|---|---|---|---|');
+    for (const [part, s] of Object.entries(parts)) lines.push(`| ${part.replace('_', ' ')} | ${s.p50} | ${s.p90} | ${s.p99} | ${s.max} |`);
+    lines.push('');
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
