@@ -55,7 +55,6 @@ export const configSchema = {
   properties: {
     paths: stringOrStrings,
     workers: { type: 'integer', minimum: 1, maximum: 64 },
-    isolation: { enum: ['context', 'session'] },
     retries: { type: 'integer', minimum: 0, maximum: 10 },
     timeout: duration,
     reporter: stringOrStrings,
@@ -65,6 +64,7 @@ export const configSchema = {
     grep: { type: 'string' },
     grep_invert: { type: 'string' },
     bail: { type: 'boolean' },
+    isolation: { enum: ['context', 'session'] },
     vars: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
     before: stringOrStrings,
     after: stringOrStrings,

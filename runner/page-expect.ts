@@ -18,6 +18,14 @@ interface Condition {
   what: string;
 }
 
+/**
+ * Loads Playwright Test's expect ahead of the first `expect` step (called when a page is connected): loading
+ * it takes half a second or more, which must not come out of that step's own timeout.
+ */
+export function preloadExpect(): void {
+  void import('@playwright/test').catch(() => {});
+}
+
 export async function expectOnPage(page: Page, e: PageExpectation, timeoutMs: number): Promise<void> {
   // Loaded on the first expect: commands that never check a page do not pay for it.
   const { expect } = await import('@playwright/test');

@@ -112,7 +112,7 @@ describe('on a terminal', () => {
     expect(count(lines, /^tty failure {2}/), text).toBe(1);
     expect(count(lines, /^ {2}✓ goto data:text\/html,<h1>Hello<\/h1> {2}\d+ ms$/), text).toBe(1);
     expect(count(lines, /^ {2}✓ sleep 300ms {2}3\d\d ms$/), text).toBe(1);
-    expect(count(lines, /^ {2}✗ never there {2}\d+ ms$/), text).toBe(1);
+    expect(count(lines, /^ {2}✗ never there {2}(\d+ ms|[\d.]+ s)$/), text).toBe(1);
     expect(count(lines, /^ {2}- goto data:text\/html,skipped {2}skipped: step 'never there' failed$/), text).toBe(1);
     expect(count(lines, /^ {2}failed in /), text).toBe(1);
     const summary = lines.findIndex((l) => /^0 passed, 1 failed \(/.test(l));
@@ -248,7 +248,7 @@ describe('off a terminal', () => {
     expect(res.code).toBe(1);
     expect(res.stdout).not.toMatch(/\x1b/);
     const lines = res.stdout.split('\n');
-    const failed = lines.findIndex((l) => /^ {2}✗ never there {2}\d+ ms$/.test(l));
+    const failed = lines.findIndex((l) => /^ {2}✗ never there {2}(\d+ ms|[\d.]+ s)$/.test(l));
     expect(failed).toBeGreaterThan(0);
     expect(lines[failed + 1]).toBe('      expected text "Never" to be visible: element(s) not found (waited 400 ms)');
     // Playwright's details follow the line, then where the step is written.

@@ -28,7 +28,8 @@ describe('Ctrl-C during bcs run --workers', { timeout: 180_000 }, () => {
       files.push(file);
     }
     const out = join(work, 'out');
-    const { child, done } = startCli(['run', ...files, '--workers', '2', '--reporter', 'json', '--output-dir', out], {
+    // A session per scenario (these only drive pages, so they would share one otherwise).
+    const { child, done } = startCli(['run', ...files, '--workers', '2', '--isolation', 'session', '--reporter', 'json', '--output-dir', out], {
       BCS_BASE_URL: svc.baseUrl,
       BCS_API_KEY: svc.apiKey,
     });
@@ -57,5 +58,22 @@ describe('Ctrl-C during bcs run --workers', { timeout: 180_000 }, () => {
     // An interrupted scenario counts as failed for the next --last-failed.
     const last = JSON.parse(await readFile(join(out, '.last-run.json'), 'utf8'));
     expect(last.failed.map((f: { name: string }) => f.name)).toEqual(['long 1', 'long 2']);
+  });
+
+  it('deletes the sessions the run shared and prepared', async () => {
+    const out = join(work, 'shared-out');
+    const files = [join(work, 'long-1.yaml'), join(work, 'long-2.yaml'), join(work, 'long-3.yaml')];
+    const { child, done } = startCli(['run', ...files, '--workers', '2', '--reporter', 'json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+    // Both running scenarios are in their step of 60 s, in contexts of the shared session.
+    await eventually(async () => {
+      const text = await readFile(join(out, 'results.json'), 'utf8').catch(() => '');
+      const live = (await svc.call('GET', '/browsers')).body as unknown[];
+      return live.length > 0 && text === '' ? live : undefined;
+    }, 45_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    child.kill('SIGINT');
+    const res = await done;
+    expect(res.code, res.stderr).toBe(130);
+    expect((await svc.call('GET', '/browsers')).body).toEqual([]);
   });
 });
