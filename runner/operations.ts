@@ -14,7 +14,6 @@ import { startTrace, stopTrace } from './trace.js';
 import { hostFiles } from './page-downloads.js';
 import { expectScreenshot } from './page-snapshot.js';
 import { expectAccessible } from './page-accessibility.js';
-import { preloadExpect } from './page-expect.js';
 import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
@@ -67,7 +66,6 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       return;
     }
     case 'connect': {
-      preloadExpect();
       if (state.lease) {
         state.browser = state.lease.browser;
         state.web = watchContext(state.lease.context);

@@ -18,17 +18,20 @@ interface Condition {
   what: string;
 }
 
+let library: Promise<{ expect: Expect }> | undefined;
+
 /**
- * Loads Playwright Test's expect ahead of the first `expect` step (called when a page is connected): loading
- * it takes half a second or more, which must not come out of that step's own timeout.
+ * Playwright Test, loaded once, on the first `expect` step (commands that never check a page do not pay
+ * for it). run-step.ts awaits it before that step's deadline starts: loading takes half a second or more,
+ * which is not the step's time to fail in.
  */
-export function preloadExpect(): void {
-  void import('@playwright/test').catch(() => {});
+export function loadExpect(): Promise<{ expect: Expect }> {
+  library ??= import('@playwright/test');
+  return library;
 }
 
 export async function expectOnPage(page: Page, e: PageExpectation, timeoutMs: number): Promise<void> {
-  // Loaded on the first expect: commands that never check a page do not pay for it.
-  const { expect } = await import('@playwright/test');
+  const { expect } = await loadExpect();
   const deadline = Date.now() + timeoutMs;
   for (const condition of conditions(page, e)) {
     try {

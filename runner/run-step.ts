@@ -7,6 +7,7 @@ import { resolveRuntime } from '../src/scenario/template.js';
 import { StepFailure, classify } from './failures.js';
 import { runOperation, type StepWork } from './operations.js';
 import { screenshotPage, sleep } from './page-actions.js';
+import { loadExpect } from './page-expect.js';
 import { locationOf, type StepResult } from './results.js';
 import { inTraceGroup } from './trace.js';
 import { slug, type Frame, type RunContext } from './run-context.js';
@@ -55,6 +56,7 @@ async function attemptStep(ctx: RunContext, step: PlanStep, frame: Frame, name: 
   const work: StepWork = { requestIds: [], artifacts: [], soft: [] };
   const result = stepResult(step, frame, name, started, { request_ids: work.requestIds, artifacts: work.artifacts });
   try {
+    if (step.operations.some((op) => op.op === 'page' && op.action === 'expect')) await loadExpect();
     await withDeadline(step.timeout_ms, frame.signal, async (signal) => {
       for (const raw of step.operations) {
         const op: Operation = resolveRuntime(raw, ctx.state.scope);
