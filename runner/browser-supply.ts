@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { CloudClient } from '../src/api/client.js';
 import type { Plan } from '../src/scenario/plan.js';
 import { browserNeed, type BrowserNeed } from './browser-need.js';
-import { newContext } from './context-options.js';
+import { newContext, scenarioPage } from './context-options.js';
 
 export interface SessionInfo {
   session_id: string;
@@ -51,8 +51,6 @@ export interface SupplyOptions {
   /** Whether page-only scenarios may share sessions (`--isolation context`, the default). */
   share?: boolean;
   notice(message: string): void;
-  /** Playwright's CDP connect (injected so tests and benchmarks can count connections). */
-  connect?: (wsUrl: string) => Promise<Browser>;
 }
 
 type Prepared = Omit<BrowserLease, 'how'> & {
@@ -78,13 +76,8 @@ interface Host {
 /** Contexts (prepared or running) one shared session takes before another is started beside it. */
 const CONTEXTS_PER_SESSION = 4;
 
-async function connectOverCDP(): Promise<(url: string) => Promise<Browser>> {
-  const { chromium } = await import('playwright-core');
-  return (url) => chromium.connectOverCDP(url);
-}
-
 export class BrowserSupply implements BrowserSource {
-  readonly #o: Required<Omit<SupplyOptions, 'connect'>> & Pick<SupplyOptions, 'connect'>;
+  readonly #o: Required<SupplyOptions>;
   readonly #needs = new WeakMap<Plan, BrowserNeed | null>();
   /** Needs of scenarios not started yet, in the order they are expected to start. */
   #upcoming: BrowserNeed[] = [];
@@ -186,8 +179,7 @@ export class BrowserSupply implements BrowserSource {
   async #prepareSession(need: BrowserNeed): Promise<Prepared> {
     const { session, browser, requestId } = await this.#open(need);
     try {
-      const context = need.context ? await newContext(browser, need.context) : (browser.contexts()[0] ?? (await browser.newContext()));
-      const page = context.pages()[0] ?? (await context.newPage());
+      const { context, page } = await scenarioPage(browser, need.context);
       const release = () => {
         this.#track(
           (async () => {
@@ -266,9 +258,9 @@ export class BrowserSupply implements BrowserSource {
 
   async #open(need: BrowserNeed): Promise<{ session: SessionInfo; browser: Browser; requestId?: string }> {
     const { data: session, requestId } = await this.#o.client.request<SessionInfo>('POST', '/browsers', { body: need.body });
-    const connect = this.#o.connect ?? (await connectOverCDP());
     try {
-      return { session, browser: await connect(session.cdp_ws_url), requestId };
+      const { chromium } = await import('playwright-core');
+      return { session, browser: await chromium.connectOverCDP(session.cdp_ws_url), requestId };
     } catch (err) {
       await this.#delete(session);
       throw err;

@@ -11,10 +11,10 @@ import type { WebServerOptions } from './web-server.js';
 
 export const CONFIG_FILES = ['bcs.config.yaml', 'bcs.config.yml'];
 
-/** The suite's `web_server`: what startWebServer takes, without the abort signal the run adds. */
 /** How scenarios that only drive pages are kept apart: a fresh context in a shared session, or a session each. */
 export type Isolation = 'context' | 'session';
 
+/** The suite's `web_server`: what startWebServer takes, without the abort signal the run adds. */
 export type WebServerConfig = Omit<WebServerOptions, 'signal'>;
 
 /** The config with every path made relative to the working directory and every duration in ms. */

@@ -1,7 +1,7 @@
 // A scenario's `context:` → a Playwright browser context in the session's browser, made with Playwright's
 // own options and device registry.
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { ContextOptions } from '../src/scenario/plan.js';
 import { StepFailure } from './failures.js';
 
@@ -25,6 +25,15 @@ export async function newContext(browser: Browser, o: ContextOptions, base: Brow
     const message = (err as Error).message.split('\n')[0];
     throw new StepFailure('step', `the browser context could not be made with these options: ${message}`);
   }
+}
+
+/**
+ * Where a scenario's steps run in a session's browser: a new context made with its `context:` options, else
+ * the session's own first context and page.
+ */
+export async function scenarioPage(browser: Browser, o: ContextOptions | undefined): Promise<{ context: BrowserContext; page: Page }> {
+  const context = o ? await newContext(browser, o) : (browser.contexts()[0] ?? (await browser.newContext()));
+  return { context, page: context.pages()[0] ?? (await context.newPage()) };
 }
 
 /** A device from Playwright's registry; the browser it was described for does not matter here. */

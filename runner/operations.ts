@@ -9,7 +9,7 @@ import { runFunction } from './functions.js';
 import { performPageAction } from './page-actions.js';
 import { runScript } from './script.js';
 import type { Artifact, StepResult } from './results.js';
-import { newContext } from './context-options.js';
+import { scenarioPage } from './context-options.js';
 import { startTrace, stopTrace } from './trace.js';
 import { hostFiles } from './page-downloads.js';
 import { expectScreenshot } from './page-snapshot.js';
@@ -66,19 +66,13 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       return;
     }
     case 'connect': {
-      if (state.lease) {
-        state.browser = state.lease.browser;
-        state.web = watchContext(state.lease.context);
-        state.page = state.lease.page;
-        await startTrace(ctx, state.lease.context);
-        return;
-      }
-      // Loaded on the first connect: commands that never drive a page (plan, validate, list, admin) skip it.
-      const { chromium } = await import('playwright-core');
-      state.browser = await chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms });
-      const context = op.context ? await newContext(state.browser, op.context) : (state.browser.contexts()[0] ?? (await state.browser.newContext()));
+      // A prepared browser comes connected; otherwise Playwright is loaded on the first connect (commands
+      // that never drive a page, such as plan, validate, list and admin, skip it).
+      const browser = state.lease?.browser ?? (await (await import('playwright-core')).chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms }));
+      state.browser = browser;
+      const { context, page } = state.lease ?? (await scenarioPage(browser, op.context));
       state.web = watchContext(context);
-      state.page = context.pages()[0] ?? (await context.newPage());
+      state.page = page;
       await startTrace(ctx, context);
       return;
     }
