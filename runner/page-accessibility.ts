@@ -26,9 +26,19 @@ export interface AccessibilityContext {
   output(value: unknown): void;
 }
 
+let library: Promise<typeof import('@axe-core/playwright')> | undefined;
+
+/**
+ * axe-core and its Playwright integration, loaded once, on the first audit (axe-core's source is large and
+ * most runs never audit). run-step.ts awaits it before the step's deadline starts, as with Playwright's expect.
+ */
+export function loadAxe(): Promise<typeof import('@axe-core/playwright')> {
+  library ??= import('@axe-core/playwright');
+  return library;
+}
+
 export async function expectAccessible(action: ExpectAccessible, ctx: AccessibilityContext): Promise<void> {
-  // Loaded on first use: axe-core's source is large, and most runs never audit.
-  const { AxeBuilder } = await import('@axe-core/playwright');
+  const { AxeBuilder } = await loadAxe();
   let builder = new AxeBuilder({ page: ctx.page }).setLegacyMode(true);
   for (const selector of action.include ?? []) builder = builder.include(selector);
   for (const selector of action.exclude ?? []) builder = builder.exclude(selector);

@@ -7,6 +7,7 @@ import { resolveRuntime } from '../src/scenario/template.js';
 import { StepFailure, classify } from './failures.js';
 import { runOperation, type StepWork } from './operations.js';
 import { screenshotPage, sleep } from './page-actions.js';
+import { loadAxe } from './page-accessibility.js';
 import { loadExpect } from './page-expect.js';
 import { locationOf, type StepResult } from './results.js';
 import { inTraceGroup } from './trace.js';
@@ -56,7 +57,7 @@ async function attemptStep(ctx: RunContext, step: PlanStep, frame: Frame, name: 
   const work: StepWork = { requestIds: [], artifacts: [], soft: [] };
   const result = stepResult(step, frame, name, started, { request_ids: work.requestIds, artifacts: work.artifacts });
   try {
-    if (step.operations.some((op) => op.op === 'page' && op.action === 'expect')) await loadExpect();
+    await librariesFor(step);
     await withDeadline(step.timeout_ms, frame.signal, async (signal) => {
       for (const raw of step.operations) {
         const op: Operation = resolveRuntime(raw, ctx.state.scope);
@@ -96,6 +97,15 @@ async function failureScreenshot(ctx: RunContext, step: PlanStep, frame: Frame, 
   const file = join(ctx.artifactDir, `failure-${step.index + 1}${pass}-${slug(ctx.mask(result.name))}.png`);
   const artifact = await screenshotPage(page, file, ctx.deps.outputDir, FAILURE_SCREENSHOT_TIMEOUT_MS).catch(() => undefined);
   if (artifact) result.artifacts.push(artifact);
+}
+
+/**
+ * The libraries a step's page operations load on first use, loaded before its deadline starts: loading one
+ * takes half a second or more on a busy machine, which is not the step's time to fail in.
+ */
+function librariesFor(step: PlanStep): Promise<unknown> {
+  const actions = new Set(step.operations.map((op) => (op.op === 'page' ? op.action : undefined)));
+  return Promise.all([actions.has('expect') && loadExpect(), actions.has('expect_accessible') && loadAxe()]);
 }
 
 /**

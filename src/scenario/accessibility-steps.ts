@@ -6,6 +6,13 @@ type Obj = Record<string, unknown>;
 
 export const ACCESSIBILITY_KINDS = ['expect_accessible'] as const;
 
+/**
+ * An audit's time grows with the page and the machine's load (axe injects half a megabyte of script and
+ * walks every element), not with anything the scenario waits for, so the usual step default is too tight.
+ * Playwright Test users run axe under the 30 s test timeout; a step's own `timeout:` still wins.
+ */
+const AUDIT_MIN_TIMEOUT_MS = 30_000;
+
 export function compileAccessibilityStep(_kind: string, v: unknown, ctx: KindContext): CompiledKind {
   const o: Obj = v !== null && typeof v === 'object' ? (v as Obj) : {};
   const impact = (typeof v === 'string' ? v : (o.impact as Impact | undefined)) ?? 'minor';
@@ -20,5 +27,5 @@ export function compileAccessibilityStep(_kind: string, v: unknown, ctx: KindCon
   }
   const scope = action.include ? ` in ${action.include.join(', ')}` : '';
   const floor = impact === 'minor' ? '' : ` (${impact} or worse)`;
-  return { name: `expect no accessibility violations${scope}${floor}`, operations: [{ op: 'page', ...action }] };
+  return { name: `expect no accessibility violations${scope}${floor}`, operations: [{ op: 'page', ...action }], minTimeoutMs: AUDIT_MIN_TIMEOUT_MS };
 }

@@ -189,6 +189,11 @@ describe('compiling other shapes', () => {
     ]);
   });
 
+  test('an accessibility audit gets at least 30 s unless the step sets its own timeout', () => {
+    const plan = compile(['name: audit', 'browser: {}', 'steps:', '  - expect_accessible: serious', '  - { expect_accessible: minor, timeout: 5s }', ''].join('\n'));
+    expect(plan.steps.filter((s) => s.phase === 'main').map((s) => s.timeout_ms)).toEqual([30_000, 5_000]);
+  });
+
   test('vars: env, serve.url, other vars, numbers; session templates stay', () => {
     const plan = compile(
       [
