@@ -2,12 +2,14 @@
 // Kept as plain JS so `npm ci` (prepare) and the test setup can run it before anything is compiled.
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { writeScenarioAccepts } from './scenario-accepts.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 export const entryPoints = ['runner/cli.ts', 'src/index.ts', 'fixtures/index.ts', 'bench/create-latency.ts', 'bench/runner-overhead.ts', 'bench/computer-latency.ts', 'bench/host-latency.ts', 'bench/pool-latency.ts', 'bench/replay-cpu.ts', 'bench/cdp-proxy.ts', 'bench/vs-playwright.ts', 'bench/idle-sessions.ts'];
 
 export async function buildDist() {
+  await writeScenarioAccepts();
   await build({
     absWorkingDir: root,
     entryPoints,
@@ -20,6 +22,9 @@ export async function buildDist() {
     target: 'node20',
     packages: 'external',
     sourcemap: true,
+    // Bundled CommonJS (the generated scenario validator) requires npm packages: give it Node's require,
+    // which an ESM bundle does not have.
+    banner: { js: "import { createRequire as __bcsCreateRequire } from 'node:module'; const require = __bcsCreateRequire(import.meta.url);" },
     logLevel: 'warning',
   });
 }

@@ -4,9 +4,11 @@
 // in anyOf"), which reads as noise. So a failed union is re-checked against the one branch whose type fits
 // the value, and only that branch's errors are explained; when no branch fits, the union says what it expects.
 
-import { Ajv } from 'ajv';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import schemaJson from './scenario.schema.json' with { type: 'json' };
+import generated from './generated/scenario-accepts.cjs';
 import { bareNumber } from './duration.js';
 import { formatPath, pointerToPath } from './path.js';
 import type { DataPath } from './path.js';
@@ -96,9 +98,30 @@ const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> 
 /** Maps whose keys become template names, and what to call a key that cannot be one. */
 const NAMED_KEYS: [RegExp, string][] = [[/^vars$/, 'variable'], [/^secrets$/, 'secret'], [/\.with$/, 'parameter']];
 
-const ajv = new Ajv({ allErrors: true, verbose: true });
+/**
+ * The validator generated at build time (runner/scenario-accepts.mjs), if it was generated from this very
+ * schema: checking a valid file then compiles nothing. A stale one (the schema edited since the last build)
+ * is not used, so it can make a run slower, never wrong.
+ */
+const generatedFits = generated.schemaHash === createHash('sha256').update(JSON.stringify(scenarioSchema)).digest('hex');
+
+/** Whether `data` is a valid scenario by the whole schema, when that can be known without compiling it. */
+export function schemaAccepts(data: unknown): boolean {
+  return generatedFits && generated(data);
+}
+
 const SCHEMA_KEY = 'scenario';
-ajv.addSchema(scenarioSchema, SCHEMA_KEY);
+let ajv: Ajv | undefined;
+
+/** The explaining validator (every error, with the schema nodes): compiled on the first file that needs it. */
+function explainingAjv(): Ajv {
+  if (!ajv) {
+    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    ajv = new AjvClass({ allErrors: true, verbose: true });
+    ajv.addSchema(scenarioSchema, SCHEMA_KEY);
+  }
+  return ajv;
+}
 
 // ajv hands back the schema objects themselves (verbose mode), so knowing each node's pointer lets us
 // compile any branch on its own and look up the messages above.
@@ -114,7 +137,7 @@ const validators = new Map<string, ValidateFunction>();
 function validatorAt(pointer: string): ValidateFunction {
   let validate = validators.get(pointer);
   if (!validate) {
-    validate = ajv.getSchema(`${SCHEMA_KEY}#${pointer}`);
+    validate = explainingAjv().getSchema(`${SCHEMA_KEY}#${pointer}`);
     if (!validate) throw new Error(`scenario schema has no node at ${pointer}`);
     validators.set(pointer, validate);
   }

@@ -8,7 +8,7 @@ import { sortDiagnostics } from './diagnostics.js';
 import type { LoadedScenario } from './load.js';
 import { formatPath } from './path.js';
 import type { DataPath } from './path.js';
-import { checkAgainst, quoteList, scenarioSchema } from './schema.js';
+import { checkAgainst, quoteList, scenarioSchema, schemaAccepts } from './schema.js';
 import type { Problem } from './schema.js';
 import { fieldsOf, nodeAt } from './schema-walk.js';
 import { isPlainObject } from './template.js';
@@ -46,13 +46,19 @@ export function validateScenario(loaded: LoadedScenario): Diagnostic[] {
   );
 }
 
+/** Checks a value against a schema node; what it finds, in words. */
+type Check = (pointer: string, data: unknown, base: DataPath) => Problem[];
+const schemaFine: Check = () => [];
+
 function validateData(data: unknown): Problem[] {
+  // A file the whole schema accepts has nothing for ajv to explain, only the rules the schema cannot say.
+  const check: Check = schemaAccepts(data) ? schemaFine : checkAgainst;
   // Errors inside a step are left to checkStep, which words them far better.
-  const problems = checkAgainst('', data, []).filter((p) => !isInsideStep(p.path, []));
+  const problems = check('', data, []).filter((p) => !isInsideStep(p.path, []));
   if (isPlainObject(data)) {
     for (const list of STEP_LISTS) {
       const steps = data[list];
-      if (Array.isArray(steps)) steps.forEach((step, i) => problems.push(...checkStep(step, [list, i])));
+      if (Array.isArray(steps)) steps.forEach((step, i) => problems.push(...checkStep(step, [list, i], check)));
     }
   }
   return problems;
@@ -64,7 +70,7 @@ function isInsideStep(path: DataPath, base: DataPath, lists = STEP_LISTS): boole
   return lists.includes(String(path[base.length])) && typeof path[base.length + 1] === 'number';
 }
 
-function checkStep(step: unknown, path: DataPath): Problem[] {
+function checkStep(step: unknown, path: DataPath, check: Check): Problem[] {
   const kindList = STEP_KINDS.join(', ');
   if (!isPlainObject(step)) {
     const message = typeof step === 'string' && STEP_KINDS.includes(step)
@@ -103,9 +109,9 @@ function checkStep(step: unknown, path: DataPath): Problem[] {
   if (second !== undefined) {
     problems.push({ path: [...path, second], which: 'key', message: `a step has exactly one kind, found ${quoteList(kinds)}` });
   }
-  for (const kind of kinds) problems.push(...checkKind(kind, step[kind], [...path, kind]));
+  for (const kind of kinds) problems.push(...checkKind(kind, step[kind], [...path, kind], check));
   for (const key of [...COMMON_KEYS, ...Object.keys(KIND_KEYS)]) {
-    if (key in step) problems.push(...checkNested(`/$defs/step/properties/${key}`, step[key], [...path, key]));
+    if (key in step) problems.push(...checkNested(`/$defs/step/properties/${key}`, step[key], [...path, key], check));
   }
   if (kinds.includes('if') && !('then' in step)) {
     problems.push({ path: [...path, 'if'], which: 'key', message: "an 'if' step needs 'then': the steps to run when the condition holds" });
@@ -140,32 +146,32 @@ function misindented(step: Record<string, unknown>, kinds: string[]): ((path: Da
   });
 }
 
-function checkKind(kind: string, value: unknown, path: DataPath): Problem[] {
-  if (kind === 'if') return checkCondition(value, path);
+function checkKind(kind: string, value: unknown, path: DataPath, check: Check): Problem[] {
+  if (kind === 'if') return checkCondition(value, path, check);
   const pointer = `/$defs/step/properties/${kind}`;
   const lists = NESTED_STEPS[kind];
-  if (!lists) return checkAgainst(pointer, value, path);
-  const problems = checkAgainst(pointer, value, path).filter((p) => !isInsideStep(p.path, path, lists));
+  if (!lists) return check(pointer, value, path);
+  const problems = check(pointer, value, path).filter((p) => !isInsideStep(p.path, path, lists));
   if (isPlainObject(value)) {
     for (const list of lists) {
       const steps = value[list];
-      if (Array.isArray(steps)) steps.forEach((step, i) => problems.push(...checkStep(step, [...path, list, i])));
+      if (Array.isArray(steps)) steps.forEach((step, i) => problems.push(...checkStep(step, [...path, list, i], check)));
     }
   }
   return problems;
 }
 
 /** A step-level key; `then`/`else` hold steps, checked one by one. */
-function checkNested(pointer: string, value: unknown, path: DataPath): Problem[] {
-  const problems = checkAgainst(pointer, value, path).filter((p) => !(p.path.length > path.length && typeof p.path[path.length] === 'number'));
+function checkNested(pointer: string, value: unknown, path: DataPath, check: Check): Problem[] {
+  const problems = check(pointer, value, path).filter((p) => !(p.path.length > path.length && typeof p.path[path.length] === 'number'));
   if ((pointer.endsWith('/then') || pointer.endsWith('/else')) && Array.isArray(value)) {
-    value.forEach((step, i) => problems.push(...checkStep(step, [...path, i])));
+    value.forEach((step, i) => problems.push(...checkStep(step, [...path, i], check)));
   }
   return problems;
 }
 
 /** Conditions are told apart by their one key (var, failed, not, ...), like steps by their kind. */
-function checkCondition(cond: unknown, path: DataPath): Problem[] {
+function checkCondition(cond: unknown, path: DataPath, check: Check): Problem[] {
   const expected = `expected one of ${CONDITION_KEYS.join(', ')}`;
   if (!isPlainObject(cond)) {
     return [{ path, which: 'value', message: `${formatPath(path)}: a condition is an object such as { var: name, equals: value }; ${expected}` }];
@@ -183,17 +189,17 @@ function checkCondition(cond: unknown, path: DataPath): Problem[] {
   const head = heads[0]!;
   if (head === 'not') {
     const stray = Object.keys(cond).find((k) => k !== 'not');
-    const problems = checkCondition(cond.not, [...path, 'not']);
+    const problems = checkCondition(cond.not, [...path, 'not'], check);
     if (stray) problems.push({ path: [...path, stray], which: 'key', message: `unknown field '${stray}' in ${formatPath(path)}; 'not' stands alone` });
     return problems;
   }
   if (head === 'all' || head === 'any') {
-    const problems = checkAgainst(`/$defs/${head}_condition`, cond, path).filter((p) => !(p.path.length > path.length + 1 && typeof p.path[path.length + 1] === 'number'));
+    const problems = check(`/$defs/${head}_condition`, cond, path).filter((p) => !(p.path.length > path.length + 1 && typeof p.path[path.length + 1] === 'number'));
     const list = cond[head];
-    if (Array.isArray(list)) list.forEach((c, i) => problems.push(...checkCondition(c, [...path, head, i])));
+    if (Array.isArray(list)) list.forEach((c, i) => problems.push(...checkCondition(c, [...path, head, i], check)));
     return problems;
   }
-  return checkAgainst(`/$defs/${head === 'var' ? 'var' : head}_condition`, cond, path);
+  return check(`/$defs/${head === 'var' ? 'var' : head}_condition`, cond, path);
 }
 
 function article(kind: string): string {

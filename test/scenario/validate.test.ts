@@ -1,5 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { formatDiagnostic, loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
+import { checkAgainst, schemaAccepts } from '../../src/scenario/schema.js';
 
 const FILE = 'scenarios/bad.yaml';
 const KINDS = 'goto, click, fill, press, hover, check, uncheck, select, type, focus, scroll_into_view, drag, set_input_files, switch_page, close_page, dialog, route, unroute, request, wait_for_response, wait_for_download, save_storage_state, expect, expect_soft, screenshot, expect_screenshot, expect_accessible, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, script, marker, if, repeat, for_each, retry, include, function';
@@ -203,5 +206,29 @@ describe('validateScenario', () => {
       `${FILE}:11:12 steps[3].click: missing a target; expected one of ${TARGETS}`,
       `${FILE}:11:14 unknown field 'txt' in steps[3].click; did you mean 'text'? expected one of selector, text, role, name, exact, label, placeholder, test_id, alt, title, button, click_count; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
     ]);
+  });
+});
+
+describe('the validator generated at build time (runner/scenario-accepts.mjs)', () => {
+  const files = readdirSync('scenarios', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml')).map((f) => join('scenarios', f));
+  const named = (data: unknown) => ({ name: 'part', ...(data as object) });
+  const samples = files.flatMap((file) => {
+    const data = named(loadScenarioSource(file, readFileSync(file, 'utf8')).data);
+    const { name: _, ...nameless } = data as Record<string, unknown>;
+    return [
+      [file, data],
+      [`${file} without a name`, nameless],
+      [`${file} with an unknown field`, { ...data, stesp: [] }],
+      [`${file} with a number for a step`, { ...data, steps: [42] }],
+    ] as [string, unknown][];
+  });
+
+  test('is used: it was generated from this schema, and accepts every example scenario', () => {
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) expect(schemaAccepts(named(loadScenarioSource(file, readFileSync(file, 'utf8')).data)), file).toBe(true);
+  });
+
+  test.each(samples)('agrees with the explaining validator: %s', (_, data) => {
+    expect(schemaAccepts(data)).toBe(checkAgainst('', data, []).length === 0);
   });
 });
