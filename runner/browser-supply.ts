@@ -257,9 +257,12 @@ export class BrowserSupply implements BrowserSource {
   }
 
   async #open(need: BrowserNeed): Promise<{ session: SessionInfo; browser: Browser; requestId?: string }> {
+    // Playwright loads (half a second of the main thread) while Chromium launches in its own processes.
+    const playwright = import('playwright-core');
+    playwright.catch(() => {}); // awaited below, unless the create fails first
     const { data: session, requestId } = await this.#o.client.request<SessionInfo>('POST', '/browsers', { body: need.body });
     try {
-      const { chromium } = await import('playwright-core');
+      const { chromium } = await playwright;
       return { session, browser: await chromium.connectOverCDP(session.cdp_ws_url), requestId };
     } catch (err) {
       await this.#delete(session);

@@ -4,7 +4,6 @@
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import yazl from 'yazl';
 import type { Extension } from '../../src/api/index.js';
 import { UsageError } from '../run-flags.js';
 import { AdminError, adminAction, adminFlags, segment, table, type Finish, when } from './output.js';
@@ -90,6 +89,7 @@ export async function zipFolder(dir: string): Promise<Uint8Array<ArrayBuffer>> {
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name))
     .sort();
+  const { default: yazl } = await import('yazl');
   const zip = new yazl.ZipFile();
   for (const file of files) zip.addBuffer(await readFile(file), relative(dir, file).split(sep).join('/'));
   zip.end();

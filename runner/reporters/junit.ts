@@ -7,7 +7,7 @@
 // in the testcase's <system-err> and its `continued` property.
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { create } from 'xmlbuilder2';
+import { createRequire } from 'node:module';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { RunReporter } from '../reporter.js';
 import { RETRIED_AWAY, type FailureKind, type RunResult, type ScenarioResult, type StepResult } from '../results.js';
@@ -35,6 +35,8 @@ export function junitReporter(outputDir: string): RunReporter & { file: string }
 /** The report as text. `outputDir` makes artifact paths absolute for CI attachment plugins. */
 export function junitXml(run: RunResult, outputDir: string): string {
   // XML 1.0 cannot hold most control characters even escaped; they become a visible \uXXXX instead.
+  // Loaded here: most runs write no JUnit report, and xmlbuilder2 takes a tenth of a second to load.
+  const { create } = createRequire(import.meta.url)('xmlbuilder2') as typeof import('xmlbuilder2');
   const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: (c: string) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}` });
   const counts = run.scenarios.map(suiteCounts);
   const skippedSuites = notStarted(run).length;

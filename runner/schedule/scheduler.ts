@@ -1,11 +1,14 @@
 // `bcs schedule`: one long-lived process that runs the suite on a cron schedule (croner). Runs never
 // overlap: a tick that comes while a run is going is skipped and logged. Each run is recorded in the
 // history folder; a failing one is logged loudly and, with a webhook, posted.
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import type { RunOutcome } from '../run.js';
 import { entryFor, newRunDir, recordRun, type HistoryEntry } from './history.js';
 import { postWebhook, redactUrl, webhookPayload } from './webhook.js';
+
+/** croner, loaded by the schedule command rather than by every `bcs` command. */
+const croner = () => createRequire(import.meta.url)('croner') as typeof import('croner');
 
 export interface ScheduleOptions {
   cron: string;
@@ -33,6 +36,7 @@ export interface Schedule {
 
 /** Throws for a pattern croner does not accept (5 fields, or 6 with seconds first). */
 export function checkCron(pattern: string, timezone?: string): Date | null {
+  const { Cron } = croner();
   const probe = new Cron(pattern, { paused: true, ...(timezone ? { timezone } : {}) });
   const next = probe.nextRun();
   probe.stop();
@@ -68,6 +72,7 @@ export function startSchedule(opts: ScheduleOptions): Schedule {
     }
   };
 
+  const { Cron } = croner();
   const job = new Cron(
     opts.cron,
     {

@@ -3,7 +3,7 @@
 // file itself), and its default export — a builder, or a list of builders — is compiled like YAML.
 // Bare imports stay external, so `browser-scenarios` is the installed package, one copy for everything.
 
-import { build, type BuildFailure, type Message } from 'esbuild';
+import type { BuildFailure, Message } from 'esbuild';
 import { randomBytes } from 'node:crypto';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { SourceMap, type SourceMapPayload } from 'node:module';
@@ -60,6 +60,7 @@ async function checkReadable(file: string, abs: string): Promise<void> {
 
 async function bundleScenario(file: string, abs: string, out: string): Promise<Bundle> {
   try {
+    const { build } = await import('esbuild');
     const result = await build({
       entryPoints: [abs],
       outfile: out,

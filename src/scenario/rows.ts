@@ -2,7 +2,7 @@
 // line, then one row per line) or JSON (a list of objects), as data-driven Playwright tests keep theirs.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'csv-parse/sync';
+import { createRequire } from 'node:module';
 import { ScenarioError } from './diagnostics.js';
 import type { LoadedScenario } from './load.js';
 import { isPlainObject } from './template.js';
@@ -26,7 +26,9 @@ export function rowsOf(loaded: LoadedScenario): Row[] | undefined {
   }
   let rows: unknown;
   try {
-    rows = file.endsWith('.csv') ? parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) : JSON.parse(text);
+    // csv-parse is loaded for the scenarios that read CSV rows, not for every run.
+    const csv = () => createRequire(import.meta.url)('csv-parse/sync') as typeof import('csv-parse/sync');
+    rows = file.endsWith('.csv') ? csv().parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) : JSON.parse(text);
   } catch (err) {
     fail(`cannot read the rows in ${file}: ${(err as Error).message}`);
   }

@@ -1,7 +1,6 @@
 // Turns the user's code (an async function body, TypeScript or JavaScript, as the hosted API takes it)
 // into JavaScript that evaluates to that function. esbuild only parses and strips types here, in its
 // own process; the code itself never runs in the service.
-import { transform } from 'esbuild';
 
 export type Compiled = { ok: true; js: string } | { ok: false; error: string };
 
@@ -23,6 +22,7 @@ export async function compileUserCode(code: string): Promise<Compiled> {
   // The body sits on its own lines, so a trailing `// comment` cannot swallow the closing brace.
   const wrapped = `(async function (page, context, browser) {\n${code}\n})`;
   try {
+    const { transform } = await import('esbuild');
     const out = await transform(wrapped, { loader: 'ts', target: 'esnext', sourcefile: 'code.ts', logLevel: 'silent' });
     return { ok: true, js: out.code };
   } catch (err) {

@@ -45,15 +45,14 @@ const schemas: Record<ProxyType, object> = {
 };
 
 const ajv = new Ajv({ allErrors: true, coerceTypes: false, strict: false });
-const validators = Object.fromEntries(Object.entries(schemas).map(([type, schema]) => [type, ajv.compile(schema)])) as Record<
-  ProxyType,
-  ReturnType<typeof ajv.compile>
->;
+// Compiled on the first proxy created, not when the service starts (every `bcs run` starts one).
+const validators = new Map<ProxyType, ReturnType<typeof ajv.compile>>();
+const validatorFor = (type: ProxyType) => validators.get(type) ?? validators.set(type, ajv.compile(schemas[type])).get(type)!;
 
 /** The checked config, split into what is shown (and stored) and the password (to be sealed). */
 export function checkProxyConfig(body: ProxyCreateParams): { config: ProxyConfig; password?: string } {
   const input = body.config ?? {};
-  const validate = validators[body.type];
+  const validate = validatorFor(body.type);
   if (body.type === 'custom' && body.config === undefined) {
     throw badRequest('body.config: is required for custom proxies', [
       { code: 'invalid_input', field: 'body.config', message: 'body.config: is required for custom proxies (host and port)' },

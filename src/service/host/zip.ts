@@ -2,10 +2,11 @@
 // yauzl. Neither follows a symlink: links go into archives as links, and archives may not contain any.
 import { constants } from 'node:fs';
 import { lstat, open, readdir, readlink } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import yazl from 'yazl';
+import type { ZipFile } from 'yazl';
 import { ServiceError, invalidField } from '../errors.js';
 import type { ConfinedWalk } from './confined-fs.js';
 import { holdErrors, writeFileFrom } from './fs-ops.js';
@@ -18,7 +19,9 @@ import { holdErrors, writeFileFrom } from './fs-ops.js';
  * rather than failing a download that has already started. The walk is closed when the stream ends.
  */
 export function zipDirectory(walk: ConfinedWalk, dir: string, warn: (msg: string, err: unknown) => void): Readable {
-  const zip = new yazl.ZipFile();
+  // Loaded on the first download of a folder, not with the service.
+  const { ZipFile: Zip } = createRequire(import.meta.url)('yazl') as typeof import('yazl');
+  const zip = new Zip();
   const out = zip.outputStream as Readable;
   zip.on('error', (err: Error) => out.destroy(err));
   out.once('close', () => walk.close());
@@ -29,7 +32,7 @@ export function zipDirectory(walk: ConfinedWalk, dir: string, warn: (msg: string
   return out;
 }
 
-async function addTree(zip: yazl.ZipFile, walk: ConfinedWalk, dir: string, prefix: string, warn: (msg: string, err: unknown) => void): Promise<void> {
+async function addTree(zip: ZipFile, walk: ConfinedWalk, dir: string, prefix: string, warn: (msg: string, err: unknown) => void): Promise<void> {
   let names: string[];
   try {
     names = (await readdir(dir)).sort();
