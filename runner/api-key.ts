@@ -4,7 +4,7 @@
 // key is wiped from this process's command line.
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { UsageError } from './run-flags.js';
+import { UsageError } from './usage-error.js';
 
 export function addApiKeyOptions(command: Command, what: string): Command {
   return command

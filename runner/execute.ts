@@ -3,43 +3,13 @@
 // acquired browsers and started servers are always released. Blocks run in blocks.ts, single steps in
 // run-step.ts. Every result leaves through RunContext, which masks secrets before reporters see it.
 import { join, relative } from 'node:path';
-import type { CloudClient } from '../src/api/client.js';
-import type { FunctionTable } from '../src/scenario/functions.js';
-import type { Plan, PlanStep, TraceMode } from '../src/scenario/plan.js';
-import type { BrowserSource } from './browser-supply.js';
-import type { StepPause } from './debug-pause.js';
-import type { UpdateSnapshots } from './page-snapshot.js';
+import type { Plan, PlanStep } from '../src/scenario/plan.js';
 import { runSequence, skipTree } from './blocks.js';
-import type { RunReporter } from './reporter.js';
 import type { ScenarioResult, StepResult } from './results.js';
-import { RunContext, slug, type Frame } from './run-context.js';
+import { RunContext, slug, type ExecuteDeps, type Frame } from './run-context.js';
 import { NEVER_ABORTED, runLeaf } from './run-step.js';
 
 export { slug };
-
-export interface ExecuteDeps {
-  client: CloudClient;
-  outputDir: string;
-  reporter: RunReporter;
-  /** Aborted on Ctrl-C: the running step stops, later steps are skipped, teardown still runs. */
-  signal: AbortSignal;
-  /** The functions the plan's `function` operations name (TypeScript scenarios). */
-  functions?: FunctionTable;
-  /** This scenario's folder for artifacts; default `<outputDir>/<scenario name slug>`. */
-  artifactDir?: string;
-  /** The whole scenario's budget: when it runs out the running step stops, the rest is skipped, teardown runs. */
-  timeoutMs?: number;
-  /** 1-based attempt of this scenario (`--retries`); `on-first-retry` traces attempt 2. */
-  attempt?: number;
-  /** Overrides the plan's `trace` (`bcs run --trace`). */
-  trace?: TraceMode;
-  /** `bcs run --update-snapshots`: what happens to screenshot baselines; absent, missing ones are written and fail. */
-  updateSnapshots?: UpdateSnapshots;
-  /** `bcs run --debug`: asked before each main step. */
-  pause?: StepPause;
-  /** Browsers prepared ahead (runner/browser-supply.ts); without it every scenario creates its own. */
-  browsers?: BrowserSource;
-}
 
 export async function executePlan(plan: Plan, given: ExecuteDeps): Promise<ScenarioResult> {
   const startedAt = new Date();

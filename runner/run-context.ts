@@ -1,15 +1,44 @@
 // What the parts of the executor share while one plan runs: the live objects steps acquire, the template
 // scope, the results so far, and the one door to the reporters, which masks secrets on the way out.
 import type { Browser, Page } from 'playwright-core';
-import type { Plan, PlanStep } from '../src/scenario/plan.js';
+import type { CloudClient } from '../src/api/client.js';
+import type { FunctionTable } from '../src/scenario/functions.js';
+import type { Plan, PlanStep, TraceMode } from '../src/scenario/plan.js';
 import { renderTemplate, resolveRuntime } from '../src/scenario/template.js';
-import type { BrowserLease } from './browser-supply.js';
-import type { ExecuteDeps } from './execute.js';
+import type { BrowserLease, BrowserSource } from './browser-supply.js';
+import type { StepPause } from './debug-pause.js';
+import type { UpdateSnapshots } from './page-snapshot.js';
+import type { RunReporter } from './reporter.js';
 import type { StepResult, StepStatus } from './results.js';
 import { createMasker, maskDeep, type Masker } from './secrets.js';
 import type { WebState } from './page-web.js';
 import type { StaticServer } from './static-server.js';
 import type { WebServer } from './web-server.js';
+
+/** What one plan's execution is given (executePlan's argument). */
+export interface ExecuteDeps {
+  client: CloudClient;
+  outputDir: string;
+  reporter: RunReporter;
+  /** Aborted on Ctrl-C: the running step stops, later steps are skipped, teardown still runs. */
+  signal: AbortSignal;
+  /** The functions the plan's `function` operations name (TypeScript scenarios). */
+  functions?: FunctionTable;
+  /** This scenario's folder for artifacts; default `<outputDir>/<scenario name slug>`. */
+  artifactDir?: string;
+  /** The whole scenario's budget: when it runs out the running step stops, the rest is skipped, teardown runs. */
+  timeoutMs?: number;
+  /** 1-based attempt of this scenario (`--retries`); `on-first-retry` traces attempt 2. */
+  attempt?: number;
+  /** Overrides the plan's `trace` (`bcs run --trace`). */
+  trace?: TraceMode;
+  /** `bcs run --update-snapshots`: what happens to screenshot baselines; absent, missing ones are written and fail. */
+  updateSnapshots?: UpdateSnapshots;
+  /** `bcs run --debug`: asked before each main step. */
+  pause?: StepPause;
+  /** Browsers prepared ahead (runner/browser-supply.ts); without it every scenario creates its own. */
+  browsers?: BrowserSource;
+}
 
 /** What steps acquire and later steps use. `scope` is what `{{ ... }}` templates resolve against. */
 export interface RunState {

@@ -13,11 +13,9 @@ import type { RunReporter } from './reporter.js';
 import { REPORTER_NAMES, createReporters } from './reporters/index.js';
 import type { RunOptions, SuiteOptions } from './run.js';
 import { parsePattern, parseShard, type Selection } from './select.js';
+import { UsageError } from './usage-error.js';
 
 const DEFAULT_OUTPUT_DIR = 'bcs-results';
-
-/** Bad flags or flag values: printed and exit 2. */
-export class UsageError extends Error {}
 
 const collect = (value: string, list: string[] = []) => [...list, value];
 

@@ -5,7 +5,7 @@ import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { Extension } from '../../src/api/index.js';
-import { UsageError } from '../run-flags.js';
+import { UsageError } from '../usage-error.js';
 import { AdminError, adminAction, adminFlags, segment, table, type Finish, when } from './output.js';
 
 /** The service's rule for extension names. */

@@ -7,7 +7,7 @@ import { addApiKeyOptions, resolveApiKey } from '../api-key.js';
 import { Option, type Command } from 'commander';
 import { ApiConnectionError, ApiError, ApiTimeoutError, CloudClient, type HttpMethod, type RequestOptions } from '../../src/api/index.js';
 import { EXIT } from '../exit-codes.js';
-import { UsageError } from '../run-flags.js';
+import { UsageError } from '../usage-error.js';
 
 export type Finish = (code: number) => void;
 

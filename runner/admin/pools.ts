@@ -1,7 +1,7 @@
 // `bcs pools`: browser pools (`/browser_pools`) that scenarios lease from with `browser: { pool: NAME }`.
 import type { Command } from 'commander';
 import type { BrowserPool, BrowserPoolCreateParams } from '../../src/api/index.js';
-import { UsageError } from '../run-flags.js';
+import { UsageError } from '../usage-error.js';
 import { adminAction, adminFlags, segment, table, type Finish, when, wholeNumber } from './output.js';
 
 interface CreateFlags {

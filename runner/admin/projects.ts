@@ -2,7 +2,7 @@
 // id or name everywhere.
 import type { Command } from 'commander';
 import type { Project, ProjectLimits } from '../../src/api/index.js';
-import { UsageError } from '../run-flags.js';
+import { UsageError } from '../usage-error.js';
 import { adminAction, adminFlags, segment, table, type Admin, type Finish, when, wholeNumber } from './output.js';
 
 const ORG = { project: false };

@@ -3,7 +3,7 @@
 // any user can read in the process list), and is never printed: the API only ever answers `has_password`.
 import type { Command } from 'commander';
 import type { Proxy, ProxyCreateParams, ProxyType } from '../../src/api/index.js';
-import { UsageError } from '../run-flags.js';
+import { UsageError } from '../usage-error.js';
 import { adminAction, adminFlags, segment, table, type Finish, when, wholeNumber } from './output.js';
 
 const TYPES: ProxyType[] = ['custom', 'datacenter', 'isp', 'residential', 'mobile'];

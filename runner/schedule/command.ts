@@ -3,7 +3,8 @@ import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
 import { loadConfig, type SuiteConfig } from '../config.js';
 import { EXIT } from '../exit-codes.js';
-import { UsageError, buildReporters, executionOptions, reporterNames, runFlags, suiteOptions } from '../run-flags.js';
+import { buildReporters, executionOptions, reporterNames, runFlags, suiteOptions } from '../run-flags.js';
+import { UsageError } from '../usage-error.js';
 import { runScenarios } from '../run.js';
 import { checkCron, startSchedule } from './scheduler.js';
 

@@ -1,6 +1,6 @@
 // The history's index.html: one self-contained page (no scripts, no external assets) with the pass/fail
 // trend as a strip of coloured cells and every run, newest first, linking to its folder's results.
-import type { HistoryEntry, HistoryIndex, RunStatus } from './history.js';
+import type { HistoryEntry, HistoryIndex, RunStatus } from './history-entry.js';
 
 const COLOURS: Record<RunStatus, string> = {
   passed: '#2da44e',

@@ -4,7 +4,8 @@
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import type { RunOutcome } from '../run.js';
-import { entryFor, newRunDir, recordRun, type HistoryEntry } from './history.js';
+import type { HistoryEntry } from './history-entry.js';
+import { entryFor, newRunDir, recordRun } from './history.js';
 import { postWebhook, redactUrl, webhookPayload } from './webhook.js';
 
 /** croner, loaded by the schedule command rather than by every `bcs` command. */

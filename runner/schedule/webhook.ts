@@ -1,7 +1,7 @@
 // `--webhook URL`: a failing scheduled run (and the first passing one after it) is POSTed as JSON. The body
 // carries the outcome and the failures only: no target URL, API key or variables, which may be secret.
 // `text` is a one-line summary, so chat webhooks that expect `{ "text": ... }` (Slack, Mattermost) show it.
-import type { HistoryEntry } from './history.js';
+import type { HistoryEntry } from './history-entry.js';
 
 const TIMEOUT_MS = 10_000;
 

@@ -1,6 +1,6 @@
 // `/browsers`: create, get, update, delete and list browser sessions.
 
-import type { CloudClient } from './client.js';
+import type { Requester } from './requester.js';
 import { fetchOffsetPage, paginateOffset, type OffsetPage } from './pagination.js';
 import { pathSegment } from './query.js';
 import type { BrowserCreateParams, BrowserListParams, BrowserSession, BrowserUpdateParams } from './types.js';
@@ -12,9 +12,9 @@ export interface BrowserRetrieveOptions {
 
 export class BrowsersResource {
   // Type-only link back to the client keeps the module graph acyclic at runtime.
-  readonly #client: CloudClient;
+  readonly #client: Requester;
 
-  constructor(client: CloudClient) {
+  constructor(client: Requester) {
     this.#client = client;
   }
 

@@ -3,12 +3,11 @@
 // against the API, so auth, retries, timeouts and error shapes stay uniform.
 
 import { BrowsersResource } from './browsers.js';
+import type { ApiResponse, HttpMethod, RequestOptions, Requester } from './requester.js';
 import { ApiConnectionError, ApiError, ApiTimeoutError, errorFromResponse } from './errors.js';
 import { paginateOffset } from './pagination.js';
 import { buildUrl, normalizeBaseUrl } from './query.js';
 import { DEFAULT_RETRY_BASE_MS, isRetryableResponse, retryDelayMs, sleep } from './retry.js';
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface ClientOptions {
   /** e.g. `https://api.onkernel.com/` or `http://127.0.0.1:8080/prefix`; a trailing slash is optional. */
@@ -29,27 +28,6 @@ export interface ClientOptions {
   retryBaseMs?: number;
 }
 
-export interface RequestOptions {
-  query?: Record<string, unknown>;
-  /** JSON-encoded, unless it is FormData, Blob, URLSearchParams or bytes (sent as is). */
-  body?: unknown;
-  timeoutMs?: number;
-  /** Aborting rejects with the signal's reason and is never retried. */
-  signal?: AbortSignal;
-  headers?: Record<string, string>;
-  maxRetries?: number;
-  /** `bytes`: a successful response's body is returned as a Uint8Array, whatever its content type. */
-  responseType?: 'json' | 'bytes';
-}
-
-export interface ApiResponse<T> {
-  status: number;
-  headers: Headers;
-  /** `undefined` for 204 and empty bodies (with `responseType: 'bytes'`, always the bytes, maybe empty). */
-  data: T;
-  requestId?: string;
-}
-
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_USER_AGENT = 'browser-scenarios-cloud-client';
@@ -61,7 +39,7 @@ type Attempt<T> =
   | { ok: true; response: ApiResponse<T> }
   | { ok: false; error: ApiError; retryable: boolean; headers?: Headers };
 
-export class CloudClient {
+export class CloudClient implements Requester {
   readonly baseUrl: string;
   readonly browsers: BrowsersResource;
   readonly #apiKey: string;

@@ -2,7 +2,7 @@
 // travels in `X-Has-More` / `X-Next-Offset`. A list that silently stops early makes a scenario
 // pass on partial data, so anything inconsistent is an error rather than a guess.
 
-import type { ApiResponse, CloudClient } from './client.js';
+import type { ApiResponse, Requester } from './requester.js';
 import { ApiError } from './errors.js';
 
 export interface OffsetPage<T> {
@@ -14,7 +14,7 @@ export interface OffsetPage<T> {
 
 /** Fetches one page at `query.offset` (default 0). */
 export async function fetchOffsetPage<T>(
-  client: CloudClient,
+  client: Requester,
   path: string,
   query: Record<string, unknown> = {},
 ): Promise<OffsetPage<T>> {
@@ -25,7 +25,7 @@ export async function fetchOffsetPage<T>(
 
 /** Iterates every item of every page, starting at `query.offset` (default 0). */
 export async function* paginateOffset<T>(
-  client: CloudClient,
+  client: Requester,
   path: string,
   query: Record<string, unknown> = {},
   pageSize?: number,
