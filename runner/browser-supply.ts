@@ -50,6 +50,11 @@ export interface SupplyOptions {
   lookahead?: number;
   /** Whether page-only scenarios may share sessions (`--isolation context`, the default). */
   share?: boolean;
+  /**
+   * Contexts that take longer than this to make (the median of the last few) are made when their scenario
+   * starts rather than beside the one running: default CONTEXT_AHEAD_MAX_MS.
+   */
+  contextAheadMaxMs?: number;
   notice(message: string): void;
 }
 
@@ -76,6 +81,17 @@ interface Host {
 /** Contexts (prepared or running) one shared session takes before another is started beside it. */
 const CONTEXTS_PER_SESSION = 4;
 
+/**
+ * Where making a context ahead stops paying. On the headless shell a context and its page take about
+ * 200 ms, made beside a running scenario or not, and making them ahead hides that (20 flows: 0.80x of
+ * Playwright Test's time ahead, 0.91x on demand). A full Chromium in new headless opens a window per
+ * context: 600-700 ms alone, 1-1.5 s beside a running scenario, whose steps slowed from 0.47 to 1.3 s, so
+ * the suite took longer than making each context when its scenario starts (1.38x against 1.17x).
+ */
+const CONTEXT_AHEAD_MAX_MS = 400;
+/** How many of the latest context timings the median is taken over. */
+const CONTEXT_SAMPLES = 5;
+
 export class BrowserSupply implements BrowserSource {
   readonly #o: Required<SupplyOptions>;
   readonly #needs = new WeakMap<Plan, BrowserNeed | null>();
@@ -86,9 +102,12 @@ export class BrowserSupply implements BrowserSource {
   readonly #background = new Set<Promise<unknown>>();
   #closed = false;
   #preparing = 0;
+  /** How long the latest contexts took to make (ms), newest last. */
+  readonly #contextMs: number[] = [];
+  #contextsPreparing = 0;
 
   constructor(options: SupplyOptions) {
-    this.#o = { lookahead: Math.max(1, options.workers), share: true, ...options };
+    this.#o = { lookahead: Math.max(1, options.workers), share: true, contextAheadMaxMs: CONTEXT_AHEAD_MAX_MS, ...options };
   }
 
   /** The scenarios about to run, in order: preparing starts now. */
@@ -155,12 +174,15 @@ export class BrowserSupply implements BrowserSource {
     for (const [key, { need, count }] of wanted) {
       const stock = this.#stock.get(key) ?? [];
       this.#stock.set(key, stock);
-      while (stock.length < count && this.#preparing < this.#o.lookahead) {
+      const shared = need.mode === 'shared';
+      while (stock.length < count && this.#preparing < this.#o.lookahead && (!shared || this.#contextsPayAhead())) {
         this.#preparing++;
+        if (shared) this.#contextsPreparing++;
         const prepared = this.#track(this.#prepare(need));
         stock.push(prepared);
         void prepared.finally(() => {
           this.#preparing--;
+          if (shared) this.#contextsPreparing--;
           this.#refill();
         });
       }
@@ -203,8 +225,11 @@ export class BrowserSupply implements BrowserSource {
     try {
       if (!(await host.ready) || host.retired || !host.browser!.isConnected()) throw new Error('no session to share');
       // No emulated viewport: the page gets the session's window, as the first page of a session of its own would.
+      const started = performance.now();
       context = await newContext(host.browser!, need.context ?? {}, need.context ? {} : { viewport: null });
       const page = await context.newPage();
+      this.#contextMs.push(performance.now() - started);
+      if (this.#contextMs.length > CONTEXT_SAMPLES) this.#contextMs.shift();
       const release = (failed: boolean) => {
         if (failed) host.retired = true;
         this.#track(this.#closeContext(host, context!));
@@ -215,6 +240,14 @@ export class BrowserSupply implements BrowserSource {
       await this.#closeContext(host, context);
       throw err;
     }
+  }
+
+  /** Whether contexts are cheap enough to make beside a running scenario (see CONTEXT_AHEAD_MAX_MS). */
+  #contextsPayAhead(): boolean {
+    // Until one has been timed, one at a time.
+    if (this.#contextMs.length === 0) return this.#contextsPreparing === 0;
+    const sorted = [...this.#contextMs].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)]! <= this.#o.contextAheadMaxMs;
   }
 
   /**

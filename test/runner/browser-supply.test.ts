@@ -6,7 +6,12 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CloudClient } from '../../src/api/client.js';
+import { compileScenario } from '../../src/scenario/compile.js';
+import { loadScenarioSource } from '../../src/scenario/load.js';
+import { BrowserSupply } from '../../runner/browser-supply.js';
 import { runCli } from '../helpers/cli.js';
+import { startTestService, type TestService } from '../helpers/service.js';
 
 let work: string;
 beforeAll(async () => {
@@ -95,9 +100,9 @@ describe('browsers prepared ahead', { timeout: 240_000 }, () => {
     });
     expect(code, stderr).toBe(0);
     expect(scenarios.map((s) => s.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
-    // One session served all four, each in a context that was ready before the scenario started.
+    // One session served all four, each in a context of its own (made ahead or not: see below).
     expect(new Set(scenarios.map((s) => s.session_id)).size).toBe(1);
-    for (const s of scenarios) expect(browserStep(s).output).toMatchObject({ mode: 'shared', ahead: true });
+    for (const s of scenarios) expect(browserStep(s).output).toMatchObject({ mode: 'shared' });
   });
 
   it("keeps the session's window size in a shared session, as in a session of its own", async () => {
@@ -142,3 +147,41 @@ describe('browsers prepared ahead', { timeout: 240_000 }, () => {
     expect(c.session_id).not.toBe(b.session_id);
   });
 });
+
+describe('shared contexts made ahead while they are cheap', { timeout: 120_000 }, () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  /** Three page-only scenarios taken one after another, as one worker runs them: was each made ahead? */
+  async function madeAhead(contextAheadMaxMs: number): Promise<boolean[]> {
+    const client = new CloudClient({ baseUrl: svc.baseUrl, apiKey: svc.apiKey });
+    const supply = new BrowserSupply({ client, workers: 1, contextAheadMaxMs, notice: () => {} });
+    const plans = ['a', 'b', 'c'].map((n) => compileScenario(loadScenarioSource(`${n}.yaml`, `name: ${n}\nsteps:\n  - goto: "data:text/html,${n}"\n`), { env: {} }));
+    supply.expect(plans);
+    const ahead: boolean[] = [];
+    try {
+      for (const plan of plans) {
+        const lease = await supply.take(plan);
+        expect(lease?.how.mode).toBe('shared');
+        ahead.push(lease!.how.ahead);
+        lease!.release(false);
+      }
+    } finally {
+      await supply.close();
+    }
+    return ahead;
+  }
+
+  it('makes the next context beside the running scenario while contexts are cheap, and when its scenario starts once they are not', async () => {
+    // The first is always made ahead (the run's start has nothing else to do); the timing of each one made
+    // decides for the next.
+    expect(await madeAhead(Number.POSITIVE_INFINITY)).toEqual([true, true, true]);
+    expect(await madeAhead(0)).toEqual([true, false, false]);
+  });
+});
+
