@@ -1,4 +1,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,12 +110,19 @@ steps:
   });
 
   it('releases the browser and exits 130 on Ctrl-C', async () => {
-    const file = await scenario('long.yaml', `name: long\nsteps:\n  - goto: "data:text/html,x"\n  - sleep: 60s\n`);
+    // The page the scenario opens says when its steps have begun: the browser may be created ahead, before
+    // the scenario starts, so its appearing in the service says nothing about where the run is.
+    let visited!: () => void;
+    const begun = new Promise<void>((r) => (visited = r));
+    const page = createServer((_req, res) => (visited(), res.end('<title>x</title>')));
+    await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
+    const file = await scenario('long.yaml', `name: long\nsteps:\n  - goto: "${url}"\n  - sleep: 60s\n`);
     const { child, done } = startCli(['run', file, '--json'], remote());
+    await begun;
     const session = await eventually(async () => (await svc.call('GET', '/browsers')).body[0]);
-    // Usually the run is in its long sleep by now; under load it may still be setting up. Either way the
-    // step running then is cut short (setup steps finish first), nothing after it runs, and the browser is released.
-    await new Promise((r) => setTimeout(r, 1500));
+    // The run is in its goto or its long sleep: the step running is cut short, nothing after it runs, and
+    // the browser is released.
     child.kill('SIGINT');
     const res = await done;
     expect(res.code).toBe(130);
@@ -126,6 +135,7 @@ steps:
     expect(main[stopped].error?.kind ?? main[stopped].note).toMatch(/interrupted/);
     expect(run.steps.find((s: { kind: string }) => s.kind === 'release').status).toBe('passed');
     expect((await deletedSessions()).find((s) => s.session_id === session.session_id)?.end_reason).toBe('deleted');
+    page.close();
   });
 });
 

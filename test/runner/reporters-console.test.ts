@@ -193,7 +193,8 @@ steps:
     for (const step of ['✓ serve site', '✓ expect text "Hello, Ada!"', '✓ screenshot greeted', '✓ stop serving site']) {
       expect(count(ttyLines, new RegExp(`^ {2}${step.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} {2}`)), `${step}\n${text}`).toBe(1);
     }
-    expect(count(ttyLines, /^ {2}↻ attempt 1 failed: 'greeting' expected text "Hello" to be visible/), text).toBe(1);
+    // Playwright's own timeout usually reports first; on a loaded machine the step's deadline may.
+    expect(count(ttyLines, /^ {2}↻ attempt 1 failed: 'greeting' (expected text "Hello" to be visible|step timed out after 500 ms)/), text).toBe(1);
     expect(count(ttyLines, /^ {2}passed in .* \(flaky: passed on attempt 2\)$/), text).toBe(1);
     expect(count(ttyLines, /^ {2}✓ greeting {2}/), text).toBe(1);
   });
