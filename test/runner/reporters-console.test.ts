@@ -110,7 +110,7 @@ describe('on a terminal', () => {
     const text = lines.join('\n');
     expect(lines.some((l) => SPINNER.test(l)), text).toBe(false);
     expect(count(lines, /^tty failure {2}/), text).toBe(1);
-    expect(count(lines, /^ {2}✓ goto data:text\/html,<h1>Hello<\/h1> {2}\d+ ms$/), text).toBe(1);
+    expect(count(lines, /^ {2}✓ goto data:text\/html,<h1>Hello<\/h1> {2}(\d+ ms|[\d.]+ s)$/), text).toBe(1);
     expect(count(lines, /^ {2}✓ sleep 300ms {2}(\d+ ms|[\d.]+ s)$/), text).toBe(1);
     expect(count(lines, /^ {2}✗ never there {2}(\d+ ms|[\d.]+ s)$/), text).toBe(1);
     expect(count(lines, /^ {2}- goto data:text\/html,skipped {2}skipped: step 'never there' failed$/), text).toBe(1);
@@ -230,9 +230,9 @@ describe('off a terminal', () => {
     const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
     const header = at(/^ {2}▸ repeat /);
     expect(header, res.stdout).toBeGreaterThan(0);
-    expect(lines[header + 1]).toMatch(/^ {4}✓ round 1 #1 {2}\d+ ms$/);
-    expect(lines[header + 2]).toMatch(/^ {4}✓ round 2 #2 {2}\d+ ms$/);
-    expect(lines[header + 3]).toMatch(/^ {2}✓ repeat .* {2}\d+ ms$/);
+    expect(lines[header + 1]).toMatch(/^ {4}✓ round 1 #1 {2}(\d+ ms|[\d.]+ s)$/);
+    expect(lines[header + 2]).toMatch(/^ {4}✓ round 2 #2 {2}(\d+ ms|[\d.]+ s)$/);
+    expect(lines[header + 3]).toMatch(/^ {2}✓ repeat .* {2}(\d+ ms|[\d.]+ s)$/);
     expect(lines[at(/^ {2}✗ maybe there /)]).toMatch(/\(ignored: continue_on_error\)$/);
     expect(lines[at(/^ {2}✗ expect_soft /)]).toMatch(/\(soft: the scenario fails at the end\)$/);
     expect(lines[at(/^ {4}✗ count the tries #1 /) + 1]).toBe('        expected result equals 2, got 1');
