@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CdpConnection } from '../src/service/host/cdp-connection.js';
+import { CdpConnection } from '../src/service/host/browser/cdp-connection.js';
 import { startService } from '../src/service/index.js';
 import { machine, printReport, ratio, timeIt } from './report.js';
 import { summarize } from './stats.js';

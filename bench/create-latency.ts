@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumArgs } from '../src/service/host/chromium.js';
+import { chromiumArgs } from '../src/service/host/browser/chromium.js';
 import { startService } from '../src/service/index.js';
 import { machine, printReport, ratio } from './report.js';
 import { summarize } from './stats.js';

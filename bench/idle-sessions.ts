@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { CloudClient } from '../src/api/client.js';
-import { chromiumArgs } from '../src/service/host/chromium.js';
-import { findChromium } from '../src/service/host/chromium-path.js';
+import { chromiumArgs } from '../src/service/host/browser/chromium.js';
+import { findChromium } from '../src/service/host/browser/chromium-path.js';
 import { machine } from './report.js';
 
 const argValue = (name: string, fallback: number) => Number(process.argv[process.argv.indexOf(name) + 1]) || fallback;

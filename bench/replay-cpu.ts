@@ -6,8 +6,8 @@
 import { readdir, readFile, rm, mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findChromium } from '../src/service/host/chromium-path.js';
-import { headfulSupport } from '../src/service/host/xvfb.js';
+import { findChromium } from '../src/service/host/browser/chromium-path.js';
+import { headfulSupport } from '../src/service/host/browser/xvfb.js';
 import { startService } from '../src/service/index.js';
 import { machine } from './report.js';
 

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { findChromium } from '../src/service/host/chromium-path.js';
+import { findChromium } from '../src/service/host/browser/chromium-path.js';
 import { serveFolder } from '../runner/static-server.js';
 import { machine, ratio } from './report.js';
 import { summarize, type Summary } from './stats.js';

@@ -29,6 +29,29 @@ async function violations(dir: string, allowed: (target: string, file: string) =
 
 const inside = (target: string, dir: string) => target === dir || target.startsWith(`${dir}/`);
 
+const HOST = 'src/service/host';
+/**
+ * The domain folders of the service's host code and the folders each may import (as Playwright's DEPS.list
+ * files say it per folder). Files directly in host/ (data dir, project lookups, SessionScope) are open to
+ * all. The order is the layering, lowest first; a new folder gets a line here.
+ */
+const HOST_DEPS: Record<string, string[]> = {
+  fs: [],
+  proxy: [],
+  process: ['fs'],
+  browser: ['fs', 'process', 'proxy'],
+  session: ['browser', 'fs', 'process', 'proxy'],
+  input: ['browser'],
+  recording: ['browser', 'session'],
+  telemetry: ['browser', 'session'],
+  playwright: ['fs', 'input', 'process', 'session'],
+  profiles: ['browser', 'fs', 'session'],
+  extensions: ['browser', 'fs', 'profiles', 'session'],
+  pools: ['browser', 'extensions', 'fs', 'profiles', 'proxy', 'session'],
+};
+/** The host folder `target` lies in, if it lies in one. */
+const hostFolder = (target: string) => (inside(target, HOST) ? /^[^/]+(?=\/)/.exec(relative(HOST, target))?.[0] : undefined);
+
 /**
  * The import cycles among `dir`'s files, type-only imports included (a type cycle still means two modules
  * that cannot be understood apart): each as the files of one strongly connected component.
@@ -82,6 +105,29 @@ describe('dependency rules', () => {
     const allowed = (t: string, file: string) =>
       !inside(t, 'src/service') || (t === 'src/service/index.js' && ['runner/target.ts', 'runner/cli.ts'].includes(file));
     expect(await violations('runner', allowed)).toEqual([]);
+  });
+
+  it('each host folder imports only the folders listed for it, lower in the layering', async () => {
+    const order = Object.keys(HOST_DEPS);
+    for (const [folder, deps] of Object.entries(HOST_DEPS)) {
+      for (const dep of deps) expect(order.indexOf(dep), `${folder} -> ${dep}`).toBeLessThan(order.indexOf(folder));
+    }
+    const folders = (await readdir(join(ROOT, HOST), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.sort()).toEqual([...order].sort());
+    const allowed = (t: string, file: string) => {
+      const from = hostFolder(file)!;
+      const to = hostFolder(t);
+      return !inside(t, HOST) || to === undefined || to === from || HOST_DEPS[from]!.includes(to);
+    };
+    expect(await violations(HOST, (t, file) => hostFolder(file) === undefined || allowed(t, file))).toEqual([]);
+  });
+
+  it("code outside a host folder reaches it through the folder's index.ts", async () => {
+    const allowed = (t: string, file: string) => {
+      const to = hostFolder(t);
+      return to === undefined || to === hostFolder(file) || t === `${HOST}/${to}/index.js`;
+    };
+    expect(await violations('src', allowed)).toEqual([]);
   });
 
   it.each(['runner', 'src/api', 'src/scenario', 'src/service'])('no import cycles in %s', async (dir) => {

@@ -1,13 +1,11 @@
 // What route modules are given: the service's parts, passed in rather than reached for.
-import type { CdpTokens } from './host/cdp-proxy.js';
-import type { PoolManager } from './host/pools.js';
-import type { ExtensionStore } from './host/extensions.js';
-import type { ProfileStore } from './host/profiles.js';
-import type { ProxyService } from './host/proxies.js';
-import type { Sandbox } from './host/sandbox.js';
-import type { SessionManager } from './host/sessions.js';
-import type { SessionLogs } from './host/session-logs.js';
-import type { TelemetryHub } from './host/telemetry-hub.js';
+import type { CdpTokens, SessionManager, SessionLogs } from './host/session/index.js';
+import type { PoolManager } from './host/pools/index.js';
+import type { ExtensionStore } from './host/extensions/index.js';
+import type { ProfileStore } from './host/profiles/index.js';
+import type { ProxyService } from './host/proxy/index.js';
+import type { Sandbox } from './host/process/index.js';
+import type { TelemetryHub } from './host/telemetry/index.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';
 import type { AuditRepo } from './store/audit-repo.js';
 import type { BrowsersRepo } from './store/browsers-repo.js';
@@ -27,7 +25,7 @@ export interface ServiceContext {
   now: () => Date;
   /** Whether headful sessions can run on this host (Xvfb, xdotool and a full Chromium), and why not. */
   headful: { available: boolean; reason: string };
-  /** The bubblewrap sandbox processes run in; null runs them unsandboxed on the host (see host/sandbox.ts). */
+  /** The bubblewrap sandbox processes run in; null runs them unsandboxed on the host (see host/process/sandbox.ts). */
   sandbox: Sandbox | null;
   /** Telemetry capture per session, and the archive of captured events. */
   telemetry: TelemetryHub;

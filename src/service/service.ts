@@ -4,21 +4,21 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { bearerToken, type RouteEntry } from './auth.js';
-import { findChromium, type ChromiumExecutable } from './host/chromium-path.js';
-import { CdpTokens, handleCdpUpgrade } from './host/cdp-proxy.js';
-import { ConcurrencyLimit } from './host/limits.js';
-import { PoolManager } from './host/pools.js';
-import { ExtensionStore, extensionSupport } from './host/extensions.js';
-import { ProfileStore } from './host/profiles.js';
-import { ProxyService } from './host/proxies.js';
-import { describeIsolation } from './host/isolation.js';
-import { detectSandbox, type Sandbox } from './host/sandbox.js';
-import { SessionManager } from './host/sessions.js';
-import { Standby } from './host/standby.js';
-import { SessionLogs } from './host/session-logs.js';
-import { TelemetryHub } from './host/telemetry-hub.js';
-import { OtlpExporter, type OtlpDestination } from './host/telemetry-otlp.js';
-import { headfulSupport } from './host/xvfb.js';
+import { findChromium, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
+import {
+  CdpTokens,
+  handleCdpUpgrade,
+  ConcurrencyLimit,
+  SessionManager,
+  Standby,
+  SessionLogs,
+} from './host/session/index.js';
+import { PoolManager } from './host/pools/index.js';
+import { ExtensionStore, extensionSupport } from './host/extensions/index.js';
+import { ProfileStore } from './host/profiles/index.js';
+import { ProxyService } from './host/proxy/index.js';
+import { describeIsolation, detectSandbox, type Sandbox } from './host/process/index.js';
+import { TelemetryHub, OtlpExporter, type OtlpDestination } from './host/telemetry/index.js';
 import { newApiKey } from './ids.js';
 import { ApiKeysRepo, isExpired } from './store/api-keys-repo.js';
 import { AuditRepo } from './store/audit-repo.js';

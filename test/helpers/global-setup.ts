@@ -2,7 +2,7 @@
 // Chromium once so parallel workers never race to unpack the packaged headless shell.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { findChromium } from '../../src/service/host/chromium-path.js';
+import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 
 export default async function setup(): Promise<void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));

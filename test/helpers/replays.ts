@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { findFfmpeg } from '../../src/service/host/ffmpeg.js';
+import { findFfmpeg } from '../../src/service/host/recording/ffmpeg.js';
 import type { TestService } from './service.js';
 
 const run = promisify(execFile);

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/service/host/chromium-path.js';
-import { headfulSupport } from '../../src/service/host/xvfb.js';
+import { findChromium } from '../../src/service/host/browser/chromium-path.js';
+import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
 import { startCli } from '../helpers/cli.js';
 
 const run = promisify(execFile);

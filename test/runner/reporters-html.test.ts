@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlReport } from '../../runner/reporters/html.js';
-import { findChromium } from '../../src/service/host/chromium-path.js';
+import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/service/host/chromium-path.js';
+import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSite, startTestProxy, type TestProxy, type TestSite } from '../service/proxies-fixtures.js';

@@ -2,8 +2,8 @@
 // came, a download command is rewritten into the view even when split into fragments or into single
 // bytes, and a refused one is answered to the client and never reaches the browser.
 import { describe, expect, it } from 'vitest';
-import { CommandFilter } from '../../src/service/host/cdp-command-filter.js';
-import { OPCODE, WsFrameReader, encodeWsFrame } from '../../src/service/host/ws-frames.js';
+import { CommandFilter } from '../../src/service/host/session/cdp-command-filter.js';
+import { OPCODE, WsFrameReader, encodeWsFrame } from '../../src/service/host/session/ws-frames.js';
 
 const browserPath = (p: string) => `/data/sessions/s1${p}`;
 

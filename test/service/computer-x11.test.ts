@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/service/host/chromium-path.js';
-import { headfulSupport } from '../../src/service/host/xvfb.js';
+import { findChromium } from '../../src/service/host/browser/chromium-path.js';
+import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
 import { isAlive, startTestService, type TestService } from '../helpers/service.js';
 
 const support = await headfulSupport((await findChromium(process.env.BCS_CHROMIUM)).headlessShell);

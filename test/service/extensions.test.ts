@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/service/host/chromium-path.js';
+import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
 const exe = await findChromium(process.env.BCS_CHROMIUM);

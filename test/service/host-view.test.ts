@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/service/errors.js';
-import { HostView } from '../../src/service/host/host-view.js';
+import { HostView } from '../../src/service/host/fs/host-view.js';
 
 let base: string;
 let root: string;

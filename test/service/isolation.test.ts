@@ -7,9 +7,9 @@ import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeIsolation } from '../../src/service/host/isolation.js';
-import { detectSandbox } from '../../src/service/host/sandbox.js';
-import { SESSION_UID_BASE, SESSION_UID_COUNT, SessionUsers, processesOf } from '../../src/service/host/session-users.js';
+import { describeIsolation } from '../../src/service/host/process/isolation.js';
+import { detectSandbox } from '../../src/service/host/process/sandbox.js';
+import { SESSION_UID_BASE, SESSION_UID_COUNT, SessionUsers, processesOf } from '../../src/service/host/process/session-users.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
 const asRoot = process.getuid?.() === 0;

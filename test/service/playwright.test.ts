@@ -4,8 +4,8 @@
 import Kernel from '@onkernel/sdk';
 import { readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CappedText, JobOutput, utf8Boundary } from '../../src/service/host/playwright-output.js';
-import { PlaywrightWorker } from '../../src/service/host/playwright-worker.js';
+import { CappedText, JobOutput, utf8Boundary } from '../../src/service/host/playwright/output.js';
+import { PlaywrightWorker } from '../../src/service/host/playwright/worker.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
 interface ExecuteBody {

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/service/host/chromium-path.js';
-import { headfulSupport } from '../../src/service/host/xvfb.js';
+import { findChromium } from '../../src/service/host/browser/chromium-path.js';
+import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
 const headful = await headfulSupport((await findChromium(process.env.BCS_CHROMIUM)).headlessShell);

@@ -3,8 +3,8 @@
 import Kernel, { NotFoundError } from '@onkernel/sdk';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/service/host/accounts.js';
-import { OutputLog, type OutputChunk } from '../../src/service/host/process-output.js';
+import { Accounts } from '../../src/service/host/process/accounts.js';
+import { OutputLog, type OutputChunk } from '../../src/service/host/process/output.js';
 import { eventually, isAlive, startTestService, type TestService } from '../helpers/service.js';
 
 const SECRET_ENV = 'BCS_PROCESS_TEST_SECRET';

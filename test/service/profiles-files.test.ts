@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyProfileTree, moveProfileTree, recoverFolders } from '../../src/service/host/profile-files.js';
+import { copyProfileTree, moveProfileTree, recoverFolders } from '../../src/service/host/profiles/files.js';
 
 let root: string;
 beforeEach(async () => {

@@ -7,9 +7,9 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bypassMatcher } from '../../src/service/host/proxy-bypass.js';
-import { ProxyForwarder } from '../../src/service/host/proxy-forwarder.js';
-import type { Upstream } from '../../src/service/host/proxy-upstream.js';
+import { bypassMatcher } from '../../src/service/host/proxy/bypass.js';
+import { ProxyForwarder } from '../../src/service/host/proxy/forwarder.js';
+import type { Upstream } from '../../src/service/host/proxy/upstream.js';
 import { SecretsBox } from '../../src/service/secrets-box.js';
 import { selfSignedCert, startSecureSite, startSite, startTestProxy, type TestProxy, type TestSite } from './proxies-fixtures.js';
 

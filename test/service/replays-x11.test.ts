@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/service/host/chromium-path.js';
-import { findFfmpeg } from '../../src/service/host/ffmpeg.js';
-import { headfulSupport } from '../../src/service/host/xvfb.js';
+import { findChromium } from '../../src/service/host/browser/chromium-path.js';
+import { findFfmpeg } from '../../src/service/host/recording/ffmpeg.js';
+import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
 import { ANIMATED_PAGE, download, probe, replaySkipReason, sleep } from '../helpers/replays.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

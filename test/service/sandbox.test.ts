@@ -5,8 +5,8 @@ import { mkdtemp, readdir, readFile, readlink, realpath, rm } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectSandbox } from '../../src/service/host/sandbox.js';
-import { SESSION_UID_BASE } from '../../src/service/host/session-users.js';
+import { detectSandbox } from '../../src/service/host/process/sandbox.js';
+import { SESSION_UID_BASE } from '../../src/service/host/process/session-users.js';
 import { eventually, isAlive, startTestService, type TestService } from '../helpers/service.js';
 
 const probeDir = await mkdtemp(join(tmpdir(), 'bcs-sandbox-probe-'));

@@ -1,9 +1,9 @@
 // The pure parts of telemetry: category resolution (create/PATCH semantics of the hosted SDK), time
 // parsing of since/until, the WebSocket message counter of the CDP proxy, and event size limits.
 import { describe, expect, it } from 'vitest';
-import { fitData, remoteToString } from '../../src/service/host/telemetry-cdp-map.js';
-import { captures, resolveCreate, resolveUpdate } from '../../src/service/host/telemetry-config.js';
-import { WsMessageCounter } from '../../src/service/host/telemetry-ws-frames.js';
+import { fitData, remoteToString } from '../../src/service/host/telemetry/cdp-map.js';
+import { captures, resolveCreate, resolveUpdate } from '../../src/service/host/telemetry/config.js';
+import { WsMessageCounter } from '../../src/service/host/session/ws-message-counter.js';
 import { parseInstant } from '../../src/service/routes/telemetry.js';
 
 const sorted = (set: ReadonlySet<string> | null) => (set ? [...set].sort() : null);

@@ -1,7 +1,7 @@
 // The data dir's layout and modes. Session processes must read nothing of the service's state (the
 // database holds every key's hash, secrets.key seals proxy passwords, profiles hold other people's
 // cookies), in every mode. Sandboxed they do not see the data dir at all; unsandboxed under a root
-// service each session runs as its own uid (session-users.ts) and must reach its own view, which lives
+// service each session runs as its own uid (process/session-users.ts) and must reach its own view, which lives
 // in here: so the data dir and sessions/ are traversable by others but not listable (0711), each view
 // is reachable only by its session's uid, and everything else is the service's alone (0700/0600).
 // A service that is not root cannot give sessions another identity, so its data dir stays 0700.

@@ -10,13 +10,11 @@ import type {
 import { ServiceError, conflict } from '../errors.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow } from './lookup.js';
-import type { CdpTokens } from '../host/cdp-proxy.js';
-import type { ExtensionStore } from '../host/extensions.js';
-import type { ProfileStore } from '../host/profiles.js';
-import type { ProxyService } from '../host/proxies.js';
-import type { SessionManager } from '../host/sessions.js';
-import { telemetryCreateSchema, telemetryUpdateSchema } from '../host/telemetry-config.js';
-import type { TelemetryHub } from '../host/telemetry-hub.js';
+import type { CdpTokens, SessionManager } from '../host/session/index.js';
+import type { ExtensionStore } from '../host/extensions/index.js';
+import type { ProfileStore } from '../host/profiles/index.js';
+import type { ProxyService } from '../host/proxy/index.js';
+import { telemetryCreateSchema, telemetryUpdateSchema, type TelemetryHub } from '../host/telemetry/index.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
 import { extensionSelectorsSchema } from './extensions.js';
 import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
@@ -31,7 +29,7 @@ export interface BrowserRouteDeps {
   telemetry?: TelemetryHub;
   /** Names the pool of a pooled session. */
   pools?: { ref(poolId: string): BrowserPoolRef };
-  /** Resolves, records and presents a session's `proxy` (host/proxies.ts). */
+  /** Resolves, records and presents a session's `proxy` (host/proxy/proxies.ts). */
   proxies?: ProxyService;
   /** Resolve the `profile` and `extensions` of a create body; present a session's profile. */
   profiles?: ProfileStore;
@@ -45,7 +43,7 @@ const tags = {
   additionalProperties: { type: 'string', maxLength: 255 },
 } as const;
 
-/** Egress: exactly one of mode/id/name (checked by host/proxies.ts, to name the field), or the deprecated ones. */
+/** Egress: exactly one of mode/id/name (checked by host/proxy/proxies.ts, to name the field), or the deprecated ones. */
 const proxyFields = {
   proxy: {
     type: 'object',

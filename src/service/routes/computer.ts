@@ -2,11 +2,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../errors.js';
-import { Computer, type BatchAction } from '../host/computer.js';
-import { CdpInputDevice } from '../host/input-cdp.js';
-import type { InputDevice } from '../host/input-device.js';
-import { X11InputDevice } from '../host/input-x11.js';
-import { DEFAULT_VIEWPORT, type LiveSession } from '../host/sessions.js';
+import { Computer, type BatchAction, CdpInputDevice, type InputDevice, X11InputDevice } from '../host/input/index.js';
+import { DEFAULT_VIEWPORT, type LiveSession } from '../host/session/index.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow, liveSession, sessionParams } from './lookup.js';
 

@@ -1,10 +1,10 @@
 // /extensions: upload (multipart zip of an unpacked extension), list, metadata, download of the zip as
-// uploaded, and delete. How browsers load them is host/extensions.ts.
+// uploaded, and delete. How browsers load them is host/extensions/extensions.ts.
 import multipart from '@fastify/multipart';
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { ServiceError, invalidField } from '../errors.js';
-import { NAME_PATTERN, type ExtensionStore } from '../host/extensions.js';
+import { NAME_PATTERN, type ExtensionStore } from '../host/extensions/index.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idOrNameParams, namedListQuery as listQuery, type IdOrNameParams as IdParams } from './params.js';
 
@@ -15,7 +15,7 @@ export interface ExtensionRouteDeps {
 /** Upload limit of one extension zip. The hosted limit is not documented; Chrome Web Store packages stay far below. */
 const MAX_ZIP_BYTES = 256 * 1024 * 1024;
 
-/** The `extensions` of browser and pool create bodies: each exactly one of id and name (checked in host/extensions.ts). */
+/** The `extensions` of browser and pool create bodies: each exactly one of id and name (checked in host/extensions/extensions.ts). */
 export const extensionSelectorsSchema = {
   type: 'array',
   maxItems: 50,

@@ -1,5 +1,5 @@
 // /browsers/{id}/fs/*: the browser host's file system as the hosted API exposes it, confined to the
-// session's host view. Every path is walked inside the view by host/confined-fs.ts, for reads and writes
+// session's host view. Every path is walked inside the view by host/fs/confined-fs.ts, for reads and writes
 // alike, so the kernel keeps each operation in the view whatever a session's processes do meanwhile.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -19,13 +19,18 @@ import {
   checkClientPath,
   writeError,
   writeFileFrom,
-} from '../host/fs-ops.js';
-import { ConfinedWalk, withWalk, type Existing } from '../host/confined-fs.js';
-import { lookupId } from '../host/fs-owner.js';
-import { receiveUploads, receiveZipUpload } from '../host/fs-upload.js';
-import { findWatch, startWatch, stopWatch } from '../host/fs-watch.js';
-import type { LiveSession } from '../host/sessions.js';
-import { zipDirectory } from '../host/zip.js';
+  ConfinedWalk,
+  withWalk,
+  type Existing,
+  lookupId,
+  receiveUploads,
+  receiveZipUpload,
+  findWatch,
+  startWatch,
+  stopWatch,
+  zipDirectory,
+} from '../host/fs/index.js';
+import type { LiveSession } from '../host/session/index.js';
 import { openSse } from '../sse.js';
 import { liveSession, sessionParams } from './lookup.js';
 

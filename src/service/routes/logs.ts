@@ -5,9 +5,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { invalidField } from '../errors.js';
-import type { HostView } from '../host/host-view.js';
-import { FileTail } from '../host/log-tail.js';
-import { SUPERVISOR_PROCESSES, type LogLine, type SupervisorProcess } from '../host/session-logs.js';
+import type { HostView } from '../host/fs/index.js';
+import { FileTail, SUPERVISOR_PROCESSES, type LogLine, type SupervisorProcess } from '../host/session/index.js';
 import { openSse, type SseStream } from '../sse.js';
 import { liveSession, sessionParams } from './lookup.js';
 

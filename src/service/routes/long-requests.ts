@@ -1,6 +1,6 @@
 // Helpers for requests that run a while (exec, streams, Playwright code).
 import type { FastifyReply } from 'fastify';
-import type { SessionManager } from '../host/sessions.js';
+import type { SessionManager } from '../host/session/index.js';
 
 /**
  * Counts a long-running request as session activity for as long as it runs, so a session is not ended

@@ -1,7 +1,7 @@
 // Finds the session a per-browser route is about, within the caller's project.
 import type { FastifyRequest } from 'fastify';
 import { notFound } from '../errors.js';
-import type { LiveSession, SessionManager } from '../host/sessions.js';
+import type { LiveSession, SessionManager } from '../host/session/index.js';
 import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
 
 /** By id (deleted ones too when asked), else by the name of an active session. 404 otherwise. */

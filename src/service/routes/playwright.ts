@@ -1,12 +1,11 @@
 // /browsers/{id}/playwright/execute: runs the caller's Playwright code against the session's browser, in
-// a worker process of its own (see host/playwright-exec.ts). As on the hosted service, whatever the code
+// a worker process of its own (see host/playwright/exec.ts). As on the hosted service, whatever the code
 // does (returns, throws, times out, crashes its process) is a 200 with success and error; only a bad
 // request is a 4xx.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
-import { Accounts } from '../host/accounts.js';
-import { PlaywrightExecutor, responseBody } from '../host/playwright-exec.js';
-import { Launcher } from '../host/process-launch.js';
+import { Accounts, Launcher } from '../host/process/index.js';
+import { PlaywrightExecutor, responseBody } from '../host/playwright/index.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { clientGone, keepActive } from './long-requests.js';
 

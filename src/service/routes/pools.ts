@@ -3,16 +3,15 @@
 // rather than accepted and ignored.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrowserPoolAcquireParams, BrowserPoolReleaseParams } from '../../api/types.js';
-import type { CdpTokens } from '../host/cdp-proxy.js';
-import type { ProfileStore } from '../host/profiles.js';
-import type { ProxyService } from '../host/proxies.js';
-import { presentPool, type PoolManager, type PoolSettings, type PoolUpdate } from '../host/pools.js';
-import type { TelemetryHub } from '../host/telemetry-hub.js';
+import type { CdpTokens } from '../host/session/index.js';
+import type { ProfileStore } from '../host/profiles/index.js';
+import type { ProxyService } from '../host/proxy/index.js';
+import { presentPool, type PoolManager, type PoolSettings, type PoolUpdate } from '../host/pools/index.js';
+import { type TelemetryHub, telemetryCreateSchema } from '../host/telemetry/index.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
 import { createBody, presentSession, wsOrigin } from './browsers.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { clientGone } from './long-requests.js';
-import { telemetryCreateSchema } from '../host/telemetry-config.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idOrNameParams, namedListQuery as listQuery, type IdOrNameParams as IdParams } from './params.js';
 

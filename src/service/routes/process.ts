@@ -4,10 +4,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { invalidField } from '../errors.js';
-import { Accounts } from '../host/accounts.js';
-import { Launcher, type ProcessRequest } from '../host/process-launch.js';
-import { ensureRunning, ProcessRegistry, type SpawnRequest } from '../host/processes.js';
-import type { OutputSubscriber } from '../host/process-output.js';
+import {
+  Accounts,
+  Launcher,
+  type ProcessRequest,
+  ensureRunning,
+  ProcessRegistry,
+  type SpawnRequest,
+  type OutputSubscriber,
+} from '../host/process/index.js';
 import { openSse } from '../sse.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { defaultEmptyBody } from './empty-body.js';

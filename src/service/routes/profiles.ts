@@ -1,10 +1,10 @@
 // /profiles: create, list, retrieve, rename and delete browser profiles, and download one as a tar of its
-// user data. How browsers load and save them is host/profiles.ts.
+// user data. How browsers load and save them is host/profiles/profiles.ts.
 import type { FastifyInstance } from 'fastify';
 import type { ProfileCreateParams, ProfileUpdateParams } from '../../api/types.js';
 import { ServiceError } from '../errors.js';
-import { NAME_PATTERN } from '../host/extensions.js';
-import type { ProfileStore } from '../host/profiles.js';
+import { NAME_PATTERN } from '../host/extensions/index.js';
+import type { ProfileStore } from '../host/profiles/index.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idOrNameParams, namedListQuery as listQuery, type IdOrNameParams as IdParams } from './params.js';
@@ -15,7 +15,7 @@ export interface ProfileRouteDeps {
 
 const name = { type: 'string', pattern: NAME_PATTERN } as const;
 
-/** The `profile` of a browser create body: exactly one of id and name (checked in host/profiles.ts, to name the field). */
+/** The `profile` of a browser create body: exactly one of id and name (checked in host/profiles/profiles.ts, to name the field). */
 export const profileSelectorSchema = {
   type: 'object',
   additionalProperties: false,

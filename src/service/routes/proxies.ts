@@ -2,8 +2,7 @@
 // Addressed by id only (names are not unique), as on the hosted API.
 import type { FastifyInstance } from 'fastify';
 import type { ProxyCheckParams, ProxyCreateParams, ProxyListParams } from '../../api/types.js';
-import { BYPASS_HOST_PATTERN } from '../host/proxy-bypass.js';
-import { presentProxy, type ProxyService } from '../host/proxies.js';
+import { BYPASS_HOST_PATTERN, presentProxy, type ProxyService } from '../host/proxy/index.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idParams, namedListQuery as listQuery } from './params.js';
@@ -23,7 +22,7 @@ const createBody = {
     name,
     protocol: { type: 'string', enum: ['http', 'https'] },
     bypass_hosts: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 260, pattern: BYPASS_HOST_PATTERN } },
-    // Its fields depend on `type`: checked by host/proxy-config.ts.
+    // Its fields depend on `type`: checked by host/proxy/config.ts.
     config: { type: 'object' },
   },
 } as const;

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TelemetryCategory, TelemetryEnvelope } from '../../api/types.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField, notFound } from '../errors.js';
-import { CATEGORIES } from '../host/telemetry-config.js';
+import { CATEGORIES } from '../host/telemetry/index.js';
 import { openSse } from '../sse.js';
 import { findSessionRow, sessionParams } from './lookup.js';
 

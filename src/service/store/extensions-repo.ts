@@ -1,5 +1,5 @@
 // Uploaded extensions: id, name, size and checksum of the uploaded zip. The zip and its unpacked copy are
-// files under <dataDir>/extensions/ (host/extensions.ts).
+// files under <dataDir>/extensions/ (host/extensions/extensions.ts).
 import type { Db } from './db.js';
 import { listNamed, type NamedListQuery } from './profiles-repo.js';
 

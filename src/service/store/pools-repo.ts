@@ -1,11 +1,11 @@
-// Browser pools: each pool's id, name and config. Which browsers a pool holds is live state (host/pools.ts);
+// Browser pools: each pool's id, name and config. Which browsers a pool holds is live state (host/pools/pools.ts);
 // a session's `pool_id` in the browsers table says which pool it belonged to.
 import type { BrowserPoolConfig } from '../../api/types.js';
 import type { Db } from './db.js';
 
 /**
  * The stored config; `name` lives in its own column (unique per project). `profile_id` and `extension_ids`
- * are the resolved ids of the config's `profile` and `extensions` (host/pool-resources.ts).
+ * are the resolved ids of the config's `profile` and `extensions` (host/pools/resources.ts).
  */
 export type StoredPoolConfig = Omit<BrowserPoolConfig, 'name'> & { profile_id?: string; extension_ids?: string[] };
 

@@ -1,4 +1,4 @@
-// Browser profiles: id, name and times. The state itself is files under <dataDir>/profiles/<id>/ (host/profiles.ts);
+// Browser profiles: id, name and times. The state itself is files under <dataDir>/profiles/<id>/ (host/profiles/profiles.ts);
 // which sessions loaded a profile is in the browsers table (`profile_id`, `profile_save_changes`).
 import type { Db } from './db.js';
 

@@ -1,0 +1,11 @@
+export { CdpConnection } from './cdp-connection.js';
+export { killProcessGroup, measureWindowFrame } from './chromium.js';
+export type { ExitInfo, LaunchedChromium } from './chromium.js';
+export { findChromium } from './chromium-path.js';
+export type { ChromiumExecutable } from './chromium-path.js';
+export { closeCleanly, closeStaleCleanly } from './close-cleanly.js';
+export { DEFAULT_VIEWPORT, PID_FILE, launchBrowser, launchSpecOf, removeDir, restoreDownloads, sessionLayout, specKey, stopBrowser } from './launch.js';
+export type { LaunchEnv, LaunchPreparer, LaunchSpec, WarmBrowser } from './launch.js';
+export { BrowserTracker } from './reset.js';
+export { headfulSupport, xEnv } from './xvfb.js';
+export type { ExistingDisplay, XDisplay } from './xvfb.js';

@@ -1,0 +1,261 @@
+// Launching a session's browser, apart from recording the session: a cold create launches into the folder
+// of the session it has just recorded, while the standby (session/standby.ts) launches ahead of time into the
+// folder of a session id that has no record yet, and a later create adopts that browser under that id.
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BrowserCreateParams } from '../../../api/types.js';
+import { type Account, sandboxCommand, type Sandbox, type SandboxLaunch, hostSessionUsers } from '../process/index.js';
+import { browserSandbox, type BrowserSandbox } from './sandbox.js';
+import { CdpConnection } from './cdp-connection.js';
+import { sessionUsersPossible } from '../data-dir.js';
+import { launchChromium, type LaunchedChromium } from './chromium.js';
+import type { ChromiumExecutable } from './chromium-path.js';
+import { DOWNLOADS_DIR, HOME_DIR, HostView, TMP_DIR, USER_DATA_DIR, handOverView } from '../fs/index.js';
+import { ProxyForwarder, type Upstream } from '../proxy/index.js';
+import { existingDisplay, startXvfb, type ExistingDisplay, type XDisplay } from './xvfb.js';
+
+export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
+
+/**
+ * Everything that decides how Chromium is started. Two creates with equal specs get interchangeable
+ * browsers, which is what lets a create adopt a pre-launched one. A new create option that changes the
+ * command line or the profile (extensions, proxies, policies) must be added here.
+ */
+export interface LaunchSpec {
+  headless: boolean;
+  viewport: { width: number; height: number };
+  kioskMode: boolean;
+  stealth: boolean;
+  startUrl: string | null;
+  /** A custom proxy to route through (resolved by host/proxy/proxies.ts); null is direct egress. */
+  proxy: Upstream | null;
+  /** The profile whose saved state the browser starts from (a copy; host/profiles/profiles.ts), or null. */
+  profileId: string | null;
+  /** Uploaded extensions to load, by id (host/extensions/extensions.ts). */
+  extensionIds: string[];
+}
+
+/**
+ * Puts what a spec names into a new session's view before Chromium starts (a profile's user data, the
+ * unpacked extensions), and returns the Chromium arguments that need, with paths as Chromium sees them.
+ */
+export type LaunchPreparer = (spec: LaunchSpec, view: HostView, inView: (viewPath: string) => string) => Promise<string[]>;
+
+export function launchSpecOf(params: BrowserCreateParams, proxy: Upstream | null = null): LaunchSpec {
+  const viewport = params.viewport ? { width: params.viewport.width, height: params.viewport.height } : DEFAULT_VIEWPORT;
+  return {
+    headless: params.headless ?? true,
+    viewport,
+    kioskMode: params.kiosk_mode ?? false,
+    stealth: params.stealth ?? false,
+    startUrl: params.start_url ?? null,
+    proxy,
+    // Callers pass resolved ids here (routes/browsers.ts, host/pools/pool.ts), never names.
+    profileId: params.profile?.id ?? null,
+    extensionIds: (params.extensions ?? []).flatMap((e) => (e.id ? [e.id] : [])),
+  };
+}
+
+export function specKey(spec: LaunchSpec): string {
+  return JSON.stringify([spec.headless, spec.viewport.width, spec.viewport.height, spec.kioskMode, spec.stealth, spec.startUrl, spec.proxy?.proxyId ?? null, spec.profileId, spec.extensionIds]);
+}
+
+/** A running Chromium that is, or is about to become, the browser of session `id`. */
+export interface WarmBrowser {
+  readonly id: string;
+  readonly spec: LaunchSpec;
+  readonly view: HostView;
+  readonly chromium: LaunchedChromium;
+  readonly screen?: XDisplay;
+  /** The service's own connection that lets the headless shell download; resolves undefined elsewhere. */
+  readonly downloads: Promise<CdpConnection | undefined>;
+  /** The forwarding proxy of a browser launched with a custom proxy. */
+  readonly forwarder?: ProxyForwarder;
+  /** The path Chromium sees for a path of the view: itself in the sandbox, the view's host folder without. */
+  readonly browserPath: (viewPath: string) => string;
+}
+
+export interface LaunchEnv {
+  chromium: ChromiumExecutable;
+  sandbox: Sandbox | null;
+  sessionsDir: string;
+  /** The window frame to add to headless windows (measured once per executable). */
+  frame(): Promise<{ width: number; height: number }>;
+  warn(obj: object, msg: string): void;
+  /** Run in order on every launch, after the view's layout is created (see LaunchPreparer). */
+  preparers: LaunchPreparer[];
+  /** Headful browsers go here rather than onto an Xvfb of their own. */
+  display?: ExistingDisplay;
+}
+
+/**
+ * Where session `id` lives, and whether its browser runs in the sandbox. Inside the sandbox Chromium sees
+ * the view, so its paths are the hosted service's paths; whatever browser it is (the packaged headless
+ * shell too) runs in there whenever there is a sandbox.
+ */
+export function sessionLayout(env: LaunchEnv, id: string) {
+  const dir = join(env.sessionsDir, id);
+  const view = new HostView(dir);
+  const sandbox = env.sandbox ? browserSandbox(env.sandbox, env.chromium) : null;
+  return { dir, view, sandbox: sandbox?.sandbox ?? null, browser: sandbox, userDataDir: view.hostPath(USER_DATA_DIR) };
+}
+
+/**
+ * Who the session's Chromium (and its processes, by default) run as: `kernel` in the sandbox; without
+ * one, under a root service, a uid of the session's own; otherwise the service's user, as it cannot
+ * switch. Never root.
+ */
+async function sessionIdentity(env: LaunchEnv, dir: string): Promise<Account | null> {
+  if (env.sandbox) return env.sandbox.kernel;
+  return sessionUsersPossible() ? hostSessionUsers().allocate(dir) : null;
+}
+
+/**
+ * Marks a folder whose browser has no session record (the standby's), so a restart after a hard stop can
+ * kill it. Removed when the browser becomes a session, whose record holds the pid instead.
+ */
+export const PID_FILE = 'browser.pid';
+
+/** Launches Chromium for session `id`; on failure nothing is left running (the folder is the caller's). */
+export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec): Promise<WarmBrowser> {
+  const { dir, view, sandbox, browser } = sessionLayout(env, id);
+  const inView = (viewPath: string) => (sandbox ? viewPath : view.hostPath(viewPath));
+  let screen: XDisplay | undefined;
+  let chromium: LaunchedChromium;
+  let forwarder: ProxyForwarder | undefined;
+  try {
+    if (spec.proxy) {
+      const proxyId = spec.proxy.proxyId;
+      forwarder = await ProxyForwarder.start(spec.proxy, (message) => env.warn({ session_id: id, proxy_id: proxyId, err: message }, 'the session proxy failed'));
+    }
+    const identity = await sessionIdentity(env, dir);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await view.createLayout();
+    const extraArgs: string[] = [];
+    for (const prepare of env.preparers) extraArgs.push(...(await prepare(spec, view, inView)));
+    await writeDownloadPreferences(view.hostPath(USER_DATA_DIR), inView(DOWNLOADS_DIR));
+    // The display's cookie, where the browser (maybe another uid, maybe in the sandbox) can read it.
+    const xauthority = !spec.headless && env.display?.xauthority ? await copyXAuthority(env.display.xauthority, view) : undefined;
+    if (identity) await handOverView(view, { owner: identity, sandboxed: sandbox !== null });
+    // Unsandboxed, under its own uid, Chromium gets a clean environment: the service's may hold its key.
+    const user = !sandbox && identity ? identity : undefined;
+    // A headful browser fills its own screen, toolbar included, as on the hosted service.
+    if (!spec.headless) {
+      screen = env.display ? existingDisplay(env.display, spec.viewport.width, spec.viewport.height) : await startXvfb(spec.viewport.width, spec.viewport.height);
+    }
+    chromium = await launchChromium(env.chromium, {
+      userDataDir: inView(USER_DATA_DIR),
+      wrap: browser ? (_file, args, e) => sandboxCommand(browser.sandbox, browserLaunch(view, browser, args, e)) : undefined,
+      user,
+      env: user ? unsandboxedEnv(view) : undefined,
+      headless: spec.headless,
+      viewport: spec.viewport,
+      display: screen?.display,
+      xauthority: xauthority && inView(xauthority),
+      frame: spec.headless ? await env.frame() : undefined,
+      startUrl: spec.startUrl ?? undefined,
+      kioskMode: spec.kioskMode,
+      stealth: spec.stealth,
+      proxyServer: forwarder?.proxyServer,
+      extraArgs,
+    });
+  } catch (err) {
+    await screen?.stop();
+    await forwarder?.close();
+    throw err;
+  }
+  // The headless shell ignores the profile's download preference and refuses downloads unless a CDP
+  // client allows them, for as long as that client stays connected: the service stays connected. This
+  // runs beside the create; CDP clients and input wait for it (the session's `ready`).
+  const downloads = env.chromium.headlessShell
+    ? allowDownloads(chromium.wsEndpoint, inView(DOWNLOADS_DIR)).catch((err: Error) => {
+        env.warn({ session_id: id, err: err.message }, 'could not enable downloads');
+        return undefined;
+      })
+    : Promise.resolve(undefined);
+  return { id, spec, view, chromium, screen, downloads, forwarder, browserPath: inView };
+}
+
+/** Stops a browser that never became a session, or whose session is gone. */
+export async function stopBrowser(warm: WarmBrowser): Promise<void> {
+  (await warm.downloads)?.close();
+  await warm.chromium.kill();
+  await warm.screen?.stop();
+  await warm.forwarder?.close();
+}
+
+/**
+ * Chromium's helpers can still be writing for a moment after the group is killed; retry the removal.
+ * A session with a uid of its own frees it first, once nothing runs as that uid any more.
+ */
+export async function removeDir(dir: string): Promise<void> {
+  await hostSessionUsers().release(dir);
+  await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+}
+
+/**
+ * Chromium runs as `kernel` in the sandbox, without capabilities, with its home at the view's
+ * /home/kernel, like the hosted VM's; the executable is at its path inside (sandbox.ts).
+ */
+function browserLaunch(view: HostView, browser: BrowserSandbox, args: string[], env: Record<string, string>): SandboxLaunch {
+  const { FONTCONFIG_PATH: _hostFonts, ...rest } = env;
+  return {
+    view,
+    cwd: HOME_DIR,
+    env: { HOME: HOME_DIR, PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', USER: browser.sandbox.kernel.name, ...rest, ...browser.env },
+    identity: browser.sandbox.kernel,
+    newSession: true,
+    command: browser.path,
+    args,
+  };
+}
+
+/** Chromium's environment on the host: its home and temp dir are the view's. */
+/** Copies the display's X authority file into the session's home; returns its path in the view. */
+async function copyXAuthority(file: string, view: HostView): Promise<string> {
+  const inView = `${HOME_DIR}/.Xauthority`;
+  await copyFile(file, view.hostPath(inView));
+  return inView;
+}
+
+function unsandboxedEnv(view: HostView): Record<string, string> {
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: view.hostPath(HOME_DIR), TMPDIR: view.hostPath(TMP_DIR), LANG: 'C.UTF-8', USER: 'kernel' };
+}
+
+/** See LiveSession.restoreDownloads: only the headless shell, which denies downloads by default, needs it. */
+export async function restoreDownloads(warm: WarmBrowser): Promise<void> {
+  const cdp = await warm.downloads;
+  await cdp?.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: warm.browserPath(DOWNLOADS_DIR) }).catch(() => undefined);
+}
+
+async function allowDownloads(wsEndpoint: string, downloadsDir: string): Promise<CdpConnection> {
+  const cdp = await CdpConnection.connect(wsEndpoint);
+  try {
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloadsDir });
+    return cdp;
+  } catch (err) {
+    cdp.close();
+    throw err;
+  }
+}
+
+/**
+ * Downloads go to the view's Downloads folder without asking, as on the hosted service. Merged into the
+ * preferences a loaded profile brings (its download folder was another session's), which are also marked
+ * as cleanly exited, so a profile saved from a crashed browser does not offer to restore its tabs.
+ */
+async function writeDownloadPreferences(userDataDir: string, downloadsDir: string): Promise<void> {
+  const file = join(userDataDir, 'Default', 'Preferences');
+  let prefs: Record<string, any> = {};
+  try {
+    const saved: unknown = JSON.parse(await readFile(file, 'utf8'));
+    if (saved && typeof saved === 'object' && !Array.isArray(saved)) prefs = saved as Record<string, any>;
+  } catch {
+    // No profile loaded, or its preferences are unreadable: Chromium starts from defaults either way.
+  }
+  prefs.download = { ...prefs.download, default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true };
+  prefs.savefile = { ...prefs.savefile, default_directory: downloadsDir };
+  if (prefs.profile) prefs.profile = { ...prefs.profile, exit_type: 'Normal', exited_cleanly: true };
+  await mkdir(join(userDataDir, 'Default'), { recursive: true });
+  await writeFile(file, JSON.stringify(prefs));
+}

@@ -1,0 +1,236 @@
+// Uploaded extensions: the zip exactly as uploaded (<dataDir>/extensions/<id>.zip, which downloads serve and
+// the checksum covers) and its unpacked copy (<dataDir>/extensions/<id>/), checked once at upload. A browser
+// created with extensions gets its own copy of each in its view (/home/kernel/extensions/<id>, where the
+// hosted VM keeps them) and Chromium loads them with --load-extension. The headless shell cannot load
+// extensions; full Chromium can, headful or in new headless mode.
+import type { Multipart } from '@fastify/multipart';
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BrowserExtensionSelector, Extension } from '../../../api/types.js';
+import { ServiceError, conflict, invalidField, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { ExtensionRow, ExtensionsRepo } from '../../store/extensions-repo.js';
+import type { NamedListQuery } from '../../store/profiles-repo.js';
+import type { LaunchPreparer, ChromiumExecutable } from '../browser/index.js';
+import { unpackExtension } from './extension-zip.js';
+import { HOME_DIR } from '../fs/index.js';
+import { copyProfileTree } from '../profiles/index.js';
+import type { Logger, SessionManager } from '../session/index.js';
+import { findInProject } from '../find-in-project.js';
+
+/** The name rule of extension uploads (and of profile names). */
+export const NAME_PATTERN = '^[A-Za-z0-9._-]{1,255}$';
+const NAME = new RegExp(NAME_PATTERN);
+export const EXTENSIONS_DIR = `${HOME_DIR}/extensions`;
+
+export interface ExtensionStoreDeps {
+  repo: ExtensionsRepo;
+  /** <dataDir>/extensions */
+  dir: string;
+  now: () => Date;
+  log: Logger;
+  /** Whether this host's Chromium can load extensions, and why not. */
+  support: { available: boolean; reason: string };
+}
+
+export class ExtensionStore {
+  private readonly referrers: ((extensionId: string) => string[])[] = [];
+
+  constructor(private readonly deps: ExtensionStoreDeps) {}
+
+  /** Removes what an interrupted upload left, and plugs loading into every launch. */
+  async attach(sessions: SessionManager): Promise<void> {
+    await mkdir(this.deps.dir, { recursive: true, mode: 0o700 });
+    for (const name of await readdir(this.deps.dir)) {
+      if (name.includes('.incoming-')) await rm(join(this.deps.dir, name), { recursive: true, force: true });
+    }
+    sessions.addLaunchPreparer(this.load);
+  }
+
+  /** Names of things that still use an extension (pools); an extension in use cannot be deleted. */
+  addReferrers(referrers: (extensionId: string) => string[]): void {
+    this.referrers.push(referrers);
+  }
+
+  /** A clear 400 where only the headless shell is there to run browsers. */
+  checkAvailable(): void {
+    if (!this.deps.support.available) throw new ServiceError(400, 'extensions_unavailable', `extensions cannot be loaded here: ${this.deps.support.reason}`);
+  }
+
+  /**
+   * POST /extensions: a `file` part (the zip) and an optional `name` part. The zip is written to disk as it
+   * arrives, hashed on the way, then checked and unpacked; nothing is recorded unless all of that worked.
+   */
+  async upload(projectId: string | null, parts: AsyncIterable<Multipart>): Promise<ExtensionRow> {
+    const id = newId();
+    const staging = join(this.deps.dir, `${id}.incoming-${newId(8)}`);
+    await mkdir(staging, { mode: 0o700 });
+    try {
+      let received: { path: string; size: number; checksum: string } | undefined;
+      let name: string | undefined;
+      try {
+        for await (const part of parts) {
+          if (part.fieldname === 'file') {
+            if (part.type !== 'file') throw invalidField('body.file', 'must be a file part');
+            if (received) throw invalidField('body.file', 'is given more than once');
+            received = await spool(part.file, join(staging, 'upload.zip'));
+          } else if (part.fieldname === 'name') {
+            if (part.type !== 'field' || typeof part.value !== 'string') throw invalidField('body.name', 'must be a text field');
+            name = part.value;
+          } else {
+            throw invalidField(`body.${part.fieldname}`, 'unknown field (expected file and name)');
+          }
+        }
+      } catch (err) {
+        throw multipartError(err);
+      }
+      if (!received) throw invalidField('body.file', 'is required');
+      if (name !== undefined && !NAME.test(name)) throw invalidField('body.name', `must match ${NAME_PATTERN}`);
+      // Refused before the unpacking work; the unique index decides races at the insert.
+      if (name !== undefined && this.deps.repo.getByName(projectId, name)) throw nameTaken(name);
+      const unpackDir = join(staging, 'unpacked');
+      await mkdir(unpackDir, { mode: 0o700 });
+      const { root } = await unpackExtension(received.path, unpackDir, 'body.file');
+
+      const row: ExtensionRow = {
+        id,
+        project_id: projectId,
+        name: name ?? null,
+        created_at: this.deps.now().toISOString(),
+        size_bytes: received.size,
+        checksum: received.checksum,
+        last_used_at: null,
+      };
+      try {
+        await rename(root, this.unpacked(id));
+        await rename(received.path, this.zipPath(id));
+        this.deps.repo.insert(row);
+      } catch (err) {
+        await this.removeFiles(id);
+        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw nameTaken(name!);
+        throw err;
+      }
+      return row;
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  list(q: NamedListQuery): { rows: ExtensionRow[]; hasMore: boolean } {
+    return this.deps.repo.list(q);
+  }
+
+  /** By id, else by name, within the project; 404 otherwise. */
+  find(projectId: string | null, idOrName: string): ExtensionRow {
+    return findInProject(this.deps.repo, projectId, idOrName, 'extension');
+  }
+
+  /** The extensions a create body lists, each by exactly one of id and name, in order and without repeats. */
+  selectAll(projectId: string | null, selectors: BrowserExtensionSelector[], field: string): ExtensionRow[] {
+    const rows = new Map<string, ExtensionRow>();
+    selectors.forEach((s, i) => {
+      if ((s.id === undefined) === (s.name === undefined)) throw invalidField(`${field}.${i}`, 'must have exactly one of id and name');
+      const row = s.id !== undefined ? this.deps.repo.get(s.id) : this.deps.repo.getByName(projectId, s.name!);
+      if (!row || row.project_id !== projectId) throw notFound('extension', (s.id ?? s.name)!);
+      rows.set(row.id, row);
+    });
+    return [...rows.values()];
+  }
+
+  zipPath(extensionId: string): string {
+    return join(this.deps.dir, `${extensionId}.zip`);
+  }
+
+  /** Refused while a pool uses the extension; running browsers keep their copy. */
+  async delete(row: ExtensionRow): Promise<void> {
+    const users = this.referrers.flatMap((referrers) => referrers(row.id));
+    if (users.length) {
+      throw new ServiceError(400, 'resource_in_use', `extension '${row.name ?? row.id}' is still used by ${users.join(', ')}; stop using it there first`);
+    }
+    this.deps.repo.remove(row.id);
+    await this.removeFiles(row.id);
+  }
+
+  present(row: ExtensionRow): Extension {
+    return {
+      id: row.id,
+      name: row.name,
+      created_at: row.created_at,
+      size_bytes: row.size_bytes,
+      checksum: row.checksum,
+      last_used_at: row.last_used_at,
+    };
+  }
+
+  private unpacked(extensionId: string): string {
+    return join(this.deps.dir, extensionId);
+  }
+
+  private async removeFiles(extensionId: string): Promise<void> {
+    await rm(this.unpacked(extensionId), { recursive: true, force: true });
+    await rm(this.zipPath(extensionId), { force: true });
+  }
+
+  /** Launch preparer: each extension copied into the view, and the switches that load exactly those. */
+  private readonly load: LaunchPreparer = async (spec, view, inView) => {
+    if (spec.extensionIds.length === 0) return [];
+    const paths: string[] = [];
+    for (const id of spec.extensionIds) {
+      if (!this.deps.repo.get(id)) throw new Error(`extension '${id}' was deleted`);
+      const viewPath = `${EXTENSIONS_DIR}/${id}`;
+      await copyProfileTree(this.unpacked(id), view.hostPath(viewPath), false);
+      const path = inView(viewPath);
+      // The switches take comma-separated lists.
+      if (path.includes(',')) throw new Error(`the extension path ${path} contains a comma; move the data dir`);
+      paths.push(path);
+    }
+    const now = this.deps.now();
+    for (const id of spec.extensionIds) this.deps.repo.markUsed(id, now);
+    const list = paths.join(',');
+    return [`--load-extension=${list}`, `--disable-extensions-except=${list}`];
+  };
+}
+
+function nameTaken(name: string): ServiceError {
+  return conflict(`an extension named '${name}' already exists in this project`);
+}
+
+/** Writes an upload to `path`, counting and hashing the exact bytes on the way. */
+async function spool(source: NodeJS.ReadableStream, path: string): Promise<{ path: string; size: number; checksum: string }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  await pipeline(source, tap, createWriteStream(path, { mode: 0o600 }));
+  return { path, size, checksum: hash.digest('hex') };
+}
+
+/**
+ * The multipart parser's own failures (a truncated body, a missing boundary) are plain Errors: the
+ * client's doing, so a 400. Typed errors (ours, and its 413 for a file over the limit) pass unchanged.
+ */
+function multipartError(err: unknown): unknown {
+  const e = err as { code?: unknown; statusCode?: unknown };
+  if (err instanceof ServiceError || e.code !== undefined || e.statusCode !== undefined) return err;
+  if (err instanceof Error && err.constructor === Error) return invalidField('body', `is not a well-formed multipart body (${err.message})`);
+  return err;
+}
+
+/** Whether browsers launched with `exe` can load extensions: the headless shell cannot, full Chromium can. */
+export function extensionSupport(exe: ChromiumExecutable): { available: boolean; reason: string } {
+  return exe.headlessShell
+    ? {
+        available: false,
+        reason: `the Chromium here is the headless shell (${exe.path}), which has no extension support; install chromium, or point --chromium or BCS_CHROMIUM at a full Chromium (its new headless mode loads extensions)`,
+      }
+    : { available: true, reason: '' };
+}

@@ -1,0 +1,1 @@
+export { ExtensionStore, NAME_PATTERN, extensionSupport } from './extensions.js';

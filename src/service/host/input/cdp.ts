@@ -1,0 +1,190 @@
+// Input for headless sessions over CDP: Input.dispatchMouseEvent/KeyEvent on the session's first tab,
+// Page.captureScreenshot for the screen, and the clipboard through the page with permissions granted.
+import { ServiceError } from '../../errors.js';
+import { CdpConnection } from '../browser/index.js';
+import type { InputDevice, MouseButton, Region } from './device.js';
+import { shifted, type KeyDef } from './keysyms.js';
+
+const BUTTON_BITS: Record<MouseButton, number> = { left: 1, right: 2, middle: 4, back: 8, forward: 16 };
+/** Pixels one wheel tick scrolls, as Chromium on Linux does for a notch. */
+const WHEEL_TICK_PX = 100;
+
+interface TargetInfo {
+  targetId: string;
+  type: string;
+  url: string;
+}
+
+export class CdpInputDevice implements InputDevice {
+  readonly kind = 'cdp' as const;
+  private sessionId: string | undefined;
+  private targetId: string | undefined;
+  private pressed = 0;
+
+  private constructor(
+    private readonly cdp: CdpConnection,
+    private readonly size: { width: number; height: number },
+  ) {
+    // The tab we drive may close; the next call attaches to whichever tab is left.
+    cdp.on('Target.detachedFromTarget', (params: { sessionId: string }) => {
+      if (params.sessionId === this.sessionId) this.sessionId = undefined;
+    });
+  }
+
+  static async connect(wsEndpoint: string, size: { width: number; height: number }): Promise<CdpInputDevice> {
+    const cdp = await CdpConnection.connect(wsEndpoint);
+    await cdp.send('Browser.grantPermissions', { permissions: ['clipboardReadWrite', 'clipboardSanitizedWrite'] });
+    return new CdpInputDevice(cdp, size);
+  }
+
+  screenSize(): { width: number; height: number } {
+    return this.size;
+  }
+
+  async mouseMove(x: number, y: number, modifiers: number): Promise<void> {
+    await this.page('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, buttons: this.pressed, button: this.pressedButton() });
+  }
+
+  async mouseButton(kind: 'down' | 'up', x: number, y: number, button: MouseButton, clickCount: number, modifiers: number): Promise<void> {
+    if (kind === 'down') this.pressed |= BUTTON_BITS[button];
+    else this.pressed &= ~BUTTON_BITS[button];
+    await this.page('Input.dispatchMouseEvent', {
+      type: kind === 'down' ? 'mousePressed' : 'mouseReleased',
+      x,
+      y,
+      button,
+      buttons: this.pressed,
+      clickCount,
+      modifiers,
+    });
+  }
+
+  async wheel(x: number, y: number, deltaX: number, deltaY: number, modifiers: number): Promise<void> {
+    await this.page('Input.dispatchMouseEvent', {
+      type: 'mouseWheel',
+      x,
+      y,
+      deltaX: deltaX * WHEEL_TICK_PX,
+      deltaY: deltaY * WHEEL_TICK_PX,
+      modifiers,
+    });
+  }
+
+  async key(kind: 'down' | 'up', pressed: KeyDef, modifiers: number): Promise<void> {
+    const def = modifiers & 8 ? shifted(pressed) : pressed;
+    // With Ctrl, Alt or Meta held a key is a shortcut, not text: send it raw so editing commands apply.
+    const typesText = kind === 'down' && def.text !== undefined && (modifiers & ~8) === 0;
+    await this.page('Input.dispatchKeyEvent', {
+      type: kind === 'up' ? 'keyUp' : typesText ? 'keyDown' : 'rawKeyDown',
+      key: def.key,
+      code: def.code,
+      windowsVirtualKeyCode: def.keyCode,
+      nativeVirtualKeyCode: def.keyCode,
+      modifiers,
+      location: def.location ?? 0,
+      ...(typesText ? { text: def.text, unmodifiedText: def.text } : {}),
+    });
+  }
+
+  async typeChar(def: KeyDef): Promise<void> {
+    const modifiers = def.shift ? 8 : 0;
+    await this.page('Input.dispatchKeyEvent', {
+      type: 'keyDown',
+      key: def.key,
+      code: def.code,
+      windowsVirtualKeyCode: def.keyCode,
+      modifiers,
+      text: def.text ?? def.key,
+      unmodifiedText: def.text ?? def.key,
+    });
+    await this.page('Input.dispatchKeyEvent', { type: 'keyUp', key: def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, modifiers });
+  }
+
+  async screenshot(region?: Region): Promise<Buffer> {
+    const { data } = await this.page<{ data: string }>('Page.captureScreenshot', {
+      format: 'png',
+      ...(region ? { clip: { ...region, scale: 1 } } : {}),
+    });
+    return Buffer.from(data, 'base64');
+  }
+
+  /** Nothing draws a cursor on a headless screen, so it is hidden either way; the call is accepted. */
+  async setCursorHidden(_hidden: boolean): Promise<void> {}
+
+  async readClipboard(): Promise<string> {
+    return this.withClipboard<string>('read', 'navigator.clipboard.readText()');
+  }
+
+  async writeClipboard(text: string): Promise<void> {
+    await this.withClipboard('write', `navigator.clipboard.writeText(${JSON.stringify(text)})`);
+  }
+
+  /**
+   * The clipboard is the browser's, but its API only exists in secure contexts. On a page that is not
+   * one (a data: URL, plain http to another host, about:blank opened over CDP) the call runs in a
+   * short-lived background tab on file:///dev/null: file: pages are secure contexts in every Chromium
+   * build, the headless shell included (which has no chrome:// pages), and that one is empty for any user.
+   */
+  private async withClipboard<T>(action: 'read' | 'write', expression: string): Promise<T> {
+    const sessionId = await this.attach();
+    const secure = await this.evaluateIn<boolean>(sessionId, 'isSecureContext', action).catch(() => false);
+    if (secure) return this.evaluateIn<T>(sessionId, expression, action);
+    const { targetId } = await this.cdp.send<{ targetId: string }>('Target.createTarget', { url: 'file:///dev/null', background: true });
+    try {
+      const { sessionId: helper } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+      return await this.evaluateIn<T>(helper, expression, action);
+    } finally {
+      await this.cdp.send('Target.closeTarget', { targetId }).catch(() => {});
+    }
+  }
+
+  close(): void {
+    this.cdp.close();
+  }
+
+  private pressedButton(): MouseButton | 'none' {
+    for (const [name, bit] of Object.entries(BUTTON_BITS)) if (this.pressed & bit) return name as MouseButton;
+    return 'none';
+  }
+
+  /**
+   * The clipboard API wants a focused document; focus emulation gives that without a window manager.
+   * A failure is told in our words: the page's exception text says nothing useful to an API client.
+   */
+  private async evaluateIn<T>(sessionId: string, expression: string, action: 'read' | 'write'): Promise<T> {
+    await this.cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true }, sessionId);
+    const res = await this.cdp.send<{ result: { value: T }; exceptionDetails?: { exception?: { className?: string; description?: string } } }>(
+      'Runtime.evaluate',
+      { expression, awaitPromise: true, userGesture: true, returnByValue: true },
+      sessionId,
+    );
+    if (res.exceptionDetails) {
+      const refused = /NotAllowedError/.test(res.exceptionDetails.exception?.description ?? res.exceptionDetails.exception?.className ?? '');
+      throw new ServiceError(
+        409,
+        'clipboard_unavailable',
+        refused
+          ? `the browser refused to ${action} the clipboard (its clipboard permission was withdrawn or no document could take focus)`
+          : `the browser's clipboard could not be ${action === 'read' ? 'read' : 'written'} just now; try again`,
+      );
+    }
+    return res.result.value;
+  }
+
+  private async page<T = unknown>(method: string, params: object): Promise<T> {
+    return this.cdp.send<T>(method, params, await this.attach());
+  }
+
+  /** Attaches (once) to the session's first open tab: the "screen" of a headless browser. */
+  private async attach(): Promise<string> {
+    if (this.sessionId) return this.sessionId;
+    const { targetInfos } = await this.cdp.send<{ targetInfos: TargetInfo[] }>('Target.getTargets');
+    const pages = targetInfos.filter((t) => t.type === 'page');
+    const target = pages.find((t) => t.targetId === this.targetId) ?? pages[0];
+    if (!target) throw new Error('the browser has no open tab');
+    const { sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+    this.targetId = target.targetId;
+    this.sessionId = sessionId;
+    return sessionId;
+  }
+}

@@ -1,0 +1,6 @@
+export { CdpInputDevice } from './cdp.js';
+export { Computer } from './computer.js';
+export type { BatchAction } from './computer.js';
+export type { InputDevice } from './device.js';
+export { Mutex } from './mutex.js';
+export { X11InputDevice } from './x11.js';

@@ -1,0 +1,1 @@
+export { PlaywrightExecutor, responseBody } from './exec.js';

@@ -1,0 +1,2 @@
+export { PoolManager, presentPool } from './pools.js';
+export type { PoolSettings, PoolUpdate } from './pools.js';

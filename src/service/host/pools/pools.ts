@@ -1,0 +1,227 @@
+// The browser pools of the service: created, changed and deleted through the API, stored in SQLite and
+// recreated (and refilled) when the service starts. Each pool's browsers live in a LivePool (pool.ts).
+import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef, BrowserTelemetryRequest, Viewport } from '../../../api/types.js';
+import { ServiceError, conflict, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { BrowsersRepo } from '../../store/browsers-repo.js';
+import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../../store/pools-repo.js';
+import type { ExtensionStore } from '../extensions/index.js';
+import type { ConcurrencyLimit, Logger, SessionManager } from '../session/index.js';
+import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
+import { applyPoolResources, type PoolResourceFields } from './resources.js';
+import type { ProfileStore } from '../profiles/index.js';
+import { findInProject } from '../find-in-project.js';
+
+export const DEFAULT_POOL_TIMEOUT_SECONDS = 600;
+export const DEFAULT_FILL_RATE = 25;
+
+/** The create body; the update body has the same fields, all optional, plus `discard_all_idle`. */
+export interface PoolSettings {
+  size: number;
+  name?: string;
+  headless?: boolean;
+  stealth?: boolean;
+  kiosk_mode?: boolean;
+  viewport?: Viewport;
+  start_url?: string;
+  timeout_seconds?: number;
+  fill_rate_per_minute?: number;
+  /** Applied to every browser the pool launches; an acquire's own `telemetry` overrides it for that lease. */
+  telemetry?: BrowserTelemetryRequest | null;
+  /** A custom proxy of the project for every browser of the pool; `""` clears it on update. */
+  proxy_id?: string;
+  profile?: PoolResourceFields['profile'];
+  extensions?: PoolResourceFields['extensions'];
+  refresh_on_profile_update?: boolean;
+}
+
+export type PoolUpdate = Partial<PoolSettings> & { discard_all_idle?: boolean };
+
+export interface PoolManagerDeps {
+  repo: PoolsRepo;
+  browsers: BrowsersRepo;
+  sessions: SessionManager;
+  tokens: { revoke(sessionId: string): void };
+  log: Logger;
+  now: () => Date;
+  headful: { available: boolean; reason: string };
+  telemetry: PoolTelemetry;
+  proxies?: PoolProxies;
+  profiles?: ProfileStore;
+  extensions?: ExtensionStore;
+}
+
+export class PoolManager {
+  private readonly pools = new Map<string, LivePool>();
+  private limit: ConcurrencyLimit | undefined;
+
+  constructor(private readonly deps: PoolManagerDeps) {
+    deps.sessions.onEnd((session) => {
+      if (session.poolId) this.pools.get(session.poolId)?.memberEnded(session.id);
+    });
+    // A lease may have switched the browser's proxy (PATCH); the next holder gets the pool's route again.
+    deps.sessions.onRelease((id) => {
+      const { proxies } = deps;
+      const forwarder = deps.sessions.get(id)?.proxy;
+      if (forwarder) {
+        if (forwarder.current !== forwarder.launchedWith) forwarder.use(forwarder.launchedWith);
+        proxies?.linkBrowser(id, { proxy_id: forwarder.launchedWith?.proxyId ?? null, mode: null });
+      } else if (proxies?.presentFor(id).proxy) {
+        proxies.linkBrowser(id, { proxy_id: null, mode: null });
+      }
+    });
+    // A pool keeps launching browsers through its proxy, so the proxy cannot be deleted under it.
+    deps.proxies?.addReferrers((proxyId) =>
+      [...this.pools.values()].filter((p) => p.row.config.proxy_id === proxyId).map((p) => `browser pool '${p.row.name ?? p.id}'`),
+    );
+    // The same for the pool's profile and extensions.
+    const usedBy = (uses: (config: StoredPoolConfig) => boolean) =>
+      [...this.pools.values()].filter((p) => uses(p.row.config)).map((p) => `browser pool '${p.row.name ?? p.id}'`);
+    deps.profiles?.addReferrers((profileId) => usedBy((c) => c.profile_id === profileId));
+    deps.extensions?.addReferrers((extensionId) => usedBy((c) => c.extension_ids?.includes(extensionId) ?? false));
+    // A session wrote the profile back: pools that opted in replace the idle browsers started from its old state.
+    deps.profiles?.onUpdated((profileId) => {
+      for (const pool of this.pools.values()) {
+        if (pool.row.config.profile_id === profileId && pool.row.config.refresh_on_profile_update !== false) void pool.refreshProfile();
+      }
+    });
+  }
+
+  /** The limit pools are checked against; set once both exist (the limit counts pool reservations). */
+  setLimit(limit: ConcurrencyLimit): void {
+    this.limit = limit;
+  }
+
+  /** Recreates the stored pools and starts filling them (service start, after stale sessions are ended). */
+  start(): void {
+    for (const row of this.deps.repo.all()) this.add(row);
+  }
+
+  close(): void {
+    for (const pool of this.pools.values()) pool.close();
+  }
+
+  /** Browsers reserved by pools: the sum of their sizes, whatever is running right now. */
+  reserved(): number {
+    let n = 0;
+    for (const pool of this.pools.values()) n += pool.row.config.size;
+    return n;
+  }
+
+  ref(poolId: string): BrowserPoolRef {
+    const name = this.pools.get(poolId)?.row.name;
+    return name ? { id: poolId, name } : { id: poolId };
+  }
+
+  /** By id, else by name, within the project. */
+  find(projectId: string | null, idOrName: string): LivePool {
+    const pool = this.pools.get(findInProject(this.deps.repo, projectId, idOrName, 'browser pool').id);
+    if (!pool) throw notFound('browser pool', idOrName);
+    return pool;
+  }
+
+  list(q: Parameters<PoolsRepo['list']>[0]): { pools: LivePool[]; hasMore: boolean } {
+    const page = this.deps.repo.list(q);
+    return { pools: page.rows.map((row) => this.pools.get(row.id)).filter((p) => p !== undefined), hasMore: page.hasMore };
+  }
+
+  create(projectId: string | null, body: PoolSettings): LivePool {
+    const config: StoredPoolConfig = {
+      size: body.size,
+      headless: body.headless ?? true,
+      stealth: body.stealth ?? false,
+      kiosk_mode: body.kiosk_mode ?? false,
+      ...(body.viewport ? { viewport: body.viewport } : {}),
+      ...(body.start_url ? { start_url: body.start_url } : {}),
+      timeout_seconds: body.timeout_seconds ?? DEFAULT_POOL_TIMEOUT_SECONDS,
+      fill_rate_per_minute: body.fill_rate_per_minute ?? DEFAULT_FILL_RATE,
+      ...(body.telemetry ? { telemetry: body.telemetry } : {}),
+      ...(body.proxy_id ? { proxy_id: body.proxy_id } : {}),
+    };
+    applyPoolResources(config, body, projectId, this.deps);
+    this.checkConfig(config, projectId);
+    // Checked and then recorded without an await in between, so concurrent requests cannot overshoot.
+    this.limit?.admitReservation(config.size, projectId);
+    const row: PoolRow = { id: newId(), project_id: projectId, name: body.name ?? null, config, created_at: this.deps.now().toISOString() };
+    this.write(row, () => this.deps.repo.insert(row));
+    return this.add(row);
+  }
+
+  async update(pool: LivePool, body: PoolUpdate): Promise<LivePool> {
+    const { discard_all_idle: discard, name, profile, extensions, refresh_on_profile_update, ...changes } = body;
+    const old = pool.row;
+    const config: StoredPoolConfig = { ...old.config };
+    for (const [key, value] of Object.entries(changes)) {
+      if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
+    }
+    // As on the hosted API: "" clears the start URL, and is a no-op for the name (it cannot be cleared).
+    if (config.start_url === '') delete config.start_url;
+    // null clears the pool's telemetry: browsers launched from now on capture nothing.
+    if (changes.telemetry === null) delete config.telemetry;
+    if (config.proxy_id === '') delete config.proxy_id;
+    applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps);
+    this.checkConfig(config, old.project_id);
+    this.limit?.admitReservation(config.size - old.config.size, old.project_id);
+    const row: PoolRow = { ...old, name: name ? name : old.name, config };
+    this.write(row, () => this.deps.repo.update(row.id, row.name, config));
+    await pool.reconfigure(row, discard ?? false);
+    return pool;
+  }
+
+  /** Refused while browsers are leased unless `force`, which ends them too. */
+  async delete(pool: LivePool, force: boolean): Promise<void> {
+    const leased = pool.acquiredCount;
+    if (leased > 0 && !force) {
+      throw conflict(
+        `browser pool '${pool.row.name ?? pool.id}' has ${leased} acquired browser${leased === 1 ? '' : 's'}; release ${leased === 1 ? 'it' : 'them'} or delete with force: true`,
+      );
+    }
+    this.pools.delete(pool.id);
+    this.deps.repo.remove(pool.id);
+    await pool.destroy();
+  }
+
+  private add(row: PoolRow): LivePool {
+    const { sessions, browsers, tokens, log, telemetry, proxies, profiles } = this.deps;
+    const pool = new LivePool(row, { sessions, browsers, tokens, log, telemetry, proxies, profiles });
+    this.pools.set(row.id, pool);
+    pool.fill();
+    return pool;
+  }
+
+  private write(row: PoolRow, write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw conflict(`a browser pool named '${row.name}' already exists in this project`);
+      }
+      throw err;
+    }
+  }
+
+  private checkConfig(config: StoredPoolConfig, projectId: string | null): void {
+    this.deps.telemetry.validate(config.telemetry);
+    // A custom proxy of the project, or a 400 naming body.proxy_id (hosted-only types cannot route here).
+    if (config.proxy_id) this.deps.proxies?.poolRoute(projectId, config.proxy_id);
+    if (!config.headless && !this.deps.headful.available) {
+      throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${this.deps.headful.reason}; use headless: true`);
+    }
+  }
+}
+
+export function presentPool(pool: LivePool): BrowserPool {
+  const { row } = pool;
+  const { profile_id, extension_ids, ...stored } = row.config;
+  const config: BrowserPoolConfig = { ...stored, ...(row.name ? { name: row.name } : {}) };
+  return {
+    id: row.id,
+    ...(row.name ? { name: row.name } : {}),
+    acquired_count: pool.acquiredCount,
+    available_count: pool.availableCount,
+    browser_pool_config: config,
+    created_at: row.created_at,
+    extension_ids: extension_ids ?? [],
+    ...(profile_id ? { profile_id } : {}),
+  };
+}

@@ -1,0 +1,12 @@
+export { Accounts } from './accounts.js';
+export type { Account } from './accounts.js';
+export { describeIsolation } from './isolation.js';
+export { Launcher } from './launch.js';
+export type { ProcessRequest } from './launch.js';
+export type { OutputSubscriber } from './output.js';
+export { ProcTable, signalPid } from './proc-table.js';
+export { ProcessRegistry, ensureRunning } from './processes.js';
+export type { SpawnRequest } from './processes.js';
+export { detectSandbox, sandboxCommand } from './sandbox.js';
+export type { Sandbox, SandboxLaunch } from './sandbox.js';
+export { asUser, hostSessionUsers } from './session-users.js';

@@ -1,0 +1,2 @@
+export { copyProfileTree } from './files.js';
+export { ProfileStore } from './profiles.js';

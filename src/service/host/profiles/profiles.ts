@@ -1,0 +1,277 @@
+// Profiles: browser state (cookies, site storage, preferences, history) kept between sessions. A profile is
+// the folder <dataDir>/profiles/<id>/ holding the part of a Chromium user-data dir worth keeping
+// (files.ts). A browser created with a profile starts from a copy of it; one created with
+// save_changes writes its user data back when it ends, however it ends: DELETE, timeout, Chromium dying,
+// service shutdown, or at the next start after a hard stop (session/recovery.ts).
+//
+// One active session at a time may hold a profile read-write: the browsers table's unique index decides
+// that, atomically with the session's record. The save runs after the session ended, so loads, downloads
+// and deletes wait for a save under way, and a save waits for the copies being read out of the folder.
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { BrowserProfileSelector, Profile } from '../../../api/types.js';
+import { ServiceError, conflict, invalidField, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
+import type { NamedListQuery, ProfileRow, ProfilesRepo } from '../../store/profiles-repo.js';
+import type { LaunchPreparer } from '../browser/index.js';
+import { USER_DATA_DIR } from '../fs/index.js';
+import { copyProfileTree, moveProfileTree, recoverFolders, replaceFolder, snapshotFolder, stagingFolder, tarFolder } from './files.js';
+import type { Logger, SessionEndListener, SessionManager } from '../session/index.js';
+import { findInProject } from '../find-in-project.js';
+
+export interface ProfileStoreDeps {
+  repo: ProfilesRepo;
+  browsers: BrowsersRepo;
+  /** <dataDir>/profiles */
+  dir: string;
+  now: () => Date;
+  log: Logger;
+}
+
+/** Names of things that still use a profile (pools); a profile in use cannot be deleted. */
+export type ProfileReferrers = (profileId: string) => string[];
+
+export class ProfileStore {
+  /** Saves under way, by profile id. */
+  private readonly saving = new Map<string, Promise<void>>();
+  /** The save each ending read-write session owes, settled by its stop hook. */
+  private readonly owed = new Map<string, () => void>();
+  /** Copies being read out of a profile's folder (loads, downloads), which a save's swap waits for. */
+  private readonly readers = new Map<string, Set<Promise<unknown>>>();
+  /** Counts the saves of each profile since the service started: pools tell stale browsers by it. */
+  private readonly generations = new Map<string, number>();
+  private readonly updateListeners: ((profileId: string) => void)[] = [];
+  private readonly referrers: ProfileReferrers[] = [];
+
+  constructor(private readonly deps: ProfileStoreDeps) {}
+
+  /** Finishes what a hard stop interrupted, and plugs loading and saving into the sessions' life. */
+  async attach(sessions: SessionManager): Promise<void> {
+    await mkdir(this.deps.dir, { recursive: true, mode: 0o700 });
+    await recoverFolders(this.deps.dir);
+    sessions.addLaunchPreparer(this.load);
+    sessions.onEnd(this.ending);
+    sessions.onStopped(this.stopped);
+  }
+
+  addReferrers(referrers: ProfileReferrers): void {
+    this.referrers.push(referrers);
+  }
+
+  /** Called after a session's changes were written to a profile (pools with refresh_on_profile_update). */
+  onUpdated(listener: (profileId: string) => void): void {
+    this.updateListeners.push(listener);
+  }
+
+  generation(profileId: string): number {
+    return this.generations.get(profileId) ?? 0;
+  }
+
+  create(projectId: string | null, name: string | undefined): ProfileRow {
+    const at = this.deps.now().toISOString();
+    const row: ProfileRow = { id: newId(), project_id: projectId, name: name ?? null, created_at: at, updated_at: at, last_used_at: null };
+    this.unique(name, () => this.deps.repo.insert(row));
+    return row;
+  }
+
+  list(q: NamedListQuery): { rows: ProfileRow[]; hasMore: boolean } {
+    return this.deps.repo.list(q);
+  }
+
+  /** By id, else by name, within the project; 404 otherwise. */
+  find(projectId: string | null, idOrName: string): ProfileRow {
+    return findInProject(this.deps.repo, projectId, idOrName, 'profile');
+  }
+
+  /** The profile a create body names with exactly one of id and name; `field` names it in errors. */
+  select(projectId: string | null, selector: BrowserProfileSelector, field: string): ProfileRow {
+    if ((selector.id === undefined) === (selector.name === undefined)) throw invalidField(field, 'must have exactly one of id and name');
+    const row = selector.id !== undefined ? this.deps.repo.get(selector.id) : this.deps.repo.getByName(projectId, selector.name!);
+    if (!row || row.project_id !== projectId) throw notFound('profile', (selector.id ?? selector.name)!);
+    return row;
+  }
+
+  /** Refuses early, with the holder named, what the unique index would refuse at the session's record. */
+  checkWritable(row: ProfileRow): void {
+    const holder = this.deps.repo.writerOf(row.id);
+    if (holder) {
+      throw conflict(
+        `profile '${row.name ?? row.id}' is loaded with save_changes: true by browser '${holder}'; end that session first, or load the profile with save_changes: false`,
+      );
+    }
+  }
+
+  rename(row: ProfileRow, name: string): ProfileRow {
+    this.unique(name, () => this.deps.repo.rename(row.id, name, this.deps.now()));
+    return this.deps.repo.get(row.id)!;
+  }
+
+  /** Refused while a pool uses the profile. Sessions using it keep their copy; a pending save is dropped. */
+  async delete(row: ProfileRow): Promise<void> {
+    const users = this.referrers.flatMap((referrers) => referrers(row.id));
+    if (users.length) {
+      throw new ServiceError(400, 'resource_in_use', `profile '${row.name ?? row.id}' is still used by ${users.join(', ')}; stop using it there first`);
+    }
+    this.deps.repo.remove(row.id);
+    await this.saving.get(row.id);
+    await Promise.all(this.readers.get(row.id) ?? []);
+    await rm(this.folder(row.id), { recursive: true, force: true });
+  }
+
+  /**
+   * The profile's state as a tar stream. It streams from a snapshot taken after any save under way, so it
+   * is never half old, half new, and a slow client holds up no save.
+   */
+  async download(row: ProfileRow, warn: (msg: string, err: unknown) => void): Promise<Readable> {
+    const snapshot = snapshotFolder(this.folder(row.id));
+    try {
+      // A profile no session has saved into yet has no folder: an empty archive.
+      await mkdir(snapshot, { recursive: true, mode: 0o700 });
+      await this.reading(row.id, () => this.copyOut(row.id, snapshot));
+    } catch (err) {
+      await rm(snapshot, { recursive: true, force: true });
+      throw err;
+    }
+    const stream = tarFolder(snapshot, warn);
+    void finished(stream)
+      .catch(() => undefined)
+      .then(() => rm(snapshot, { recursive: true, force: true }));
+    return stream;
+  }
+
+  present(row: ProfileRow): Profile {
+    const profile: Profile = { id: row.id, name: row.name, created_at: row.created_at, updated_at: row.updated_at };
+    if (row.last_used_at) profile.last_used_at = row.last_used_at;
+    return profile;
+  }
+
+  /** The `profile` of a browser that loaded `profileId`; only the id once the profile is deleted. */
+  presentRef(profileId: string): Profile {
+    const row = this.deps.repo.get(profileId);
+    return row ? this.present(row) : ({ id: profileId } as Profile);
+  }
+
+  private folder(profileId: string): string {
+    return join(this.deps.dir, profileId);
+  }
+
+  private unique(name: string | undefined, write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw conflict(`a profile named '${name}' already exists in this project`);
+      throw err;
+    }
+  }
+
+  /** Runs `work` as a reader of the profile's folder: after any save under way, and before the next swap. */
+  private async reading(profileId: string, work: () => Promise<void>): Promise<void> {
+    await this.saving.get(profileId);
+    let set = this.readers.get(profileId);
+    if (!set) this.readers.set(profileId, (set = new Set()));
+    const reader = work();
+    const settled = reader.catch(() => undefined);
+    set.add(settled);
+    void settled.finally(() => {
+      set.delete(settled);
+      if (set.size === 0 && this.readers.get(profileId) === set) this.readers.delete(profileId);
+    });
+    await reader;
+  }
+
+  /** Copies the profile's folder into `dest` (an existing folder); a profile never saved into has none. */
+  private async copyOut(profileId: string, dest: string): Promise<void> {
+    await copyProfileTree(this.folder(profileId), dest, false).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+
+  /** Launch preparer: a browser with a profile starts from a copy of its folder (none yet: an empty profile). */
+  private readonly load: LaunchPreparer = async (spec, view) => {
+    const profileId = spec.profileId;
+    if (!profileId) return [];
+    await this.reading(profileId, async () => {
+      if (!this.deps.repo.get(profileId)) throw new Error(`profile '${profileId}' was deleted`);
+      await this.copyOut(profileId, view.hostPath(USER_DATA_DIR));
+    });
+    this.deps.repo.markUsed(profileId, this.deps.now());
+    return [];
+  };
+
+  /** Told synchronously as a session starts ending: from now on its profile has a save pending. */
+  private readonly ending: SessionEndListener = (session) => {
+    const row = this.deps.browsers.get(session.id);
+    if (!row?.profile_save_changes || !row.profile_id) return;
+    const profileId = row.profile_id;
+    let settle!: () => void;
+    const pending = new Promise<void>((resolve) => (settle = resolve));
+    const chained = (this.saving.get(profileId) ?? Promise.resolve()).then(() => pending);
+    this.saving.set(profileId, chained);
+    this.owed.set(session.id, () => {
+      settle();
+      void chained.then(() => {
+        if (this.saving.get(profileId) === chained) this.saving.delete(profileId);
+      });
+    });
+  };
+
+  /** Stop hook: Chromium is gone, its files complete; a read-write session's user data becomes the profile. */
+  private readonly stopped = async (row: BrowserRow): Promise<void> => {
+    if (!row.profile_save_changes || !row.profile_id) return;
+    const settle = this.owed.get(row.id);
+    this.owed.delete(row.id);
+    try {
+      await this.save(row.profile_id, row);
+    } finally {
+      settle?.();
+    }
+  };
+
+  private async save(profileId: string, row: BrowserRow): Promise<void> {
+    const { repo, log } = this.deps;
+    const fields = { profile_id: profileId, session_id: row.id };
+    if (!repo.get(profileId) || !row.user_data_dir) {
+      log.warn(fields, 'the profile was deleted while the session used it; its changes are dropped');
+      return;
+    }
+    // The save takes the user data away (moves, not copies), so it first claims the folder by renaming it:
+    // should two ends of one session ever race (a service restarted on a data dir while the old one still
+    // ran), one saves and the other finds nothing left to save. The claimed folder goes with the session's.
+    const claimed = `${row.user_data_dir}.saving-${newId(8)}`;
+    try {
+      await rename(row.user_data_dir, claimed);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const target = this.folder(profileId);
+    const staged = stagingFolder(target);
+    const started = Date.now();
+    try {
+      const entries = await moveProfileTree(claimed, staged);
+      await Promise.all(this.readers.get(profileId) ?? []);
+      if (!repo.get(profileId)) {
+        await rm(staged, { recursive: true, force: true });
+        return;
+      }
+      await replaceFolder(staged, target);
+      repo.markUpdated(profileId, this.deps.now());
+      this.generations.set(profileId, this.generation(profileId) + 1);
+      log.info({ ...fields, entries, ms: Date.now() - started }, 'profile saved');
+    } catch (err) {
+      await rm(staged, { recursive: true, force: true }).catch(() => undefined);
+      log.warn({ ...fields, err: (err as Error).message }, 'could not save the profile; it keeps its previous state');
+      return;
+    }
+    for (const listener of this.updateListeners) {
+      try {
+        listener(profileId);
+      } catch (err) {
+        log.warn({ ...fields, err: (err as Error).message }, 'a profile update listener failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,9 @@
+export { CdpTokens, handleCdpUpgrade } from './cdp-proxy.js';
+export type { CdpConnectionEvents } from './cdp-proxy.js';
+export { ConcurrencyLimit } from './limits.js';
+export { FileTail } from './log-tail.js';
+export { SUPERVISOR_PROCESSES, SessionLogs } from './logs.js';
+export type { LogLine, SupervisorProcess } from './logs.js';
+export { DEFAULT_VIEWPORT, SessionManager } from './sessions.js';
+export type { LiveSession, Logger, SessionEndListener } from './sessions.js';
+export { Standby } from './standby.js';

@@ -1,0 +1,459 @@
+// Live browser sessions: launches Chromium for each (or adopts one launched ahead of time), and ends each
+// exactly once with a recorded reason (DELETE, inactivity, Chromium exiting, service shutdown). The
+// database holds the record; this holds the processes and connections that die with the service.
+import { unlink, writeFile } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import type { BrowserEndReason, BrowserCreateParams } from '../../../api/types.js';
+import { conflict, unavailable } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { BrowserRow } from '../../store/browsers-repo.js';
+import type { Upstream } from '../proxy/index.js';
+import {
+  PID_FILE,
+  launchBrowser,
+  launchSpecOf,
+  removeDir,
+  restoreDownloads,
+  sessionLayout,
+  stopBrowser,
+  type LaunchEnv,
+  type LaunchPreparer,
+  type LaunchSpec,
+  type WarmBrowser,
+  measureWindowFrame,
+  type ExitInfo,
+  type LaunchedChromium,
+  closeCleanly,
+  closeStaleCleanly,
+} from '../browser/index.js';
+import { recoverStale } from './recovery.js';
+import type { Admission, LiveSession, SessionEndListener, SessionManagerDeps, SessionStartHook, WarmSource } from './types.js';
+
+export { DEFAULT_VIEWPORT } from '../browser/index.js';
+
+export type { Admission, LiveSession, Logger, SessionEndListener, SessionManagerDeps, SessionStartHook, WarmOffer, WarmSource } from './types.js';
+
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+
+export class SessionManager {
+  private readonly live = new Map<string, LiveSession>();
+  private readonly cleanups = new Set<Promise<void>>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private closing = false;
+  private frame: Promise<{ width: number; height: number }> | undefined;
+  private readonly startHooks: SessionStartHook[] = [];
+  private readonly releaseHooks: ((sessionId: string) => Promise<void> | void)[] = [];
+  private readonly endListeners: SessionEndListener[] = [];
+  private readonly stopHooks: ((row: BrowserRow) => Promise<void>)[] = [];
+  /** Sessions that write their profile back: closed cleanly rather than killed, so their files are complete. */
+  private readonly cleanStops = new Set<string>();
+  private warmSource: WarmSource | undefined;
+  private admission: Admission | undefined;
+  /** On-demand sessions running or being created: what a concurrency limit counts. */
+  private onDemand = 0;
+  private coldCreates = 0;
+  /** Launched browsers that are not sessions (yet): the standby's, and creates between launch and record. */
+  private readonly unregistered = new Set<WarmBrowser>();
+  private readonly launches = new Set<Promise<unknown>>();
+  private readonly env: LaunchEnv;
+
+  constructor(private readonly deps: SessionManagerDeps) {
+    this.env = {
+      chromium: deps.chromium,
+      sandbox: deps.sandbox,
+      sessionsDir: deps.sessionsDir,
+      frame: () => this.windowFrame(),
+      warn: (obj, msg) => deps.log.warn(obj, msg),
+      preparers: [],
+      display: deps.display,
+    };
+  }
+
+  /** Adds a step that fills a new session's view before its Chromium starts (profiles, extensions). */
+  addLaunchPreparer(preparer: LaunchPreparer): void {
+    this.env.preparers.push(preparer);
+  }
+
+  /**
+   * Runs `hook` once a session's Chromium is gone (at the session's end, or found left over at start) and
+   * before its folder is removed: the profile save-back reads the user data here. The end waits for it.
+   */
+  onStopped(hook: (row: BrowserRow) => Promise<void>): void {
+    this.stopHooks.push(hook);
+  }
+
+  get(id: string): LiveSession | undefined {
+    return this.live.get(id);
+  }
+
+  onStart(hook: SessionStartHook): void {
+    this.startHooks.push(hook);
+  }
+
+  /**
+   * Called when a pool lease ends and the browser is about to be reset for the next holder: what belonged
+   * to the lease (a recording) must end with it, though the session lives on.
+   */
+  onRelease(hook: (sessionId: string) => Promise<void> | void): void {
+    this.releaseHooks.push(hook);
+  }
+
+  async released(sessionId: string): Promise<void> {
+    await Promise.all(
+      this.releaseHooks.map(async (hook) => {
+        try {
+          await hook(sessionId);
+        } catch (err) {
+          this.deps.log.warn({ session_id: sessionId, err: (err as Error).message }, 'a release hook failed');
+        }
+      }),
+    );
+  }
+
+  onEnd(listener: SessionEndListener): void {
+    this.endListeners.push(listener);
+  }
+
+  setWarmSource(source: WarmSource | undefined): void {
+    this.warmSource = source;
+  }
+
+  setAdmission(admission: Admission | undefined): void {
+    this.admission = admission;
+  }
+
+  get onDemandSessions(): number {
+    return this.onDemand;
+  }
+
+  /** Creates waiting for a launch right now; background launches (the standby's refill) give way to them. */
+  get coldCreatesInFlight(): number {
+    return this.coldCreates;
+  }
+
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  /** Measures the executable's window frame (once); call at start so no create pays for it. */
+  windowFrame(): Promise<{ width: number; height: number }> {
+    this.frame ??= (async () => {
+      const dir = join(this.deps.sessionsDir, `.probe-${newId(8)}`);
+      try {
+        return await measureWindowFrame(this.deps.chromium, dir);
+      } catch (err) {
+        this.deps.log.warn({ err: (err as Error).message }, 'could not measure the browser window frame; viewports may be smaller than asked');
+        return { width: 0, height: 0 };
+      } finally {
+        this.track(removeDir(dir));
+      }
+    })();
+    return this.frame;
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Marks API or CDP traffic for a session, postponing its inactivity timeout. */
+  touch(id: string): void {
+    const session = this.live.get(id);
+    if (session) session.lastActivity = Date.now();
+  }
+
+  /**
+   * Creates a session: adopts a matching standby browser when there is one (a handoff, no launch), else
+   * records the session and launches its browser. `poolId` creates a parked browser for that pool; `proxy`
+   * is the custom proxy its traffic goes through (host/proxy/proxies.ts resolves the body's `proxy` to it).
+   */
+  async create(params: BrowserCreateParams, projectId: string | null, opts: { poolId?: string; proxy?: Upstream | null } = {}): Promise<BrowserRow> {
+    if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
+    const poolId = opts.poolId ?? null;
+    // Admitted and counted before the first await, so parallel creates cannot overshoot a limit together.
+    if (poolId === null) {
+      this.admission?.(this.onDemand, projectId);
+      this.onDemand++;
+    }
+    try {
+      return await this.createAdmitted(params, projectId, poolId, opts.proxy ?? null);
+    } catch (err) {
+      if (poolId === null) this.onDemand--;
+      throw err;
+    }
+  }
+
+  private async createAdmitted(params: BrowserCreateParams, projectId: string | null, poolId: string | null, proxy: Upstream | null): Promise<BrowserRow> {
+    const spec = launchSpecOf(params, proxy);
+    const offer = poolId === null ? this.warmSource?.take(spec) : undefined;
+    if (offer) {
+      let row: BrowserRow;
+      try {
+        row = this.record(offer.id, params, projectId, poolId);
+      } catch (err) {
+        this.warmSource!.putBack(offer);
+        throw err;
+      }
+      let warm: WarmBrowser;
+      try {
+        warm = await offer.browser;
+      } catch (err) {
+        this.deps.repo.remove(offer.id);
+        throw err;
+      }
+      // The record holds the pid now, and the folder is the session's view, where the file would show.
+      void unlink(join(this.deps.sessionsDir, warm.id, PID_FILE)).catch(() => undefined);
+      return this.activate(row, warm);
+    }
+    const id = newId();
+    // The record goes in first: the unique index settles name races before any browser is launched.
+    const row = this.record(id, params, projectId, poolId);
+    let launched: WarmBrowser;
+    this.coldCreates++;
+    try {
+      launched = await this.launch(spec, { id, recorded: true });
+    } catch (err) {
+      this.deps.repo.remove(id);
+      throw err;
+    } finally {
+      this.coldCreates--;
+    }
+    return this.activate(row, launched);
+  }
+
+  private record(id: string, params: BrowserCreateParams, projectId: string | null, poolId: string | null): BrowserRow {
+    const { sandbox, userDataDir } = sessionLayout(this.env, id);
+    const row: BrowserRow = {
+      id,
+      project_id: projectId,
+      name: params.name ?? null,
+      tags: params.tags ?? {},
+      headless: params.headless ?? true,
+      stealth: params.stealth ?? false,
+      kiosk_mode: params.kiosk_mode ?? false,
+      timeout_seconds: params.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
+      viewport: params.viewport ?? null,
+      start_url: params.start_url ?? null,
+      created_at: this.deps.now().toISOString(),
+      deleted_at: null,
+      end_reason: null,
+      end_detail: null,
+      pid: null,
+      user_data_dir: userDataDir,
+      sandboxed: sandbox !== null,
+      pool_id: poolId,
+      profile_id: params.profile?.id ?? null,
+      profile_save_changes: params.profile?.save_changes === true,
+    };
+    try {
+      this.deps.repo.insert(row);
+    } catch (err) {
+      // The other unique index: a profile is loaded read-write by one active session at a time.
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && (err as Error).message.includes('profile_id')) {
+        throw conflict(`profile '${row.profile_id}' is already loaded with save_changes: true by another active browser; end that one first, or load it with save_changes: false`);
+      }
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw conflict(`a browser named '${params.name}' is already active in this project`);
+      }
+      throw err;
+    }
+    return row;
+  }
+
+  /**
+   * Launches a browser that is not a session yet; `discard` it or pass it to a create (WarmSource).
+   * `recorded`: the session's record exists already (a cold create), so no pid file is needed.
+   */
+  launch(spec: LaunchSpec, opts: { id?: string; recorded?: boolean } = {}): Promise<WarmBrowser> {
+    const id = opts.id ?? newId();
+    const work = (async () => {
+      if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
+      let warm: WarmBrowser;
+      try {
+        warm = await launchBrowser(this.env, id, spec);
+      } catch (err) {
+        this.track(removeDir(join(this.deps.sessionsDir, id)));
+        throw unavailable('browser_launch_failed', `could not launch Chromium: ${(err as Error).message}`);
+      }
+      this.unregistered.add(warm);
+      if (!opts.recorded) await writeFile(join(this.deps.sessionsDir, id, PID_FILE), String(warm.chromium.pid)).catch(() => undefined);
+      if (this.closing) {
+        await this.discard(warm);
+        throw unavailable('shutting_down', 'the service is shutting down');
+      }
+      return warm;
+    })();
+    const settled = work.catch(() => undefined);
+    this.launches.add(settled);
+    void settled.finally(() => this.launches.delete(settled));
+    return work;
+  }
+
+  /** Stops a launched browser that will not become a session, and removes its folder. */
+  async discard(warm: WarmBrowser): Promise<void> {
+    if (!this.unregistered.delete(warm)) return;
+    const work = stopBrowser(warm).then(() => removeDir(join(this.deps.sessionsDir, warm.id)));
+    this.track(work);
+    await work.catch(() => undefined);
+  }
+
+  private activate(row: BrowserRow, warm: WarmBrowser): BrowserRow {
+    this.unregistered.delete(warm);
+    const { id } = row;
+    const { chromium } = warm;
+    this.deps.repo.setProcess(id, chromium.pid, row.user_data_dir!);
+    const session: LiveSession = {
+      id,
+      view: warm.view,
+      timeoutMs: row.timeout_seconds * 1000,
+      chromium,
+      screen: warm.screen,
+      // An adopted browser may have waited a while; its session starts now.
+      lastActivity: Date.now(),
+      connections: new Set(),
+      cleanups: [async () => (await warm.downloads)?.close(), () => warm.forwarder?.close()],
+      ready: warm.downloads.then(() => undefined),
+      poolId: row.pool_id,
+      parked: row.pool_id !== null,
+      proxy: warm.forwarder,
+      browserPath: warm.browserPath,
+      restoreDownloads: () => restoreDownloads(warm),
+    };
+    this.live.set(id, session);
+    if (row.profile_save_changes) this.cleanStops.add(id);
+    const started = { ...row, pid: chromium.pid };
+    const hooks = this.startHooks.map(async (hook) => {
+      try {
+        await hook(session, started);
+      } catch (err) {
+        this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'a session start hook failed');
+      }
+    });
+    session.ready = Promise.all([session.ready, ...hooks]).then(() => undefined);
+    void chromium.exited.then((info) => {
+      if (!session.ending) void this.end(id, 'browser_exited', describeExit(info, chromium));
+    });
+    return started;
+  }
+
+  /** Ends a live session once: records why, drops its CDP clients, kills its processes, removes its files. */
+  end(id: string, reason: BrowserEndReason, detail: string | null = null): Promise<void> {
+    const session = this.live.get(id);
+    if (!session) return Promise.resolve();
+    session.ending ??= (async () => {
+      this.deps.repo.end(id, reason, detail, this.deps.now());
+      if (session.poolId === null) this.onDemand--;
+      for (const socket of session.connections) socket.destroy();
+      for (const listener of this.endListeners) {
+        try {
+          listener(session, reason);
+        } catch (err) {
+          this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'a session end listener failed');
+        }
+      }
+      await Promise.all(
+        session.cleanups.map(async (cleanup) => {
+          try {
+            await cleanup();
+          } catch (err) {
+            this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'session cleanup step failed');
+          }
+        }),
+      );
+      if (this.cleanStops.delete(id)) await closeCleanly(session.chromium);
+      await session.chromium.kill();
+      await session.screen?.stop();
+      const ended = this.deps.repo.get(id);
+      if (ended) await this.stopped(ended);
+      this.live.delete(id);
+      this.deps.log.info({ session_id: id, reason, detail }, 'browser session ended');
+      this.track(removeDir(join(this.deps.sessionsDir, id)));
+    })();
+    return session.ending;
+  }
+
+  /** Disconnects a session's CDP clients without ending it (a pool browser changing hands). */
+  dropClients(id: string): void {
+    for (const socket of this.live.get(id)?.connections ?? []) socket.destroy();
+  }
+
+  /** Counts a CDP client connection; an open connection keeps the session alive. Returns the release. */
+  attach(id: string, socket: Socket): () => void {
+    const session = this.live.get(id);
+    if (!session) return () => {};
+    session.connections.add(socket);
+    session.lastActivity = Date.now();
+    return () => {
+      session.connections.delete(socket);
+      session.lastActivity = Date.now();
+    };
+  }
+
+  startSweeper(intervalMs: number): void {
+    this.sweeper = setInterval(() => this.sweepInactive(), intervalMs);
+    this.sweeper.unref();
+  }
+
+  sweepInactive(nowMs = Date.now()): void {
+    for (const session of this.live.values()) {
+      if (session.ending || session.parked || session.connections.size > 0) continue;
+      if (nowMs - session.lastActivity >= session.timeoutMs) {
+        void this.end(session.id, 'timeout', `no API or CDP activity for ${session.timeoutMs / 1000} s`);
+      }
+    }
+  }
+
+  /** Ends every session and stops every launched browser (service shutdown); waits until all are gone. */
+  async closeAll(reason: BrowserEndReason, detail: string): Promise<void> {
+    this.closing = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.all([...this.live.keys()].map((id) => this.end(id, reason, detail)));
+    // Launches under way finish and stop themselves; what is left unregistered is stopped here.
+    await Promise.all(this.launches);
+    await Promise.all([...this.unregistered].map((warm) => this.discard(warm)));
+    // The window-frame probe may still be writing its folder; its removal is tracked once it ends.
+    await this.frame;
+    await Promise.all(this.cleanups);
+  }
+
+  /** Ends the sessions a service that died without closing them left behind (see recovery.ts). */
+  recoverStale(): Promise<number> {
+    return recoverStale(
+      {
+        repo: this.deps.repo,
+        sessionsDir: this.deps.sessionsDir,
+        now: this.deps.now,
+        isLive: (id) => this.live.has(id),
+        // A browser that outlived the service (unsandboxed) still holds its profile's latest state.
+        closeCleanly: (row) => (row.profile_save_changes ? closeStaleCleanly(row) : Promise.resolve()),
+        stopped: (row) => this.stopped(row),
+      },
+      (work) => this.track(work),
+    );
+  }
+
+  private async stopped(row: BrowserRow): Promise<void> {
+    for (const hook of this.stopHooks) {
+      try {
+        await hook(row);
+      } catch (err) {
+        this.deps.log.warn({ session_id: row.id, err: (err as Error).message }, 'a session stop hook failed');
+      }
+    }
+  }
+
+  private track(work: Promise<unknown>): void {
+    const p = work.then(
+      () => undefined,
+      (err: Error) => this.deps.log.warn({ err: err.message }, 'session cleanup failed'),
+    );
+    this.cleanups.add(p);
+    void p.finally(() => this.cleanups.delete(p));
+  }
+}
+
+function describeExit(info: ExitInfo, chromium: LaunchedChromium): string {
+  const how = info.signal ? `was killed by ${info.signal}` : `exited with code ${info.code}`;
+  const said = chromium.stderrTail().trim().split('\n').slice(-1)[0];
+  return `chromium ${how}${said ? ` (last output: ${said.slice(0, 300)})` : ''}`;
+}

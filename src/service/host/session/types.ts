@@ -1,0 +1,95 @@
+// The shapes the session manager (sessions.ts) works with and hands out: a live session, and the hooks
+// other parts of the service plug into it (start hooks, end listeners, the standby, the limit).
+import type {
+  ExistingDisplay,
+  LaunchSpec,
+  WarmBrowser,
+  LaunchedChromium,
+  ChromiumExecutable,
+  XDisplay,
+} from '../browser/index.js';
+import type { Socket } from 'node:net';
+import type { BrowserEndReason } from '../../../api/types.js';
+import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
+import type { ProxyForwarder } from '../proxy/index.js';
+import type { HostView } from '../fs/index.js';
+import type { Sandbox } from '../process/index.js';
+import type { SessionScope } from '../session-scope.js';
+
+export interface LiveSession extends SessionScope {
+  readonly id: string;
+  /** The session's host view: its folder holding home/kernel/..., tmp, ... (see fs/host-view.ts). */
+  readonly view: HostView;
+  /** Inactivity timeout; a pool sets it from its own config each time it leases the browser out. */
+  timeoutMs: number;
+  readonly chromium: LaunchedChromium;
+  /** The X display of a headful session; headless sessions have none. */
+  readonly screen?: XDisplay;
+  lastActivity: number;
+  /** Client sockets of the CDP proxy; destroyed when the session ends. */
+  readonly connections: Set<Socket>;
+  /** Settles when the service's own set-up of the browser is done; CDP clients and input wait for it. */
+  ready: Promise<void>;
+  /** Run when the session ends, before Chromium is killed: processes, watches, input backends. */
+  readonly cleanups: Array<() => Promise<void> | void>;
+  ending?: Promise<void>;
+  /** The pool the browser belongs to. Pool browsers count against limits through their pool's size. */
+  readonly poolId: string | null;
+  /** Idle in its pool: never timed out, and CDP clients are refused until someone acquires it. */
+  parked: boolean;
+  /** The forwarding proxy of a session launched with a custom proxy; PATCH switches its upstream. */
+  readonly proxy?: ProxyForwarder;
+  /** The path Chromium sees for a path of the view (see WarmBrowser.browserPath). */
+  readonly browserPath: (viewPath: string) => string;
+  /**
+   * Points downloads at /home/kernel/Downloads again once no client is connected: a client that set its
+   * own download behaviour resets it to Chromium's default when it leaves, which the headless shell reads
+   * as "deny". Resolves whether or not that worked (a browser on its way out).
+   */
+  restoreDownloads(): Promise<void>;
+}
+
+export interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface SessionManagerDeps {
+  repo: BrowsersRepo;
+  chromium: ChromiumExecutable;
+  /** Where the browser runs: inside the session's view when there is a sandbox. */
+  sandbox: Sandbox | null;
+  /** Each session gets `<sessionsDir>/<id>/` holding its host view (user data now, downloads later). */
+  sessionsDir: string;
+  now: () => Date;
+  log: Logger;
+  /** Headful sessions show on this display instead of a virtual screen each (`bcs run --headed`). */
+  display?: ExistingDisplay;
+}
+
+/**
+ * Called for every new session before anyone can reach it: the session's `ready` waits for the returned
+ * promise, and CDP clients and input wait for `ready`. Replays, telemetry and the like attach here and
+ * push their own cleanups onto `session.cleanups`. A browser adopted from the standby is a new session
+ * at adoption, so hooks run then, not when it was launched.
+ */
+export type SessionStartHook = (session: LiveSession, row: BrowserRow) => Promise<void> | void;
+
+/** Told synchronously when a session starts ending (pools refill from here). */
+export type SessionEndListener = (session: LiveSession, reason: BrowserEndReason) => void;
+
+/** A browser for session `id`: launched already, or still launching (it settles when it is up or failed). */
+export interface WarmOffer {
+  readonly id: string;
+  readonly browser: Promise<WarmBrowser>;
+}
+
+/** Supplies browsers launched ahead of time to creates whose launch spec matches (see standby.ts). */
+export interface WarmSource {
+  take(spec: LaunchSpec): WarmOffer | undefined;
+  /** Takes back an offer that could not become a session (its name was taken); called before it is awaited. */
+  putBack(offer: WarmOffer): void;
+}
+
+/** Throws to refuse an on-demand session; given how many are running or starting, and its project. */
+export type Admission = (onDemandSessions: number, projectId: string | null) => void;
