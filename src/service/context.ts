@@ -1,10 +1,13 @@
 // What route modules are given: the service's parts, passed in rather than reached for.
 import type { CdpTokens, SessionManager, SessionLogs } from './host/session/index.js';
 import type { PoolManager } from './host/pools/index.js';
+import type { Computers } from './host/input/index.js';
+import type { PlaywrightExecutor } from './host/playwright/index.js';
+import type { ReplayManager } from './host/recording/index.js';
 import type { ExtensionStore } from './host/extensions/index.js';
 import type { ProfileStore } from './host/profiles/index.js';
 import type { ProxyService } from './host/proxy/index.js';
-import type { Sandbox } from './host/process/index.js';
+import type { ProcessRegistry, Sandbox } from './host/process/index.js';
 import type { TelemetryHub } from './host/telemetry/index.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';
 import type { AuditRepo } from './store/audit-repo.js';
@@ -35,6 +38,12 @@ export interface ServiceContext {
   /** Where the database and the files kept beside it (replays) live. */
   dataDir: string;
   replays: ReplaysRepo;
+  /** Recordings in progress, their markers and files. */
+  recordings: ReplayManager;
+  /** The processes of each session, the input controller of each, and Playwright code run against it. */
+  processes: ProcessRegistry;
+  computers: Computers;
+  playwright: PlaywrightExecutor;
   /** Proxy configurations, their checks, and a session's route through one. */
   proxies: ProxyService;
   /** Profiles (kept browser state) and uploaded extensions, and how sessions load and save them. */

@@ -17,7 +17,10 @@ import { PoolManager } from './host/pools/index.js';
 import { ExtensionStore, extensionSupport } from './host/extensions/index.js';
 import { ProfileStore } from './host/profiles/index.js';
 import { ProxyService } from './host/proxy/index.js';
-import { describeIsolation, detectSandbox, type Sandbox } from './host/process/index.js';
+import { Accounts, describeIsolation, detectSandbox, Launcher, ProcessRegistry, type Sandbox } from './host/process/index.js';
+import { Computers } from './host/input/index.js';
+import { PlaywrightExecutor } from './host/playwright/index.js';
+import { ReplayManager } from './host/recording/index.js';
 import { TelemetryHub, OtlpExporter, type OtlpDestination } from './host/telemetry/index.js';
 import { newApiKey } from './ids.js';
 import { ApiKeysRepo, isExpired } from './store/api-keys-repo.js';
@@ -132,15 +135,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), now, log, display: opts.display });
   // Measured in the background now, so the first create does not pay for the whole measurement.
   void sessions.windowFrame();
-  // Logs first: telemetry writes to a session's service log from its own start hook.
   const sessionLogs = new SessionLogs();
-  sessions.onStart(sessionLogs.onSessionStart);
   const telemetryEvents = new TelemetryRepo(db);
   const exporter = new OtlpExporter(opts.otlpDestinations ?? {}, log);
   const telemetry = new TelemetryHub({ repo: telemetryEvents, exporter, sessionLog: (id, line) => sessionLogs.service(id, line), log });
-  sessions.onStart(telemetry.onSessionStart);
-  // Telemetry set at acquire belongs to that lease; the next holder gets what the browser was launched with.
-  sessions.onRelease((id) => telemetry.restoreCreated(id));
   const headful = await headfulSupport(chromium.headlessShell);
   const limits = new LimitsRepo(db);
   if (opts.maxConcurrentSessions !== undefined) limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
@@ -148,14 +146,38 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // Profiles and extensions live beside the database; loading and saving them plug into every launch and end.
   const profiles = new ProfileStore({ repo: new ProfilesRepo(db), browsers, dir: join(opts.dataDir, 'profiles'), now, log });
   const extensions = new ExtensionStore({ repo: new ExtensionsRepo(db), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
-  await profiles.attach(sessions);
-  await extensions.attach(sessions);
+  await profiles.prepare();
+  await extensions.prepare();
   const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, telemetry, proxies, profiles, extensions });
+  const replays = new ReplaysRepo(db);
+  const recordings = new ReplayManager({ repo: replays, dir: join(opts.dataDir, 'replays'), now, log });
+  const launcher = new Launcher(sandbox, Accounts.fromHost());
+  const processes = new ProcessRegistry(launcher);
+  const playwright = new PlaywrightExecutor({ sandbox, launcher });
+  sessions.setHooks({
+    // Profiles copy their user data into the view first; extensions add theirs beside it.
+    prepareLaunch: [profiles.load, extensions.load],
+    // Logs first: telemetry writes to a session's service log from its own start hook.
+    start: [sessionLogs.onSessionStart, telemetry.onSessionStart],
+    // What belonged to a pool lease ends with it: telemetry set at acquire, a switched proxy, recordings
+    // (kept), processes and Playwright workers. The next holder gets the browser as it was launched.
+    release: [
+      (s) => telemetry.restoreCreated(s.id),
+      pools.leaseReleased,
+      (s) => recordings.stopForSession(s.id),
+      (s) => processes.release(s),
+      (s) => playwright.release(s.id),
+    ],
+    // The profile's save is pending from here; then the pool refills.
+    end: [profiles.ending, pools.memberEnded],
+    // Chromium is gone and its files complete: a read-write session's user data becomes its profile.
+    stopped: [profiles.stopped],
+  });
   const limit = new ConcurrencyLimit(limits, { onDemand: () => sessions.onDemandSessions, reserved: () => pools.reserved() });
   pools.setLimit(limit);
   sessions.setAdmission((onDemand, projectId) => limit.admitSession(onDemand, projectId));
   const standby = new Standby(sessions, opts.standby ?? 1, log);
-  app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays: new ReplaysRepo(db), proxies, profiles, extensions,
+  app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers: new Computers(), playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db) });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   await sessions.recoverStale();
@@ -182,6 +204,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     handleCdpUpgrade({ ...cdpDeps, isValidApiKey }, req, socket, head);
   });
 
+  const recovered = await recordings.recover();
+  if (recovered) app.log.info({ recovered }, 'finalised replays left unfinished by the previous run');
+
   const host = opts.host ?? '127.0.0.1';
   await app.listen({ host, port: opts.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;
@@ -206,6 +231,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         await standby.close();
         await sessions.closeAll('service_shutdown', 'the service was stopped');
         await app.close();
+        await Promise.all([recordings.close(), playwright.close()]);
         await telemetry.close();
         db.close();
       })()),

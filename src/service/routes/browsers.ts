@@ -10,31 +10,16 @@ import type {
 import { ServiceError, conflict } from '../errors.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow } from './lookup.js';
-import type { CdpTokens, SessionManager } from '../host/session/index.js';
-import type { ExtensionStore } from '../host/extensions/index.js';
+import type { CdpTokens } from '../host/session/index.js';
 import type { ProfileStore } from '../host/profiles/index.js';
 import type { ProxyService } from '../host/proxy/index.js';
+import type { ServiceContext } from '../context.js';
 import { telemetryCreateSchema, telemetryUpdateSchema, type TelemetryHub } from '../host/telemetry/index.js';
-import type { BrowserRow, BrowsersRepo } from '../store/browsers-repo.js';
+import type { BrowserRow } from '../store/browsers-repo.js';
 import { extensionSelectorsSchema } from './extensions.js';
 import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
 import { idOrNameParams, type IdOrNameParams as IdParams } from './params.js';
 import { profileSelectorSchema } from './profiles.js';
-
-export interface BrowserRouteDeps {
-  repo: BrowsersRepo;
-  sessions: SessionManager;
-  tokens: CdpTokens;
-  headful: { available: boolean; reason: string };
-  telemetry?: TelemetryHub;
-  /** Names the pool of a pooled session. */
-  pools?: { ref(poolId: string): BrowserPoolRef };
-  /** Resolves, records and presents a session's `proxy` (host/proxy/proxies.ts). */
-  proxies?: ProxyService;
-  /** Resolve the `profile` and `extensions` of a create body; present a session's profile. */
-  profiles?: ProfileStore;
-  extensions?: ExtensionStore;
-}
 
 const tags = {
   type: 'object',
@@ -118,9 +103,9 @@ const retrieveQuery = {
   properties: { include_deleted: { type: 'boolean' } },
 } as const;
 
-export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDeps): void {
-  const { repo, sessions } = deps;
-  const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, wsOrigin(req), deps);
+export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { browsers: repo, sessions } = ctx;
+  const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, wsOrigin(req), ctx);
 
   const find = (req: FastifyRequest, idOrName: string, includeDeleted = false) => findSessionRow(repo, req, idOrName, includeDeleted);
 
@@ -128,16 +113,16 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
     '/browsers',
     { schema: { body: createBody }, preValidation: defaultEmptyBody },
     async (req) => {
-      if (req.body.headless === false && !deps.headful.available) {
-        throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${deps.headful.reason}; create with headless: true`);
+      if (req.body.headless === false && !ctx.headful.available) {
+        throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${ctx.headful.reason}; create with headless: true`);
       }
       // Resolved before anything launches; a bad selection is a 400 naming the field.
-      const proxy = deps.proxies?.select(req.auth.projectId, req.body);
-      const params = withResources(req.auth.projectId, req.body, deps);
+      const proxy = ctx.proxies?.select(req.auth.projectId, req.body);
+      const params = withResources(req.auth.projectId, req.body, ctx);
       const create = () => sessions.create(params, req.auth.projectId, { proxy: proxy?.upstream });
       // Telemetry settings are checked first and seen by the new session's start hooks.
-      const row = await (deps.telemetry ? deps.telemetry.withCreate(req.body.telemetry, create) : create());
-      if (proxy) deps.proxies!.linkBrowser(row.id, proxy.link);
+      const row = await (ctx.telemetry ? ctx.telemetry.withCreate(req.body.telemetry, create) : create());
+      if (proxy) ctx.proxies!.linkBrowser(row.id, proxy.link);
       return present(req, row);
     },
   );
@@ -177,8 +162,8 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
     async (req) => {
       const row = find(req, req.params.id_or_name);
       const { name, tags: newTags } = req.body;
-      const applyTelemetry = deps.telemetry?.prepareUpdate(row.id, req.body.telemetry);
-      const applyProxy = deps.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body);
+      const applyTelemetry = ctx.telemetry?.prepareUpdate(row.id, req.body.telemetry);
+      const applyProxy = ctx.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body);
       try {
         repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
       } catch (err) {
@@ -209,16 +194,16 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: BrowserRouteDe
  * The create body with its profile and extensions resolved to ids, as sessions.create takes them: unknown
  * ones are a 404, a profile already held read-write a 409, extensions without a full Chromium a 400.
  */
-function withResources(projectId: string | null, body: BrowserCreateParams, deps: BrowserRouteDeps): BrowserCreateParams {
+function withResources(projectId: string | null, body: BrowserCreateParams, ctx: ServiceContext): BrowserCreateParams {
   const params = { ...body };
-  if (body.profile && deps.profiles) {
-    const profile = deps.profiles.select(projectId, body.profile, 'body.profile');
-    if (body.profile.save_changes) deps.profiles.checkWritable(profile);
+  if (body.profile && ctx.profiles) {
+    const profile = ctx.profiles.select(projectId, body.profile, 'body.profile');
+    if (body.profile.save_changes) ctx.profiles.checkWritable(profile);
     params.profile = { id: profile.id, save_changes: body.profile.save_changes === true };
   }
-  if (body.extensions?.length && deps.extensions) {
-    deps.extensions.checkAvailable();
-    params.extensions = deps.extensions.selectAll(projectId, body.extensions, 'body.extensions').map((e) => ({ id: e.id }));
+  if (body.extensions?.length && ctx.extensions) {
+    ctx.extensions.checkAvailable();
+    params.extensions = ctx.extensions.selectAll(projectId, body.extensions, 'body.extensions').map((e) => ({ id: e.id }));
   }
   return params;
 }

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../errors.js';
-import { Computer, type BatchAction, CdpInputDevice, type InputDevice, X11InputDevice } from '../host/input/index.js';
+import type { BatchAction, Computer } from '../host/input/index.js';
 import { DEFAULT_VIEWPORT, type LiveSession } from '../host/session/index.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow, liveSession, sessionParams } from './lookup.js';
@@ -109,27 +109,9 @@ const batch = {
 type Params = { id: string };
 
 export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const computers = new Map<string, Promise<Computer>>();
-
-  /** The session's input controller, created on first use and closed with the session. */
   const computerFor = (req: FastifyRequest<{ Params: Params }>): Promise<Computer> => {
     const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
-    let computer = computers.get(session.id);
-    if (!computer) {
-      const viewport = findSessionRow(ctx.browsers, req, session.id).viewport ?? DEFAULT_VIEWPORT;
-      const device = session.ready.then(
-        (): Promise<InputDevice> | InputDevice =>
-          session.screen ? new X11InputDevice(session.screen) : CdpInputDevice.connect(session.chromium.wsEndpoint, viewport),
-      );
-      computer = device.then((d) => new Computer(d));
-      computers.set(session.id, computer);
-      computer.catch(() => computers.delete(session.id));
-      session.cleanups.push(async () => {
-        computers.delete(session.id);
-        await (await computer!.catch(() => undefined))?.device.close();
-      });
-    }
-    return computer;
+    return ctx.computers.forSession(session, findSessionRow(ctx.browsers, req, session.id).viewport ?? DEFAULT_VIEWPORT);
   };
 
   const route = <B>(path: string, body: object | undefined, handler: (c: Computer, body: B) => Promise<unknown>) =>

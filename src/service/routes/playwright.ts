@@ -4,8 +4,7 @@
 // request is a 4xx.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
-import { Accounts, Launcher } from '../host/process/index.js';
-import { PlaywrightExecutor, responseBody } from '../host/playwright/index.js';
+import { responseBody } from '../host/playwright/index.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { clientGone, keepActive } from './long-requests.js';
 
@@ -31,9 +30,7 @@ const ACTIVITY_EVERY_MS = 250;
 type ExecuteRoute = { Params: { id: string }; Body: { code: string; timeout_sec?: number | null } };
 
 export function registerPlaywrightRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const executor = new PlaywrightExecutor({ sandbox: ctx.sandbox, launcher: new Launcher(ctx.sandbox, Accounts.fromHost()) });
-  ctx.sessions.onRelease((id) => executor.release(id));
-  app.addHook('onClose', () => executor.close());
+  const executor = ctx.playwright;
 
   app.post<ExecuteRoute>(
     '/browsers/:id/playwright/execute',

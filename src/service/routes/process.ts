@@ -4,15 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { invalidField } from '../errors.js';
-import {
-  Accounts,
-  Launcher,
-  type ProcessRequest,
-  ensureRunning,
-  ProcessRegistry,
-  type SpawnRequest,
-  type OutputSubscriber,
-} from '../host/process/index.js';
+import { type ProcessRequest, ensureRunning, type SpawnRequest, type OutputSubscriber } from '../host/process/index.js';
 import { openSse } from '../sse.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { defaultEmptyBody } from './empty-body.js';
@@ -88,11 +80,7 @@ type SessionRoute = { Params: { id: string } };
 type ProcessRoute = { Params: { id: string; process_id: string } };
 
 export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const registry = new ProcessRegistry(new Launcher(ctx.sandbox, Accounts.fromHost()));
-  ctx.sessions.onRelease(async (id) => {
-    const session = ctx.sessions.get(id);
-    if (session) await registry.release(session);
-  });
+  const registry = ctx.processes;
   const sessionProcs = (req: FastifyRequest<SessionRoute>) =>
     registry.forSession(liveSession(ctx.browsers, ctx.sessions, req, req.params.id));
   const find = (req: FastifyRequest<ProcessRoute>) => sessionProcs(req).get(req.params.process_id);

@@ -3,11 +3,10 @@
 // Reads work for deleted sessions too: their replays are kept.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { invalidField, notFound, ServiceError } from '../errors.js';
-import { ReplayManager, type MarkerInput, webvtt } from '../host/recording/index.js';
+import { type MarkerInput, webvtt } from '../host/recording/index.js';
 import { DEFAULT_VIEWPORT } from '../host/session/index.js';
 import type { Marker, ReplayRow } from '../store/replays-repo.js';
 import { defaultEmptyBody } from './empty-body.js';
@@ -59,14 +58,7 @@ export interface ReplayView {
 }
 
 export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const manager = new ReplayManager({ repo: ctx.replays, dir: join(ctx.dataDir, 'replays'), now: ctx.now, log: app.log });
-  // A recording belongs to the lease that started it: it ends (and is kept) when the browser goes back.
-  ctx.sessions.onRelease((sessionId) => manager.stopForSession(sessionId));
-  app.addHook('onReady', async () => {
-    const recovered = await manager.recover();
-    if (recovered) app.log.info({ recovered }, 'finalised replays left unfinished by the previous run');
-  });
-  app.addHook('onClose', () => manager.close());
+  const manager = ctx.recordings;
 
   const present = (req: FastifyRequest, row: ReplayRow, markers: Marker[]): ReplayView => {
     const view: ReplayView = {

@@ -19,7 +19,7 @@ import type { LaunchPreparer, ChromiumExecutable } from '../browser/index.js';
 import { unpackExtension } from './extension-zip.js';
 import { HOME_DIR } from '../fs/index.js';
 import { copyProfileTree } from '../profiles/index.js';
-import type { Logger, SessionManager } from '../session/index.js';
+import type { Logger } from '../session/index.js';
 import { findInProject } from '../find-in-project.js';
 
 /** The name rule of extension uploads (and of profile names). */
@@ -42,13 +42,12 @@ export class ExtensionStore {
 
   constructor(private readonly deps: ExtensionStoreDeps) {}
 
-  /** Removes what an interrupted upload left, and plugs loading into every launch. */
-  async attach(sessions: SessionManager): Promise<void> {
+  /** Removes what an interrupted upload left. Loading is the launch preparer `load`. */
+  async prepare(): Promise<void> {
     await mkdir(this.deps.dir, { recursive: true, mode: 0o700 });
     for (const name of await readdir(this.deps.dir)) {
       if (name.includes('.incoming-')) await rm(join(this.deps.dir, name), { recursive: true, force: true });
     }
-    sessions.addLaunchPreparer(this.load);
   }
 
   /** Names of things that still use an extension (pools); an extension in use cannot be deleted. */
@@ -176,7 +175,7 @@ export class ExtensionStore {
   }
 
   /** Launch preparer: each extension copied into the view, and the switches that load exactly those. */
-  private readonly load: LaunchPreparer = async (spec, view, inView) => {
+  readonly load: LaunchPreparer = async (spec, view, inView) => {
     if (spec.extensionIds.length === 0) return [];
     const paths: string[] = [];
     for (const id of spec.extensionIds) {

@@ -2,7 +2,7 @@
 // octal modes, errno → wire error mapping, and the two ways a client path is resolved inside a view.
 import { closeSync, constants, createReadStream, fstat, open as fsOpen, type ReadStream, type Stats } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { posix } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';

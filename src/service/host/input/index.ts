@@ -1,5 +1,7 @@
 export { CdpInputDevice } from './cdp.js';
 export { Computer } from './computer.js';
+export { Computers } from './computers.js';
+export type { InputTarget } from './computers.js';
 export type { BatchAction } from './computer.js';
 export type { InputDevice } from './device.js';
 export { Mutex } from './mutex.js';

@@ -250,7 +250,7 @@ export class LivePool {
     live.parked = true;
     sessions.dropClients(sessionId);
     tokens.revoke(sessionId);
-    await sessions.released(sessionId);
+    await sessions.released(live);
     browsers.update(sessionId, { name: null, tags: {}, start_url: member.startUrl });
     // A browser with a profile is replaced rather than reset: a reset would clear the profile's cookies and
     // storage too, and the next holder must start from the profile as it is, not from the last lease.

@@ -6,7 +6,7 @@ import { newId } from '../../ids.js';
 import type { BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../../store/pools-repo.js';
 import type { ExtensionStore } from '../extensions/index.js';
-import type { ConcurrencyLimit, Logger, SessionManager } from '../session/index.js';
+import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, SessionReleaseHook } from '../session/index.js';
 import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
 import { applyPoolResources, type PoolResourceFields } from './resources.js';
 import type { ProfileStore } from '../profiles/index.js';
@@ -56,20 +56,6 @@ export class PoolManager {
   private limit: ConcurrencyLimit | undefined;
 
   constructor(private readonly deps: PoolManagerDeps) {
-    deps.sessions.onEnd((session) => {
-      if (session.poolId) this.pools.get(session.poolId)?.memberEnded(session.id);
-    });
-    // A lease may have switched the browser's proxy (PATCH); the next holder gets the pool's route again.
-    deps.sessions.onRelease((id) => {
-      const { proxies } = deps;
-      const forwarder = deps.sessions.get(id)?.proxy;
-      if (forwarder) {
-        if (forwarder.current !== forwarder.launchedWith) forwarder.use(forwarder.launchedWith);
-        proxies?.linkBrowser(id, { proxy_id: forwarder.launchedWith?.proxyId ?? null, mode: null });
-      } else if (proxies?.presentFor(id).proxy) {
-        proxies.linkBrowser(id, { proxy_id: null, mode: null });
-      }
-    });
     // A pool keeps launching browsers through its proxy, so the proxy cannot be deleted under it.
     deps.proxies?.addReferrers((proxyId) =>
       [...this.pools.values()].filter((p) => p.row.config.proxy_id === proxyId).map((p) => `browser pool '${p.row.name ?? p.id}'`),
@@ -86,6 +72,22 @@ export class PoolManager {
       }
     });
   }
+
+  /** Session end hook: a pool member ended, so its pool refills. */
+  readonly memberEnded: SessionEndListener = (session) => {
+    if (session.poolId) this.pools.get(session.poolId)?.memberEnded(session.id);
+  };
+
+  /** Lease release hook: a lease may have switched the browser's proxy (PATCH); the next holder gets the pool's route again. */
+  readonly leaseReleased: SessionReleaseHook = ({ id, proxy: forwarder }) => {
+    const { proxies } = this.deps;
+    if (forwarder) {
+      if (forwarder.current !== forwarder.launchedWith) forwarder.use(forwarder.launchedWith);
+      proxies?.linkBrowser(id, { proxy_id: forwarder.launchedWith?.proxyId ?? null, mode: null });
+    } else if (proxies?.presentFor(id).proxy) {
+      proxies.linkBrowser(id, { proxy_id: null, mode: null });
+    }
+  };
 
   /** The limit pools are checked against; set once both exist (the limit counts pool reservations). */
   setLimit(limit: ConcurrencyLimit): void {

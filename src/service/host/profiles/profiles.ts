@@ -19,7 +19,7 @@ import type { NamedListQuery, ProfileRow, ProfilesRepo } from '../../store/profi
 import type { LaunchPreparer } from '../browser/index.js';
 import { USER_DATA_DIR } from '../fs/index.js';
 import { copyProfileTree, moveProfileTree, recoverFolders, replaceFolder, snapshotFolder, stagingFolder, tarFolder } from './files.js';
-import type { Logger, SessionEndListener, SessionManager } from '../session/index.js';
+import type { Logger, SessionEndListener, SessionStoppedHook } from '../session/index.js';
 import { findInProject } from '../find-in-project.js';
 
 export interface ProfileStoreDeps {
@@ -48,13 +48,10 @@ export class ProfileStore {
 
   constructor(private readonly deps: ProfileStoreDeps) {}
 
-  /** Finishes what a hard stop interrupted, and plugs loading and saving into the sessions' life. */
-  async attach(sessions: SessionManager): Promise<void> {
+  /** Finishes what a hard stop interrupted. Loading and saving are the session hooks `load`, `ending` and `stopped`. */
+  async prepare(): Promise<void> {
     await mkdir(this.deps.dir, { recursive: true, mode: 0o700 });
     await recoverFolders(this.deps.dir);
-    sessions.addLaunchPreparer(this.load);
-    sessions.onEnd(this.ending);
-    sessions.onStopped(this.stopped);
   }
 
   addReferrers(referrers: ProfileReferrers): void {
@@ -190,7 +187,7 @@ export class ProfileStore {
   }
 
   /** Launch preparer: a browser with a profile starts from a copy of its folder (none yet: an empty profile). */
-  private readonly load: LaunchPreparer = async (spec, view) => {
+  readonly load: LaunchPreparer = async (spec, view) => {
     const profileId = spec.profileId;
     if (!profileId) return [];
     await this.reading(profileId, async () => {
@@ -202,7 +199,7 @@ export class ProfileStore {
   };
 
   /** Told synchronously as a session starts ending: from now on its profile has a save pending. */
-  private readonly ending: SessionEndListener = (session) => {
+  readonly ending: SessionEndListener = (session) => {
     const row = this.deps.browsers.get(session.id);
     if (!row?.profile_save_changes || !row.profile_id) return;
     const profileId = row.profile_id;
@@ -219,7 +216,7 @@ export class ProfileStore {
   };
 
   /** Stop hook: Chromium is gone, its files complete; a read-write session's user data becomes the profile. */
-  private readonly stopped = async (row: BrowserRow): Promise<void> => {
+  readonly stopped: SessionStoppedHook = async (row) => {
     if (!row.profile_save_changes || !row.profile_id) return;
     const settle = this.owed.get(row.id);
     this.owed.delete(row.id);

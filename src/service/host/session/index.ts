@@ -5,5 +5,13 @@ export { FileTail } from './log-tail.js';
 export { SUPERVISOR_PROCESSES, SessionLogs } from './logs.js';
 export type { LogLine, SupervisorProcess } from './logs.js';
 export { DEFAULT_VIEWPORT, SessionManager } from './sessions.js';
-export type { LiveSession, Logger, SessionEndListener } from './sessions.js';
+export type {
+  LiveSession,
+  Logger,
+  SessionEndListener,
+  SessionHooks,
+  SessionReleaseHook,
+  SessionStartHook,
+  SessionStoppedHook,
+} from './sessions.js';
 export { Standby } from './standby.js';

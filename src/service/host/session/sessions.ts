@@ -18,7 +18,6 @@ import {
   sessionLayout,
   stopBrowser,
   type LaunchEnv,
-  type LaunchPreparer,
   type LaunchSpec,
   type WarmBrowser,
   measureWindowFrame,
@@ -28,11 +27,23 @@ import {
   closeStaleCleanly,
 } from '../browser/index.js';
 import { recoverStale } from './recovery.js';
-import type { Admission, LiveSession, SessionEndListener, SessionManagerDeps, SessionStartHook, WarmSource } from './types.js';
+import type { Admission, LiveSession, SessionHooks, SessionManagerDeps, WarmSource } from './types.js';
 
 export { DEFAULT_VIEWPORT } from '../browser/index.js';
 
-export type { Admission, LiveSession, Logger, SessionEndListener, SessionManagerDeps, SessionStartHook, WarmOffer, WarmSource } from './types.js';
+export type {
+  Admission,
+  LiveSession,
+  Logger,
+  SessionEndListener,
+  SessionHooks,
+  SessionManagerDeps,
+  SessionReleaseHook,
+  SessionStartHook,
+  SessionStoppedHook,
+  WarmOffer,
+  WarmSource,
+} from './types.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
@@ -42,10 +53,7 @@ export class SessionManager {
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
   private frame: Promise<{ width: number; height: number }> | undefined;
-  private readonly startHooks: SessionStartHook[] = [];
-  private readonly releaseHooks: ((sessionId: string) => Promise<void> | void)[] = [];
-  private readonly endListeners: SessionEndListener[] = [];
-  private readonly stopHooks: ((row: BrowserRow) => Promise<void>)[] = [];
+  private hooks: SessionHooks = { prepareLaunch: [], start: [], release: [], end: [], stopped: [] };
   /** Sessions that write their profile back: closed cleanly rather than killed, so their files are complete. */
   private readonly cleanStops = new Set<string>();
   private warmSource: WarmSource | undefined;
@@ -70,49 +78,27 @@ export class SessionManager {
     };
   }
 
-  /** Adds a step that fills a new session's view before its Chromium starts (profiles, extensions). */
-  addLaunchPreparer(preparer: LaunchPreparer): void {
-    this.env.preparers.push(preparer);
-  }
-
-  /**
-   * Runs `hook` once a session's Chromium is gone (at the session's end, or found left over at start) and
-   * before its folder is removed: the profile save-back reads the user data here. The end waits for it.
-   */
-  onStopped(hook: (row: BrowserRow) => Promise<void>): void {
-    this.stopHooks.push(hook);
+  /** What the rest of the service does at each point of a session's life; given once, before the first launch. */
+  setHooks(hooks: SessionHooks): void {
+    this.hooks = hooks;
+    this.env.preparers = hooks.prepareLaunch;
   }
 
   get(id: string): LiveSession | undefined {
     return this.live.get(id);
   }
 
-  onStart(hook: SessionStartHook): void {
-    this.startHooks.push(hook);
-  }
-
-  /**
-   * Called when a pool lease ends and the browser is about to be reset for the next holder: what belonged
-   * to the lease (a recording) must end with it, though the session lives on.
-   */
-  onRelease(hook: (sessionId: string) => Promise<void> | void): void {
-    this.releaseHooks.push(hook);
-  }
-
-  async released(sessionId: string): Promise<void> {
+  /** A pool lease ended and the browser is about to be reset for the next holder: the release hooks run. */
+  async released(session: LiveSession): Promise<void> {
     await Promise.all(
-      this.releaseHooks.map(async (hook) => {
+      this.hooks.release.map(async (hook) => {
         try {
-          await hook(sessionId);
+          await hook(session);
         } catch (err) {
-          this.deps.log.warn({ session_id: sessionId, err: (err as Error).message }, 'a release hook failed');
+          this.deps.log.warn({ session_id: session.id, err: (err as Error).message }, 'a release hook failed');
         }
       }),
     );
-  }
-
-  onEnd(listener: SessionEndListener): void {
-    this.endListeners.push(listener);
   }
 
   setWarmSource(source: WarmSource | undefined): void {
@@ -322,7 +308,7 @@ export class SessionManager {
     this.live.set(id, session);
     if (row.profile_save_changes) this.cleanStops.add(id);
     const started = { ...row, pid: chromium.pid };
-    const hooks = this.startHooks.map(async (hook) => {
+    const hooks = this.hooks.start.map(async (hook) => {
       try {
         await hook(session, started);
       } catch (err) {
@@ -344,7 +330,7 @@ export class SessionManager {
       this.deps.repo.end(id, reason, detail, this.deps.now());
       if (session.poolId === null) this.onDemand--;
       for (const socket of session.connections) socket.destroy();
-      for (const listener of this.endListeners) {
+      for (const listener of this.hooks.end) {
         try {
           listener(session, reason);
         } catch (err) {
@@ -433,7 +419,7 @@ export class SessionManager {
   }
 
   private async stopped(row: BrowserRow): Promise<void> {
-    for (const hook of this.stopHooks) {
+    for (const hook of this.hooks.stopped) {
       try {
         await hook(row);
       } catch (err) {

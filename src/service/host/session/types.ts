@@ -2,6 +2,7 @@
 // other parts of the service plug into it (start hooks, end listeners, the standby, the limit).
 import type {
   ExistingDisplay,
+  LaunchPreparer,
   LaunchSpec,
   WarmBrowser,
   LaunchedChromium,
@@ -77,6 +78,29 @@ export type SessionStartHook = (session: LiveSession, row: BrowserRow) => Promis
 
 /** Told synchronously when a session starts ending (pools refill from here). */
 export type SessionEndListener = (session: LiveSession, reason: BrowserEndReason) => void;
+
+/** A pool lease of the session ended; what belonged to the lease (a recording) ends with it. */
+export type SessionReleaseHook = (session: LiveSession) => Promise<void> | void;
+
+/** Once a session's Chromium is gone and before its folder is removed (the profile save-back reads it here). */
+export type SessionStoppedHook = (row: BrowserRow) => Promise<void>;
+
+/**
+ * What the rest of the service does at each point of a session's life, given once by the composition root
+ * (service.ts) so that the order is written down in one place.
+ */
+export interface SessionHooks {
+  /** Before each launch, in order: fill the view and add Chromium switches (profiles, extensions). */
+  prepareLaunch: LaunchPreparer[];
+  /** When a session starts, started in order; the session is `ready` once all have settled. */
+  start: SessionStartHook[];
+  /** When a pool lease ends, run together; the browser is reset for its next holder after all settled. */
+  release: SessionReleaseHook[];
+  /** When a session starts ending, in order, synchronously. */
+  end: SessionEndListener[];
+  /** When a session's Chromium is gone (at its end, or found left over at start), in order. */
+  stopped: SessionStoppedHook[];
+}
 
 /** A browser for session `id`: launched already, or still launching (it settles when it is up or failed). */
 export interface WarmOffer {
