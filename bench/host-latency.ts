@@ -35,7 +35,7 @@ const run = (file: string, args: string[], opts: object) =>
   });
 
 // exec
-const plan = await new Launcher(service.sandbox, Accounts.fromHost()).plan(view, { command: 'true' }, false);
+const plan = await new Launcher(service.sandbox, Accounts.fromHost()).plan(view, { command: 'true' }, false, 'body');
 const direct = () => run(plan.file, plan.args, { env: plan.env, cwd: plan.cwd, uid: plan.uid, gid: plan.gid });
 const apiExec = async () => {
   const res = await fetch(`${base}/process/exec`, { method: 'POST', headers, body: '{"command":"true"}' });

@@ -122,6 +122,24 @@ describe('dependency rules', () => {
     expect(await violations(HOST, (t, file) => hostFolder(file) === undefined || allowed(t, file))).toEqual([]);
   });
 
+  it('host code speaks no HTTP: it uses wire types, the store, ids and secrets, and throws domain errors', async () => {
+    const allowed = (t: string) =>
+      inside(t, HOST) ||
+      t === 'src/api/types.js' ||
+      inside(t, 'src/service/store') ||
+      ['src/service/ids.js', 'src/service/secrets-box.js'].includes(t);
+    expect(await violations(HOST, allowed)).toEqual([]);
+  });
+
+  it('host code names no request part: the route that hands input over names its fields', async () => {
+    const named: string[] = [];
+    for (const file of await sources(HOST)) {
+      const code = (await readFile(join(ROOT, file), 'utf8')).replace(/^\s*(\/\/|\*|\/\*\*).*$/gm, '');
+      for (const m of code.matchAll(/['`](body|querystring|params|headers)[.'`]/g)) named.push(`${file}: ${m[0]}`);
+    }
+    expect(named).toEqual([]);
+  });
+
   it("code outside a host folder reaches it through the folder's index.ts", async () => {
     const allowed = (t: string, file: string) => {
       const to = hostFolder(t);

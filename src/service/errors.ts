@@ -1,6 +1,8 @@
-// One family of typed errors for the whole service, and the one place that turns any thrown value
-// into the wire's Error body. Handlers throw; they never write error responses themselves.
+// The HTTP edge of errors: the one place that turns any thrown value (a domain error from host code or a
+// route, an HTTP-only ServiceError, a validation failure) into a status and the wire's Error body.
+// Handlers throw; they never write error responses themselves.
 import type { ErrorBody, ErrorDetail } from '../api/types.js';
+import { DomainError, validationDetails, type FailureKind, type ValidationIssue } from './host/errors.js';
 
 export class ServiceError extends Error {
   constructor(
@@ -15,57 +17,29 @@ export class ServiceError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: ErrorDetail[]) =>
-  new ServiceError(400, 'bad_request', message, details);
-export const invalidField = (field: string, message: string) =>
-  badRequest(`${field}: ${message}`, [{ code: 'invalid_input', field, message: `${field}: ${message}` }]);
+// Routes and host code throw the same domain errors; this module adds what only HTTP has.
+export { badRequest, conflict, forbidden, invalidField, notFound, unavailable, validationDetails } from './host/errors.js';
+
 export const unauthorized = (message = 'missing or invalid API key') =>
   new ServiceError(401, 'unauthorized', message, undefined, { 'www-authenticate': 'Bearer' });
-export const forbidden = (message: string) => new ServiceError(403, 'forbidden', message);
-export const notFound = (what: string, id: string) => new ServiceError(404, 'not_found', `${what} '${id}' not found`);
-export const conflict = (message: string) => new ServiceError(409, 'conflict', message);
-export const unavailable = (code: string, message: string) => new ServiceError(503, code, message);
 
-/** The shape of one ajv error as Fastify hands it over. */
-interface ValidationIssue {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
+/** The status each kind of domain failure answers with. */
+const STATUS: Record<FailureKind, number> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  limit: 429,
+  failed: 500,
+  unavailable: 503,
+  no_space: 507,
+};
 
-/** Turns ajv output into `invalid_input` details that name each field (`body.viewport.width`). */
-export function validationDetails(part: string, issues: ValidationIssue[]): ErrorDetail[] {
-  const seen = new Set<string>();
-  const details: ErrorDetail[] = [];
-  for (const issue of issues) {
-    const path = issue.instancePath.split('/').filter(Boolean).map(decodePointer);
-    if (issue.keyword === 'additionalProperties') path.push(String(issue.params.additionalProperty));
-    if (issue.keyword === 'required') path.push(String(issue.params.missingProperty));
-    const field = [part, ...path].join('.');
-    const message = `${field}: ${describe(issue)}`;
-    if (seen.has(message)) continue;
-    seen.add(message);
-    details.push({ code: 'invalid_input', field, message });
-  }
-  return details;
-}
-
-function decodePointer(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-function describe(issue: ValidationIssue): string {
-  switch (issue.keyword) {
-    case 'additionalProperties':
-      return 'unknown field';
-    case 'required':
-      return 'is required';
-    case 'enum':
-      return `must be one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    default:
-      return issue.message ?? issue.keyword;
-  }
+/** The status an error thrown by a handler answers with, where it is one of ours. */
+export function statusOf(err: unknown): number | undefined {
+  if (err instanceof ServiceError) return err.status;
+  if (err instanceof DomainError) return STATUS[err.kind];
+  return undefined;
 }
 
 interface FastifyLikeError {
@@ -78,10 +52,10 @@ interface FastifyLikeError {
 
 /** Maps anything thrown while serving a request to a status, headers and the Error body. */
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } {
-  if (err instanceof ServiceError) {
+  if (err instanceof ServiceError || err instanceof DomainError) {
     const body: ErrorBody = { code: err.code, message: err.message };
     if (err.details?.length) body.details = err.details;
-    return { status: err.status, body, headers: err.headers };
+    return { status: statusOf(err)!, body, headers: err instanceof ServiceError ? err.headers : undefined };
   }
   const e = err as FastifyLikeError;
   if (e && Array.isArray(e.validation)) {

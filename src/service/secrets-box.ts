@@ -5,7 +5,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { ServiceError } from './errors.js';
+import { DomainError, unavailable } from './host/errors.js';
 
 export const KEY_FILE = 'secrets.key';
 const VERSION = 'v1';
@@ -87,6 +87,6 @@ function checkedKey(key: Buffer, path: string): Buffer {
   return key;
 }
 
-function secretUnreadable(message: string): ServiceError {
-  return new ServiceError(503, 'secret_unavailable', message);
+function secretUnreadable(message: string): DomainError {
+  return unavailable('secret_unavailable', message);
 }

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/service/errors.js';
+import { DomainError } from '../../src/service/host/errors.js';
+import { statusOf } from '../../src/service/errors.js';
 import { HostView } from '../../src/service/host/fs/host-view.js';
 
 let base: string;
@@ -39,8 +40,8 @@ async function refusal(p: Promise<unknown>): Promise<{ status: number; code: str
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ServiceError);
-  return { status: (err as ServiceError).status, code: (err as ServiceError).code };
+  expect(err).toBeInstanceOf(DomainError);
+  return { status: statusOf(err)!, code: (err as DomainError).code };
 }
 
 describe('HostView.resolve', () => {

@@ -33,11 +33,11 @@ describe('SecretsBox', () => {
     expect(() => box.open(flipped, 'proxy:a:password')).toThrow();
   });
 
-  it('says what is wrong when the key is missing or not a key, with a 503 service error', () => {
+  it('says what is wrong when the key is missing or not a key, as the service being unable to serve it (503)', () => {
     const other = mkdtempSync(join(tmpdir(), 'bcs-secrets-'));
     try {
       const sealed = SecretsBox.forDataDir(dir).seal('x', 'c');
-      expect(() => SecretsBox.forDataDir(other).open(sealed, 'c')).toThrow(expect.objectContaining({ status: 503, code: 'secret_unavailable' }));
+      expect(() => SecretsBox.forDataDir(other).open(sealed, 'c')).toThrow(expect.objectContaining({ kind: 'unavailable', code: 'secret_unavailable' }));
       writeFileSync(join(other, 'secrets.key'), 'short');
       expect(() => SecretsBox.forDataDir(other).seal('x', 'c')).toThrow(/not a 32-byte key/);
     } finally {

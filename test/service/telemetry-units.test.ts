@@ -10,29 +10,29 @@ const sorted = (set: ReadonlySet<string> | null) => (set ? [...set].sort() : nul
 
 describe('telemetry settings', () => {
   it('resolves create bodies as the SDK documents them', () => {
-    expect(resolveCreate(undefined)).toBeNull();
-    expect(resolveCreate(null)).toBeNull();
-    expect(resolveCreate({})).toBeNull();
-    expect(resolveCreate({ enabled: false })).toBeNull();
-    expect(sorted(resolveCreate({ enabled: true }))).toEqual(['captcha', 'connection', 'control', 'system']);
-    expect(sorted(resolveCreate({ browser: { console: { enabled: true }, system: { enabled: false } } }))).toEqual([
+    expect(resolveCreate(undefined, 'body.telemetry')).toBeNull();
+    expect(resolveCreate(null, 'body.telemetry')).toBeNull();
+    expect(resolveCreate({}, 'body.telemetry')).toBeNull();
+    expect(resolveCreate({ enabled: false }, 'body.telemetry')).toBeNull();
+    expect(sorted(resolveCreate({ enabled: true }, 'body.telemetry'))).toEqual(['captcha', 'connection', 'control', 'system']);
+    expect(sorted(resolveCreate({ browser: { console: { enabled: true }, system: { enabled: false } } }, 'body.telemetry'))).toEqual([
       'captcha', 'connection', 'console', 'control',
     ]);
     expect(
-      resolveCreate({ browser: { control: { enabled: false }, connection: { enabled: false }, system: { enabled: false }, captcha: { enabled: false } } }),
+      resolveCreate({ browser: { control: { enabled: false }, connection: { enabled: false }, system: { enabled: false }, captcha: { enabled: false } } }, 'body.telemetry'),
     ).toBeNull();
-    expect(() => resolveCreate({ enabled: false, browser: { page: { enabled: true } } })).toThrow(/enabled=false cannot be combined/);
+    expect(() => resolveCreate({ enabled: false, browser: { page: { enabled: true } } }, 'body.telemetry')).toThrow(/enabled=false cannot be combined/);
   });
 
   it('resolves PATCH bodies: merge, fresh default set, stop, unchanged', () => {
     const current = new Set(['control', 'console'] as const);
-    expect(resolveUpdate(current, undefined)).toBe('unchanged');
-    expect(resolveUpdate(current, {})).toBe('unchanged');
-    expect(sorted(resolveUpdate(current, { browser: { network: { enabled: true } } }) as Set<string>)).toEqual(['console', 'control', 'network']);
-    expect(sorted(resolveUpdate(current, { enabled: true }) as Set<string>)).toEqual(['captcha', 'connection', 'control', 'system']);
-    expect(resolveUpdate(current, { enabled: false })).toBeNull();
-    expect(sorted(resolveUpdate(null, { browser: { page: { enabled: true } } }) as Set<string>)).toContain('page');
-    expect(resolveUpdate(current, { browser: { control: { enabled: false }, console: { enabled: false } } })).toBeNull();
+    expect(resolveUpdate(current, undefined, 'body.telemetry')).toBe('unchanged');
+    expect(resolveUpdate(current, {}, 'body.telemetry')).toBe('unchanged');
+    expect(sorted(resolveUpdate(current, { browser: { network: { enabled: true } } }, 'body.telemetry') as Set<string>)).toEqual(['console', 'control', 'network']);
+    expect(sorted(resolveUpdate(current, { enabled: true }, 'body.telemetry') as Set<string>)).toEqual(['captcha', 'connection', 'control', 'system']);
+    expect(resolveUpdate(current, { enabled: false }, 'body.telemetry')).toBeNull();
+    expect(sorted(resolveUpdate(null, { browser: { page: { enabled: true } } }, 'body.telemetry') as Set<string>)).toContain('page');
+    expect(resolveUpdate(current, { browser: { control: { enabled: false }, console: { enabled: false } } }, 'body.telemetry')).toBeNull();
   });
 
   it('lets monitor events through whenever a CDP category is on', () => {

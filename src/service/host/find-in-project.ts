@@ -1,6 +1,6 @@
 // How every named resource is addressed: by id, else by name, and only within the caller's project, so a
 // resource of another project is exactly as absent as one that does not exist.
-import { notFound } from '../errors.js';
+import { notFound } from './errors.js';
 
 export interface NamedRepo<R> {
   get(id: string): R | undefined;

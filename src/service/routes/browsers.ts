@@ -117,11 +117,11 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
         throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${ctx.headful.reason}; create with headless: true`);
       }
       // Resolved before anything launches; a bad selection is a 400 naming the field.
-      const proxy = ctx.proxies?.select(req.auth.projectId, req.body);
+      const proxy = ctx.proxies?.select(req.auth.projectId, req.body, 'body');
       const params = withResources(req.auth.projectId, req.body, ctx);
       const create = () => sessions.create(params, req.auth.projectId, { proxy: proxy?.upstream });
       // Telemetry settings are checked first and seen by the new session's start hooks.
-      const row = await (ctx.telemetry ? ctx.telemetry.withCreate(req.body.telemetry, create) : create());
+      const row = await (ctx.telemetry ? ctx.telemetry.withCreate(req.body.telemetry, 'body.telemetry', create) : create());
       if (proxy) ctx.proxies!.linkBrowser(row.id, proxy.link);
       return present(req, row);
     },
@@ -162,8 +162,8 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
     async (req) => {
       const row = find(req, req.params.id_or_name);
       const { name, tags: newTags } = req.body;
-      const applyTelemetry = ctx.telemetry?.prepareUpdate(row.id, req.body.telemetry);
-      const applyProxy = ctx.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body);
+      const applyTelemetry = ctx.telemetry?.prepareUpdate(row.id, req.body.telemetry, 'body.telemetry');
+      const applyProxy = ctx.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body, 'body');
       try {
         repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
       } catch (err) {

@@ -1,7 +1,7 @@
 // /browsers/{id}/computer/*: OS-level mouse, keyboard, screen and clipboard of a session.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError, statusOf } from '../errors.js';
 import type { BatchAction, Computer } from '../host/input/index.js';
 import { DEFAULT_VIEWPORT, type LiveSession } from '../host/session/index.js';
 import { defaultEmptyBody } from './empty-body.js';
@@ -129,16 +129,16 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
       },
     );
 
-  route<Parameters<Computer['clickMouse']>[0]>('click_mouse', clickMouse, (c, b) => c.clickMouse(b));
-  route<Parameters<Computer['moveMouse']>[0]>('move_mouse', moveMouse, (c, b) => c.moveMouse(b));
-  route<Parameters<Computer['pressKey']>[0]>('press_key', pressKey, (c, b) => c.pressKey(b));
+  route<Parameters<Computer['clickMouse']>[0]>('click_mouse', clickMouse, (c, b) => c.clickMouse(b, 'body'));
+  route<Parameters<Computer['moveMouse']>[0]>('move_mouse', moveMouse, (c, b) => c.moveMouse(b, 'body'));
+  route<Parameters<Computer['pressKey']>[0]>('press_key', pressKey, (c, b) => c.pressKey(b, 'body'));
   route<Parameters<Computer['typeText']>[0]>('type', typeText, (c, b) => c.typeText(b));
-  route<Parameters<Computer['scroll']>[0]>('scroll', scroll, (c, b) => c.scroll(b));
-  route<Parameters<Computer['dragMouse']>[0]>('drag_mouse', dragMouse, (c, b) => c.dragMouse(b));
+  route<Parameters<Computer['scroll']>[0]>('scroll', scroll, (c, b) => c.scroll(b, 'body'));
+  route<Parameters<Computer['dragMouse']>[0]>('drag_mouse', dragMouse, (c, b) => c.dragMouse(b, 'body'));
   route<{ region?: { x: number; y: number; width: number; height: number } } | undefined>(
     'screenshot',
     { type: 'object', additionalProperties: false, properties: { region } },
-    (c, b) => c.screenshot(b?.region),
+    (c, b) => c.screenshot(b?.region, 'body.region'),
   );
   route('get_mouse_position', undefined, async (c) => c.mousePosition());
   route<{ hidden: boolean }>('cursor', setCursor, async (c, b) => {
@@ -158,7 +158,7 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
     async (req, reply) => {
       const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
       const computer = await computerFor(req);
-      await computer.batch(req.body.actions).catch(async (err: unknown) => {
+      await computer.batch(req.body.actions, 'body.actions').catch(async (err: unknown) => {
         throw await browserGone(session, err);
       });
       return reply.send();
@@ -175,7 +175,7 @@ const EXIT_GRACE_MS = 1000;
  */
 async function browserGone(session: LiveSession, err: unknown): Promise<unknown> {
   // A client's mistake stands as it is; a failure (a batch's action_failed included) may be the browser's death.
-  if (err instanceof ServiceError && err.status < 500) return err;
+  if ((statusOf(err) ?? 500) < 500) return err;
   const exited = await Promise.race([
     session.chromium.exited.then(() => true),
     new Promise<boolean>((resolve) => setTimeout(() => resolve(false), EXIT_GRACE_MS).unref()),

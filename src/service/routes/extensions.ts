@@ -53,7 +53,7 @@ export function registerExtensionRoutes(app: FastifyInstance, deps: ExtensionRou
     });
     scope.post('/extensions', async (req, reply) => {
       if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with a file part (the zip) and an optional name');
-      const row = await extensions.upload(req.auth.projectId, req.parts());
+      const row = await extensions.upload(req.auth.projectId, req.parts(), 'body');
       return reply.code(201).send(extensions.present(row));
     });
   });

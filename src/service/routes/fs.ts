@@ -290,14 +290,14 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
     scope.post<{ Params: Params }>('/browsers/:id/fs/upload', { schema: { params: sessionParams } }, async (req, reply) => {
       const session = live(req);
       if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with files[N][file] and files[N][dest_path]');
-      await withWalk(session.view.root, (walk) => receiveUploads(req.parts(), walk));
+      await withWalk(session.view.root, (walk) => receiveUploads(req.parts(), walk, 'body'));
       return reply.code(201).send();
     });
 
     scope.post<{ Params: Params }>('/browsers/:id/fs/upload_zip', { schema: { params: sessionParams } }, async (req, reply) => {
       const session = live(req);
       if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with zip_file and dest_path');
-      await withWalk(session.view.root, (walk) => receiveZipUpload(req.parts(), walk));
+      await withWalk(session.view.root, (walk) => receiveZipUpload(req.parts(), walk, 'body'));
       return reply.code(201).send();
     });
 

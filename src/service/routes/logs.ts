@@ -75,7 +75,7 @@ async function streamFile(
   let send: ((line: LogLine) => void) | undefined;
   let ended = false;
   const early: LogLine[] = [];
-  const tail = await FileTail.start(view, path, follow, {
+  const tail = await FileTail.start(view, path, 'querystring.path', follow, {
     line: (message) => {
       const line = { message, timestamp: new Date().toISOString() };
       if (send) send(line);

@@ -105,7 +105,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
   const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, wsOrigin(req), sessionDeps);
 
   app.post<{ Body: PoolSettings }>('/browser_pools', { schema: { body: createPoolBody } }, async (req) =>
-    presentPool(pools.create(req.auth.projectId, req.body)),
+    presentPool(pools.create(req.auth.projectId, req.body, 'body')),
   );
 
   app.get<{ Querystring: { offset: number; limit: number; name?: string; query?: string } }>(
@@ -124,7 +124,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
   app.patch<{ Params: IdParams; Body: PoolUpdate }>(
     '/browser_pools/:id_or_name',
     { schema: { params: idOrNameParams, body: updatePoolBody }, preValidation: defaultEmptyBody },
-    async (req) => presentPool(await pools.update(find(req), req.body)),
+    async (req) => presentPool(await pools.update(find(req), req.body, 'body')),
   );
 
   app.delete<{ Params: IdParams; Body: { force?: boolean }; Querystring: { force?: boolean } }>(
@@ -145,7 +145,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
       const row = await pool.acquire(req.body, seconds * 1000, clientGone(reply));
       // 204 tells the client the poll ran out; it asks again.
       if (!row) return reply.code(204).send();
-      if (req.body.telemetry && deps.telemetry) await deps.telemetry.applyCreate(row.id, req.body.telemetry);
+      if (req.body.telemetry && deps.telemetry) await deps.telemetry.applyCreate(row.id, req.body.telemetry, 'body.telemetry');
       return present(req, row);
     },
   );

@@ -93,7 +93,7 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
       const procs = sessionProcs(req);
       const stop = keepActive(ctx.sessions, procs.session.id);
       try {
-        return await procs.exec(req.body, clientGone(reply));
+        return await procs.exec(req.body, 'body', clientGone(reply));
       } finally {
         stop();
       }
@@ -104,7 +104,7 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
     `${base}/spawn`,
     { schema: { params: sessionParams, body: spawnBody } },
     async (req) => {
-      const proc = await sessionProcs(req).spawn(req.body);
+      const proc = await sessionProcs(req).spawn(req.body, 'body');
       return { process_id: proc.id, pid: proc.pid, started_at: proc.startedAt.toISOString() };
     },
   );

@@ -46,7 +46,7 @@ export function registerProxyRoutes(app: FastifyInstance, deps: ProxyRouteDeps):
   const { proxies } = deps;
 
   app.post<{ Body: ProxyCreateParams }>('/proxies', { schema: { body: createBody } }, async (req) =>
-    presentProxy(proxies.create(req.auth.projectId, req.body)),
+    presentProxy(proxies.create(req.auth.projectId, req.body, 'body')),
   );
 
   app.get<{ Querystring: ProxyListParams & { offset: number; limit: number } }>(
@@ -67,7 +67,7 @@ export function registerProxyRoutes(app: FastifyInstance, deps: ProxyRouteDeps):
   app.patch<{ Params: IdParams; Body: { name: string } }>(
     '/proxies/:id',
     { schema: { params: idParams, body: updateBody }, preValidation: defaultEmptyBody },
-    async (req) => presentProxy(proxies.rename(req.auth.projectId, req.params.id, req.body.name)),
+    async (req) => presentProxy(proxies.rename(req.auth.projectId, req.params.id, req.body.name, 'body')),
   );
 
   app.delete<{ Params: IdParams }>('/proxies/:id', { schema: { params: idParams } }, async (req, reply) => {
@@ -78,6 +78,6 @@ export function registerProxyRoutes(app: FastifyInstance, deps: ProxyRouteDeps):
   app.post<{ Params: IdParams; Body: ProxyCheckParams }>(
     '/proxies/:id/check',
     { schema: { params: idParams, body: checkBody }, preValidation: defaultEmptyBody },
-    async (req) => presentProxy(await proxies.check(req.auth.projectId, req.params.id, req.body.url)),
+    async (req) => presentProxy(await proxies.check(req.auth.projectId, req.params.id, req.body.url, 'body')),
   );
 }

@@ -136,7 +136,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
     async (req) => {
       const row = findReplay(req);
       ctx.sessions.touch(row.browser_id);
-      return manager.addMarker(row.id, req.body);
+      return manager.addMarker(row.id, req.body, 'body');
     },
   );
 

@@ -4,7 +4,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
-import { ServiceError, invalidField } from '../../errors.js';
+import { DomainError, invalidField } from '../errors.js';
 import { withWalk, extractZip } from '../fs/index.js';
 
 const MAX_ENTRIES = 20_000;
@@ -52,7 +52,7 @@ async function entryNames(zipPath: string, field: string): Promise<string[]> {
     }
   } catch (err) {
     // yauzl's own name checks (absolute paths, `..`) and format errors land here.
-    if (err instanceof ServiceError) throw err;
+    if (err instanceof DomainError) throw err;
     throw invalidField(field, `is not an acceptable zip archive (${(err as Error).message})`);
   } finally {
     zip.close();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BrowserExtensionSelector, Extension } from '../../../api/types.js';
-import { ServiceError, conflict, invalidField, notFound } from '../../errors.js';
+import { DomainError, conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { ExtensionRow, ExtensionsRepo } from '../../store/extensions-repo.js';
 import type { NamedListQuery } from '../../store/profiles-repo.js';
@@ -57,14 +57,15 @@ export class ExtensionStore {
 
   /** A clear 400 where only the headless shell is there to run browsers. */
   checkAvailable(): void {
-    if (!this.deps.support.available) throw new ServiceError(400, 'extensions_unavailable', `extensions cannot be loaded here: ${this.deps.support.reason}`);
+    if (!this.deps.support.available) throw new DomainError('invalid', 'extensions_unavailable', `extensions cannot be loaded here: ${this.deps.support.reason}`);
   }
 
   /**
    * POST /extensions: a `file` part (the zip) and an optional `name` part. The zip is written to disk as it
    * arrives, hashed on the way, then checked and unpacked; nothing is recorded unless all of that worked.
+   * `input` names the request part the fields are in (`body`).
    */
-  async upload(projectId: string | null, parts: AsyncIterable<Multipart>): Promise<ExtensionRow> {
+  async upload(projectId: string | null, parts: AsyncIterable<Multipart>, input: string): Promise<ExtensionRow> {
     const id = newId();
     const staging = join(this.deps.dir, `${id}.incoming-${newId(8)}`);
     await mkdir(staging, { mode: 0o700 });
@@ -74,26 +75,26 @@ export class ExtensionStore {
       try {
         for await (const part of parts) {
           if (part.fieldname === 'file') {
-            if (part.type !== 'file') throw invalidField('body.file', 'must be a file part');
-            if (received) throw invalidField('body.file', 'is given more than once');
+            if (part.type !== 'file') throw invalidField(`${input}.file`, 'must be a file part');
+            if (received) throw invalidField(`${input}.file`, 'is given more than once');
             received = await spool(part.file, join(staging, 'upload.zip'));
           } else if (part.fieldname === 'name') {
-            if (part.type !== 'field' || typeof part.value !== 'string') throw invalidField('body.name', 'must be a text field');
+            if (part.type !== 'field' || typeof part.value !== 'string') throw invalidField(`${input}.name`, 'must be a text field');
             name = part.value;
           } else {
-            throw invalidField(`body.${part.fieldname}`, 'unknown field (expected file and name)');
+            throw invalidField(`${input}.${part.fieldname}`, 'unknown field (expected file and name)');
           }
         }
       } catch (err) {
-        throw multipartError(err);
+        throw multipartError(err, input);
       }
-      if (!received) throw invalidField('body.file', 'is required');
-      if (name !== undefined && !NAME.test(name)) throw invalidField('body.name', `must match ${NAME_PATTERN}`);
+      if (!received) throw invalidField(`${input}.file`, 'is required');
+      if (name !== undefined && !NAME.test(name)) throw invalidField(`${input}.name`, `must match ${NAME_PATTERN}`);
       // Refused before the unpacking work; the unique index decides races at the insert.
       if (name !== undefined && this.deps.repo.getByName(projectId, name)) throw nameTaken(name);
       const unpackDir = join(staging, 'unpacked');
       await mkdir(unpackDir, { mode: 0o700 });
-      const { root } = await unpackExtension(received.path, unpackDir, 'body.file');
+      const { root } = await unpackExtension(received.path, unpackDir, `${input}.file`);
 
       const row: ExtensionRow = {
         id,
@@ -148,7 +149,7 @@ export class ExtensionStore {
   async delete(row: ExtensionRow): Promise<void> {
     const users = this.referrers.flatMap((referrers) => referrers(row.id));
     if (users.length) {
-      throw new ServiceError(400, 'resource_in_use', `extension '${row.name ?? row.id}' is still used by ${users.join(', ')}; stop using it there first`);
+      throw new DomainError('invalid', 'resource_in_use', `extension '${row.name ?? row.id}' is still used by ${users.join(', ')}; stop using it there first`);
     }
     this.deps.repo.remove(row.id);
     await this.removeFiles(row.id);
@@ -194,7 +195,7 @@ export class ExtensionStore {
   };
 }
 
-function nameTaken(name: string): ServiceError {
+function nameTaken(name: string): DomainError {
   return conflict(`an extension named '${name}' already exists in this project`);
 }
 
@@ -217,10 +218,10 @@ async function spool(source: NodeJS.ReadableStream, path: string): Promise<{ pat
  * The multipart parser's own failures (a truncated body, a missing boundary) are plain Errors: the
  * client's doing, so a 400. Typed errors (ours, and its 413 for a file over the limit) pass unchanged.
  */
-function multipartError(err: unknown): unknown {
+function multipartError(err: unknown, input: string): unknown {
   const e = err as { code?: unknown; statusCode?: unknown };
-  if (err instanceof ServiceError || e.code !== undefined || e.statusCode !== undefined) return err;
-  if (err instanceof Error && err.constructor === Error) return invalidField('body', `is not a well-formed multipart body (${err.message})`);
+  if (err instanceof DomainError || e.code !== undefined || e.statusCode !== undefined) return err;
+  if (err instanceof Error && err.constructor === Error) return invalidField(input, `is not a well-formed multipart body (${err.message})`);
   return err;
 }
 

@@ -11,8 +11,7 @@
 // rmdir, mkdir, rename, open with O_NOFOLLOW|O_CREAT|O_EXCL). A walk holds its fds until it is closed.
 import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
 import { posix } from 'node:path';
-import { ServiceError } from '../../errors.js';
-import { HOME_DIR, TMP_DIR } from './host-view.js';
+import { HOME_DIR, TMP_DIR, outsideView } from './host-view.js';
 
 /** Linux's O_PATH: a handle on a file or folder that can be walked from and stat'ed, not read. */
 export const O_PATH = 0o10000000;
@@ -24,9 +23,6 @@ const pinned = (fd: number) => `/proc/self/fd/${fd}`;
 /** The view's folders; a link into anything else names a place that only exists outside the view. */
 const VIEW_FOLDERS = [HOME_DIR, TMP_DIR];
 
-function outsideView(path: string): ServiceError {
-  return new ServiceError(403, 'path_outside_view', `'${path}' resolves outside the browser host's file system view`);
-}
 
 function errno(code: string, message: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: ${message}`), { code });

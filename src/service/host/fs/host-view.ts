@@ -4,7 +4,7 @@
 // whether through `..`, a symlink (also one planted by a process of the session) or a /proc path.
 import { mkdir, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, posix, relative, resolve as resolvePath, sep } from 'node:path';
-import { ServiceError, invalidField } from '../../errors.js';
+import { DomainError, invalidField } from '../errors.js';
 
 export const HOME_DIR = '/home/kernel';
 export const DOWNLOADS_DIR = '/home/kernel/Downloads';
@@ -97,6 +97,7 @@ function inside(root: string, path: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
-function outsideView(path: string): ServiceError {
-  return new ServiceError(403, 'path_outside_view', `'${path}' resolves outside the browser host's file system view`);
+/** A path that leads out of the view (403 path_outside_view). */
+export function outsideView(path: string): DomainError {
+  return new DomainError('forbidden', 'path_outside_view', `'${path}' resolves outside the browser host's file system view`);
 }

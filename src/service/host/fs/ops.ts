@@ -6,7 +6,7 @@ import { posix } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { ServiceError, badRequest, conflict, forbidden, invalidField, notFound } from '../../errors.js';
+import { DomainError, badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
 import type { ConfinedWalk, Existing } from './confined-fs.js';
 
 /** FileInfo as the hosted API returns it (kernel-images' `oapi.FileInfo`). */
@@ -71,7 +71,7 @@ export function parseMode(mode: string | undefined, fallback: number): number {
 
 /** Maps an errno from a file operation on `clientPath` to the wire error; anything else is rethrown (500). */
 export function fsError(err: unknown, field: string, clientPath: string): unknown {
-  if (err instanceof ServiceError) return err;
+  if (err instanceof DomainError) return err;
   switch ((err as NodeJS.ErrnoException).code) {
     case 'ENOENT':
       return notFound('path', clientPath);
@@ -104,7 +104,7 @@ export function fsError(err: unknown, field: string, clientPath: string): unknow
       return badRequest('the request body ended before it was complete');
     case 'ENOSPC':
     case 'EDQUOT':
-      return new ServiceError(507, 'insufficient_storage', 'the disk holding the browser host view is full');
+      return new DomainError('no_space', 'insufficient_storage', 'the disk holding the browser host view is full');
     default:
       return err;
   }

@@ -2,7 +2,7 @@
 // /etc/passwd and /etc/group are read first, then `getent` (which also asks NSS: LDAP, systemd-homed…).
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { invalidField } from '../../errors.js';
+import { invalidField } from '../errors.js';
 
 export type IdDatabase = 'passwd' | 'group';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ServiceError, invalidField } from '../../errors.js';
+import { DomainError, invalidField } from '../errors.js';
 import type { ConfinedWalk } from './confined-fs.js';
 import { checkClientPath, cleanViewPath, fsError, holdErrors, writeError, writeFileFrom } from './ops.js';
 import { extractZip } from './zip.js';
@@ -36,23 +36,23 @@ class Spool {
  * The multipart parser's own failures (a truncated body, a missing boundary) are plain Errors without
  * an errno code: the client's doing, so a 400 rather than a 500. Everything else passes unchanged.
  */
-function bodyError(err: unknown): unknown {
+function bodyError(err: unknown, input: string): unknown {
   const e = err as { code?: unknown; statusCode?: unknown };
-  if (err instanceof ServiceError || e.code !== undefined || e.statusCode !== undefined) return err;
-  if (err instanceof Error && err.constructor === Error) return invalidField('body', `is not a well-formed multipart body (${err.message})`);
+  if (err instanceof DomainError || e.code !== undefined || e.statusCode !== undefined) return err;
+  if (err instanceof Error && err.constructor === Error) return invalidField(input, `is not a well-formed multipart body (${err.message})`);
   return err;
 }
 
 /** Field names of fs/upload as the hosted server accepts them: files[N][file], files[N].file, files.N.file, and file alone. */
 const UPLOAD_FIELD = /^files(?:\[(\d{1,4})\]|\.(\d{1,4}))(?:\[(file|dest_path)\]|\.(file|dest_path))$/;
 
-function uploadField(name: string): { index: number; key: 'file' | 'dest_path'; field: string } {
-  if (name === 'file' || name === 'dest_path') return { index: 0, key: name, field: `body.${name}` };
+function uploadField(name: string, input: string): { index: number; key: 'file' | 'dest_path'; field: string } {
+  if (name === 'file' || name === 'dest_path') return { index: 0, key: name, field: `${input}.${name}` };
   const m = UPLOAD_FIELD.exec(name);
-  if (!m) throw invalidField(`body.${name}`, 'unknown field (expected files[N][file] and files[N][dest_path])');
+  if (!m) throw invalidField(`${input}.${name}`, 'unknown field (expected files[N][file] and files[N][dest_path])');
   const index = Number(m[1] ?? m[2]);
   const key = (m[3] ?? m[4]) as 'file' | 'dest_path';
-  return { index, key, field: `body.files.${index}.${key}` };
+  return { index, key, field: `${input}.files.${index}.${key}` };
 }
 
 function fieldText(part: Extract<Multipart, { type: 'field' }>, field: string): string {
@@ -68,7 +68,8 @@ interface UploadItem {
 }
 
 /** fs/upload: writes every files[N][file] to its files[N][dest_path], creating parent directories as the hosted server does. */
-export async function receiveUploads(parts: AsyncIterable<Multipart>, walk: ConfinedWalk): Promise<void> {
+/** `input` names the request part the fields are in (`body`). */
+export async function receiveUploads(parts: AsyncIterable<Multipart>, walk: ConfinedWalk, input: string): Promise<void> {
   const items = new Map<number, UploadItem>();
   const spool = new Spool();
   const deliver = async (source: Readable, dest: NonNullable<UploadItem['dest']>) => {
@@ -76,12 +77,12 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, walk: Conf
       walk.mkdirAll(posix.dirname(cleanViewPath(dest.clientPath)), 0o755);
       await writeFileFrom(source, walk, dest.clientPath, { createMode: 0o644 });
     } catch (err) {
-      throw writeError(bodyError(err), dest.field, dest.clientPath);
+      throw writeError(bodyError(err, input), dest.field, dest.clientPath);
     }
   };
   try {
     for await (const part of parts) {
-      const { index, key, field } = uploadField(part.fieldname);
+      const { index, key, field } = uploadField(part.fieldname, input);
       const item = items.get(index) ?? { sawFile: false };
       items.set(index, item);
       if (key === 'dest_path') {
@@ -96,49 +97,49 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, walk: Conf
       if (item.sawFile) throw invalidField(field, 'is given more than once');
       item.sawFile = true;
       if (item.dest) await deliver(holdErrors(part.file), item.dest);
-      else item.spooled = await spool.save(part).catch((err) => Promise.reject(fsError(bodyError(err), field, part.filename)));
+      else item.spooled = await spool.save(part).catch((err) => Promise.reject(fsError(bodyError(err, input), field, part.filename)));
     }
   } catch (err) {
-    throw bodyError(err);
+    throw bodyError(err, input);
   } finally {
     await spool.remove();
   }
-  if (items.size === 0) throw invalidField('body.files', 'must hold at least one file');
+  if (items.size === 0) throw invalidField(`${input}.files`, 'must hold at least one file');
   for (const [index, item] of items) {
-    if (!item.sawFile) throw invalidField(`body.files.${index}.file`, 'is required');
-    if (!item.dest) throw invalidField(`body.files.${index}.dest_path`, 'is required');
+    if (!item.sawFile) throw invalidField(`${input}.files.${index}.file`, 'is required');
+    if (!item.dest) throw invalidField(`${input}.files.${index}.dest_path`, 'is required');
   }
 }
 
 /** fs/upload_zip: extracts zip_file into dest_path (created if missing, as the hosted server does). */
-export async function receiveZipUpload(parts: AsyncIterable<Multipart>, walk: ConfinedWalk): Promise<void> {
+export async function receiveZipUpload(parts: AsyncIterable<Multipart>, walk: ConfinedWalk, input: string): Promise<void> {
   const spool = new Spool();
   try {
     let zipPath: string | undefined;
     let dest: string | undefined;
     for await (const part of parts) {
       if (part.fieldname === 'zip_file') {
-        if (part.type !== 'file') throw invalidField('body.zip_file', 'must be a file part');
-        if (zipPath) throw invalidField('body.zip_file', 'is given more than once');
+        if (part.type !== 'file') throw invalidField(`${input}.zip_file`, 'must be a file part');
+        if (zipPath) throw invalidField(`${input}.zip_file`, 'is given more than once');
         zipPath = await spool.save(part);
       } else if (part.fieldname === 'dest_path') {
-        if (part.type !== 'field') throw invalidField('body.dest_path', 'must be a text field, not a file');
-        dest = fieldText(part, 'body.dest_path');
+        if (part.type !== 'field') throw invalidField(`${input}.dest_path`, 'must be a text field, not a file');
+        dest = fieldText(part, `${input}.dest_path`);
       } else {
-        throw invalidField(`body.${part.fieldname}`, 'unknown field (expected zip_file and dest_path)');
+        throw invalidField(`${input}.${part.fieldname}`, 'unknown field (expected zip_file and dest_path)');
       }
     }
-    if (!zipPath) throw invalidField('body.zip_file', 'is required');
-    if (!dest) throw invalidField('body.dest_path', 'is required');
-    checkClientPath(dest, 'body.dest_path');
+    if (!zipPath) throw invalidField(`${input}.zip_file`, 'is required');
+    if (!dest) throw invalidField(`${input}.dest_path`, 'is required');
+    checkClientPath(dest, `${input}.dest_path`);
     try {
       walk.mkdirAll(dest, 0o755);
     } catch (err) {
-      throw fsError(err, 'body.dest_path', dest);
+      throw fsError(err, `${input}.dest_path`, dest);
     }
-    await extractZip(zipPath, walk, cleanViewPath(dest), 'body.zip_file').catch((err) => Promise.reject(fsError(err, 'body.zip_file', dest)));
+    await extractZip(zipPath, walk, cleanViewPath(dest), `${input}.zip_file`).catch((err) => Promise.reject(fsError(err, `${input}.zip_file`, dest)));
   } catch (err) {
-    throw bodyError(err);
+    throw bodyError(err, input);
   } finally {
     await spool.remove();
   }

@@ -10,7 +10,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, join, posix, relative, sep } from 'node:path';
-import { ServiceError, notFound } from '../../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { SessionScope } from '../session-scope.js';
 
@@ -272,7 +272,7 @@ export async function startWatch(
 ): Promise<DirectoryWatch> {
   const watches = watchesOf(session);
   if (watches.size >= MAX_WATCHES_PER_SESSION) {
-    throw new ServiceError(409, 'too_many_watches', `a browser can have at most ${MAX_WATCHES_PER_SESSION} watches; stop one first`);
+    throw new DomainError('conflict', 'too_many_watches', `a browser can have at most ${MAX_WATCHES_PER_SESSION} watches; stop one first`);
   }
   const w = new DirectoryWatch(hostRoot, viewRoot, recursive, warn);
   w.onStop = onStop;

@@ -7,7 +7,7 @@ import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import type { ZipFile } from 'yazl';
-import { ServiceError, invalidField } from '../../errors.js';
+import { DomainError, invalidField } from '../errors.js';
 import type { ConfinedWalk } from './confined-fs.js';
 import { holdErrors, writeFileFrom } from './ops.js';
 
@@ -124,7 +124,7 @@ export async function extractZip(zipPath: string, walk: ConfinedWalk, destViewPa
       for await (const entry of zip.eachEntry()) entries.push(checkEntry(entry, field));
     } catch (err) {
       // yauzl's own name checks (absolute paths, `..`) and format errors land here.
-      if (err instanceof ServiceError) throw err;
+      if (err instanceof DomainError) throw err;
       throw invalidField(field, `is not an acceptable zip archive (${(err as Error).message})`);
     }
     for (const { entry, name, isDir, mode } of entries) {

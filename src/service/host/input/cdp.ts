@@ -1,6 +1,6 @@
 // Input for headless sessions over CDP: Input.dispatchMouseEvent/KeyEvent on the session's first tab,
 // Page.captureScreenshot for the screen, and the clipboard through the page with permissions granted.
-import { ServiceError } from '../../errors.js';
+import { DomainError } from '../errors.js';
 import { CdpConnection } from '../browser/index.js';
 import type { InputDevice, MouseButton, Region } from './device.js';
 import { shifted, type KeyDef } from './keysyms.js';
@@ -160,8 +160,7 @@ export class CdpInputDevice implements InputDevice {
     );
     if (res.exceptionDetails) {
       const refused = /NotAllowedError/.test(res.exceptionDetails.exception?.description ?? res.exceptionDetails.exception?.className ?? '');
-      throw new ServiceError(
-        409,
+      throw new DomainError('conflict',
         'clipboard_unavailable',
         refused
           ? `the browser refused to ${action} the clipboard (its clipboard permission was withdrawn or no document could take focus)`

@@ -1,7 +1,7 @@
 // OS-level input for one session, composed from an InputDevice's primitives: the mouse position is
 // tracked exactly, coordinates are checked against the screen, and one lock serialises all input so a
 // batch runs without interleaving.
-import { ServiceError, invalidField } from '../../errors.js';
+import { DomainError, invalidField } from '../errors.js';
 import type { InputDevice, MouseButton, Region } from './device.js';
 import { MODIFIER_BITS, isModifier, keyForChar, parseCombo, type KeyDef } from './keysyms.js';
 import { Mutex } from './mutex.js';
@@ -49,7 +49,7 @@ export class Computer {
     return { ...this.position };
   }
 
-  async clickMouse(p: ClickParams, field = 'body'): Promise<void> {
+  async clickMouse(p: ClickParams, field: string): Promise<void> {
     this.checkPoint(p.x, p.y, field);
     const button = p.button ?? 'left';
     await this.withHeldKeys(p.hold_keys, `${field}.hold_keys`, async (mods) => {
@@ -64,7 +64,7 @@ export class Computer {
     });
   }
 
-  async moveMouse(p: MoveParams, field = 'body'): Promise<void> {
+  async moveMouse(p: MoveParams, field: string): Promise<void> {
     this.checkPoint(p.x, p.y, field);
     await this.withHeldKeys(p.hold_keys, `${field}.hold_keys`, async (mods) => {
       if (p.smooth === false) return this.moveTo(p.x, p.y, mods);
@@ -82,7 +82,7 @@ export class Computer {
     });
   }
 
-  async pressKey(p: PressKeyParams, field = 'body'): Promise<void> {
+  async pressKey(p: PressKeyParams, field: string): Promise<void> {
     const combos = p.keys.map((k, i) => parseCombo(k, `${field}.keys[${i}]`));
     await this.withHeldKeys(p.hold_keys, `${field}.hold_keys`, async (held) => {
       for (const keys of combos) {
@@ -110,7 +110,7 @@ export class Computer {
     }
   }
 
-  async scroll(p: ScrollParams, field = 'body'): Promise<void> {
+  async scroll(p: ScrollParams, field: string): Promise<void> {
     this.checkPoint(p.x, p.y, field);
     await this.withHeldKeys(p.hold_keys, `${field}.hold_keys`, async (mods) => {
       await this.moveTo(p.x, p.y, mods);
@@ -120,7 +120,7 @@ export class Computer {
     });
   }
 
-  async dragMouse(p: DragParams, field = 'body'): Promise<void> {
+  async dragMouse(p: DragParams, field: string): Promise<void> {
     p.path.forEach(([x, y], i) => this.checkPoint(x, y, `${field}.path[${i}]`));
     const button = p.button ?? 'left';
     const [start, ...rest] = p.path.map(([x, y]) => ({ x, y }));
@@ -144,28 +144,28 @@ export class Computer {
     });
   }
 
-  screenshot(region?: Region): Promise<Buffer> {
+  /** `field` names where the region came from (`body.region`); so for the other actions' fields. */
+  screenshot(region: Region | undefined, field: string): Promise<Buffer> {
     if (region) {
       const { width, height } = this.device.screenSize();
       if (region.x + region.width > width || region.y + region.height > height) {
-        throw invalidField('body.region', `must lie within the ${width}x${height} screen`);
+        throw invalidField(field, `must lie within the ${width}x${height} screen`);
       }
     }
     return this.device.screenshot(region);
   }
 
   /** Runs a batch in order under the lock; the first failure stops it and names its index. */
-  batch(actions: BatchAction[]): Promise<void> {
+  batch(actions: BatchAction[], field: string): Promise<void> {
     return this.exclusive(async () => {
       for (const [i, action] of actions.entries()) {
-        const field = `body.actions[${i}].${action.type}`;
         try {
-          await this.perform(action, field);
+          await this.perform(action, `${field}[${i}].${action.type}`);
         } catch (err) {
-          if (err instanceof ServiceError) {
-            throw new ServiceError(err.status, err.code, `actions[${i}] (${action.type}) failed: ${err.message}`, err.details);
+          if (err instanceof DomainError) {
+            throw new DomainError(err.kind, err.code, `actions[${i}] (${action.type}) failed: ${err.message}`, err.details);
           }
-          throw new ServiceError(500, 'action_failed', `actions[${i}] (${action.type}) failed: ${(err as Error).message}`);
+          throw new DomainError('failed', 'action_failed', `actions[${i}] (${action.type}) failed: ${(err as Error).message}`);
         }
       }
     });

@@ -1,6 +1,6 @@
 // X11 keysym names (the public vocabulary of press_key, as xdotool takes them) mapped to the DOM key
 // events CDP dispatches: `key`, `code`, Windows virtual key code, and the text a key types.
-import { invalidField } from '../../errors.js';
+import { invalidField } from '../errors.js';
 
 export interface KeyDef {
   /** The canonical X11 keysym name, as xdotool takes it. */

@@ -6,7 +6,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { unavailable } from '../../errors.js';
+import { unavailable } from '../errors.js';
 import { HOME_DIR, TMP_DIR } from '../fs/index.js';
 import { Mutex } from '../input/index.js';
 import { compileUserCode } from './compile.js';

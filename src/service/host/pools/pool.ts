@@ -10,7 +10,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserCreateParams, BrowserPoolAcquireParams, BrowserTelemetryRequest } from '../../../api/types.js';
-import { ServiceError, conflict, notFound, unavailable } from '../../errors.js';
+import { DomainError, conflict, notFound, unavailable } from '../errors.js';
 import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow } from '../../store/pools-repo.js';
 import { BrowserTracker, DEFAULT_VIEWPORT } from '../browser/index.js';
@@ -61,8 +61,8 @@ export type PoolProxies = Pick<ProxyService, 'poolRoute' | 'linkBrowser' | 'addR
 
 /** What pools need of the telemetry hub: early validation, and launching a browser with settings. */
 export interface PoolTelemetry {
-  validate(req: BrowserTelemetryRequest | null | undefined, field?: string): void;
-  withCreate<T>(req: BrowserTelemetryRequest | null | undefined, create: () => Promise<T>): Promise<T>;
+  validate(req: BrowserTelemetryRequest | null | undefined, field: string): void;
+  withCreate<T>(req: BrowserTelemetryRequest | null | undefined, field: string, create: () => Promise<T>): Promise<T>;
 }
 
 export class LivePool {
@@ -149,8 +149,8 @@ export class LivePool {
     const profileGeneration = profileId ? (this.deps.profiles?.generation(profileId) ?? 0) : 0;
     let row: BrowserRow;
     try {
-      const proxy = config.proxy_id ? this.deps.proxies?.poolRoute(this.row.project_id, config.proxy_id) : undefined;
-      row = await this.deps.telemetry.withCreate(config.telemetry, () => sessions.create(params, this.row.project_id, { poolId: this.id, proxy }));
+      const proxy = config.proxy_id ? this.deps.proxies?.poolRoute(this.row.project_id, config.proxy_id, 'browser_pool_config.proxy_id') : undefined;
+      row = await this.deps.telemetry.withCreate(config.telemetry, 'browser_pool_config.telemetry', () => sessions.create(params, this.row.project_id, { poolId: this.id, proxy }));
       if (proxy) this.deps.proxies!.linkBrowser(row.id, { proxy_id: proxy.proxyId, mode: null });
     } catch (err) {
       this.launching--;
@@ -242,7 +242,7 @@ export class LivePool {
   /** Ends a lease: the holder's connections and CDP URL stop working, then the browser is reset or replaced. */
   async release(sessionId: string, reuse: boolean): Promise<void> {
     const member = this.members.get(sessionId);
-    if (!member) throw new ServiceError(404, 'not_found', `browser '${sessionId}' is not in ${this.label}`);
+    if (!member) throw new DomainError('not_found', 'not_found', `browser '${sessionId}' is not in ${this.label}`);
     if (member.state !== 'leased') throw conflict(`browser '${sessionId}' is not acquired from ${this.label} (it is ${member.state})`);
     const { sessions, browsers, tokens, log } = this.deps;
     const live = sessions.get(sessionId)!;
@@ -374,7 +374,7 @@ export class LivePool {
   }
 }
 
-function nameTaken(name: string): ServiceError {
+function nameTaken(name: string): DomainError {
   return conflict(`a browser named '${name}' is already active in this project`);
 }
 

@@ -1,7 +1,7 @@
 // The browser pools of the service: created, changed and deleted through the API, stored in SQLite and
 // recreated (and refilled) when the service starts. Each pool's browsers live in a LivePool (pool.ts).
 import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef, BrowserTelemetryRequest, Viewport } from '../../../api/types.js';
-import { ServiceError, conflict, notFound } from '../../errors.js';
+import { DomainError, conflict, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../../store/pools-repo.js';
@@ -127,7 +127,8 @@ export class PoolManager {
     return { pools: page.rows.map((row) => this.pools.get(row.id)).filter((p) => p !== undefined), hasMore: page.hasMore };
   }
 
-  create(projectId: string | null, body: PoolSettings): LivePool {
+  /** `input` names where the settings came from (`body`), for the fields of 400s. */
+  create(projectId: string | null, body: PoolSettings, input: string): LivePool {
     const config: StoredPoolConfig = {
       size: body.size,
       headless: body.headless ?? true,
@@ -140,8 +141,8 @@ export class PoolManager {
       ...(body.telemetry ? { telemetry: body.telemetry } : {}),
       ...(body.proxy_id ? { proxy_id: body.proxy_id } : {}),
     };
-    applyPoolResources(config, body, projectId, this.deps);
-    this.checkConfig(config, projectId);
+    applyPoolResources(config, body, projectId, this.deps, input);
+    this.checkConfig(config, projectId, input);
     // Checked and then recorded without an await in between, so concurrent requests cannot overshoot.
     this.limit?.admitReservation(config.size, projectId);
     const row: PoolRow = { id: newId(), project_id: projectId, name: body.name ?? null, config, created_at: this.deps.now().toISOString() };
@@ -149,7 +150,7 @@ export class PoolManager {
     return this.add(row);
   }
 
-  async update(pool: LivePool, body: PoolUpdate): Promise<LivePool> {
+  async update(pool: LivePool, body: PoolUpdate, input: string): Promise<LivePool> {
     const { discard_all_idle: discard, name, profile, extensions, refresh_on_profile_update, ...changes } = body;
     const old = pool.row;
     const config: StoredPoolConfig = { ...old.config };
@@ -161,8 +162,8 @@ export class PoolManager {
     // null clears the pool's telemetry: browsers launched from now on capture nothing.
     if (changes.telemetry === null) delete config.telemetry;
     if (config.proxy_id === '') delete config.proxy_id;
-    applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps);
-    this.checkConfig(config, old.project_id);
+    applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps, input);
+    this.checkConfig(config, old.project_id, input);
     this.limit?.admitReservation(config.size - old.config.size, old.project_id);
     const row: PoolRow = { ...old, name: name ? name : old.name, config };
     this.write(row, () => this.deps.repo.update(row.id, row.name, config));
@@ -202,12 +203,12 @@ export class PoolManager {
     }
   }
 
-  private checkConfig(config: StoredPoolConfig, projectId: string | null): void {
-    this.deps.telemetry.validate(config.telemetry);
-    // A custom proxy of the project, or a 400 naming body.proxy_id (hosted-only types cannot route here).
-    if (config.proxy_id) this.deps.proxies?.poolRoute(projectId, config.proxy_id);
+  private checkConfig(config: StoredPoolConfig, projectId: string | null, input: string): void {
+    this.deps.telemetry.validate(config.telemetry, `${input}.telemetry`);
+    // A custom proxy of the project, or a 400 naming proxy_id (hosted-only types cannot route here).
+    if (config.proxy_id) this.deps.proxies?.poolRoute(projectId, config.proxy_id, `${input}.proxy_id`);
     if (!config.headless && !this.deps.headful.available) {
-      throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${this.deps.headful.reason}; use headless: true`);
+      throw new DomainError('invalid', 'headful_unavailable', `headful browsers are not available: ${this.deps.headful.reason}; use headless: true`);
     }
   }
 }

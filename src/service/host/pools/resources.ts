@@ -3,7 +3,7 @@
 // and `extension_ids`, shown at the top of the pool object instead). Pool browsers load the profile
 // read-only: `save_changes` is accepted and dropped, as on the hosted API.
 import type { BrowserExtensionSelector, BrowserProfileSelector } from '../../../api/types.js';
-import { invalidField } from '../../errors.js';
+import { invalidField } from '../errors.js';
 import type { StoredPoolConfig } from '../../store/pools-repo.js';
 import type { ExtensionStore } from '../extensions/index.js';
 import type { ProfileStore } from '../profiles/index.js';
@@ -29,6 +29,7 @@ export function applyPoolResources(
   body: PoolResourceFields,
   projectId: string | null,
   stores: PoolResourceStores,
+  input: string,
 ): void {
   const { profile, extensions, refresh_on_profile_update: refresh } = body;
   if (profile !== undefined) {
@@ -39,7 +40,7 @@ export function applyPoolResources(
       delete config.profile_id;
       delete config.refresh_on_profile_update;
     } else if (stores.profiles) {
-      const row = stores.profiles.select(projectId, selector, 'body.profile');
+      const row = stores.profiles.select(projectId, selector, `${input}.profile`);
       // Defaults to true when a profile is set on a pool that had none.
       if (config.profile_id === undefined) config.refresh_on_profile_update = true;
       config.profile = selector;
@@ -47,7 +48,7 @@ export function applyPoolResources(
     }
   }
   if (refresh !== undefined) {
-    if (refresh && config.profile_id === undefined) throw invalidField('body.refresh_on_profile_update', 'needs a profile on the pool');
+    if (refresh && config.profile_id === undefined) throw invalidField(`${input}.refresh_on_profile_update`, 'needs a profile on the pool');
     if (config.profile_id !== undefined) config.refresh_on_profile_update = refresh;
   }
   if (extensions !== undefined) {
@@ -56,7 +57,7 @@ export function applyPoolResources(
       delete config.extension_ids;
     } else if (stores.extensions) {
       stores.extensions.checkAvailable();
-      config.extension_ids = stores.extensions.selectAll(projectId, extensions, 'body.extensions').map((row) => row.id);
+      config.extension_ids = stores.extensions.selectAll(projectId, extensions, `${input}.extensions`).map((row) => row.id);
       config.extensions = extensions;
     }
   }

@@ -4,7 +4,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, posix } from 'node:path';
-import { forbidden, invalidField } from '../../errors.js';
+import { DomainError, forbidden, invalidField } from '../errors.js';
 import type { Account, Accounts } from './accounts.js';
 import { HOME_DIR, TMP_DIR, type HostView } from '../fs/index.js';
 import { sandboxCommand, type Sandbox } from './sandbox.js';
@@ -65,15 +65,16 @@ export class Launcher {
    * The identity a request asks for. Unsandboxed under a root service, `as_root` and other users are
    * refused: there root would be root on the host (the service's database and key, every session), and
    * another account could reach what that account can on the host. The session's own user is the only one.
+   * `input` names where the request came from (`body`), for the fields of 400s; so in plan().
    */
-  identity(req: ProcessRequest, view: HostView): Account {
+  identity(req: ProcessRequest, view: HostView, input: string): Account {
     const { accounts } = this;
-    if (req.as_root && req.as_user) throw invalidField('body.as_user', 'cannot be combined with as_root');
+    if (req.as_root && req.as_user) throw invalidField(`${input}.as_user`, 'cannot be combined with as_root');
     const own = this.defaultIdentity(view);
     if (!this.sandbox && accounts.serviceIsRoot) {
       if (req.as_root) throw forbidden(UNSANDBOXED_ROOT);
       const mine = req.as_user === own.name || req.as_user === String(own.uid);
-      if (req.as_user && !mine && !accounts.find(req.as_user)) throw invalidField('body.as_user', `unknown user '${req.as_user}'`);
+      if (req.as_user && !mine && !accounts.find(req.as_user)) throw invalidField(`${input}.as_user`, `unknown user '${req.as_user}'`);
       if (req.as_user && !mine) {
         throw forbidden(`without the sandbox, processes run only as the session's own user ('${own.name}', uid ${own.uid}), not as '${req.as_user}'`);
       }
@@ -83,7 +84,7 @@ export class Launcher {
     if (req.as_root) target = { name: 'root', uid: 0, gid: 0 };
     else if (req.as_user) {
       const found = accounts.find(req.as_user);
-      if (!found) throw invalidField('body.as_user', `unknown user '${req.as_user}'`);
+      if (!found) throw invalidField(`${input}.as_user`, `unknown user '${req.as_user}'`);
       target = found;
     }
     if (!accounts.serviceIsRoot && target.uid !== accounts.service.uid) {
@@ -92,8 +93,8 @@ export class Launcher {
     return target;
   }
 
-  async plan(view: HostView, req: ProcessRequest, tty: boolean): Promise<LaunchPlan> {
-    const identity = this.identity(req, view);
+  async plan(view: HostView, req: ProcessRequest, tty: boolean, input: string): Promise<LaunchPlan> {
+    const identity = this.identity(req, view, input);
     const cwd = posix.normalize(req.cwd ?? HOME_DIR);
     const sandboxed = this.sandbox !== null;
     const base: Record<string, string> = {
@@ -106,11 +107,11 @@ export class Launcher {
       ...(tty ? { TERM: 'xterm-256color' } : {}),
     };
     const env = { ...base, ...req.env };
-    const hostCwd = sandboxed ? await sandboxHostPath(view, cwd) : await view.resolve(cwd, 'body.cwd');
+    const hostCwd = sandboxed ? await sandboxHostPath(view, cwd) : await view.resolve(cwd, `${input}.cwd`);
     if (hostCwd !== UNCHECKED && !(hostCwd && (await isDirectory(hostCwd)))) {
-      throw invalidField('body.cwd', `'${cwd}' is not a directory in the browser host's file system`);
+      throw invalidField(`${input}.cwd`, `'${cwd}' is not a directory in the browser host's file system`);
     }
-    const hostCommand = await this.findCommand(view, req.command, env.PATH ?? '', cwd, sandboxed);
+    const hostCommand = await this.findCommand(view, req.command, env.PATH ?? '', cwd, sandboxed, input);
     const args = req.args ?? [];
     if (this.sandbox) {
       const cmd = sandboxCommand(this.sandbox, { view, cwd, env, identity, newSession: !tty, command: req.command, args });
@@ -133,7 +134,7 @@ export class Launcher {
   async prepareView(_view: HostView): Promise<void> {}
 
   /** Where the command is on the host; a missing one is a 400 rather than a process failing with 127. */
-  private async findCommand(view: HostView, command: string, path: string, cwd: string, sandboxed: boolean): Promise<string> {
+  private async findCommand(view: HostView, command: string, path: string, cwd: string, sandboxed: boolean, input: string): Promise<string> {
     const toHost = async (p: string) => (sandboxed ? sandboxHostPath(view, p) : unsandboxedPath(view, p));
     const candidates = command.includes('/')
       ? [posix.resolve(cwd, command)]
@@ -146,7 +147,7 @@ export class Launcher {
       if (host === UNCHECKED) return command;
       if (host && (await isExecutableFile(host))) return host;
     }
-    throw invalidField('body.command', `'${command}' was not found${command.includes('/') ? '' : ' on PATH'} or is not executable`);
+    throw invalidField(`${input}.command`, `'${command}' was not found${command.includes('/') ? '' : ' on PATH'} or is not executable`);
   }
 }
 
@@ -169,8 +170,8 @@ export async function sandboxHostPath(view: HostView, path: string): Promise<str
   if (p === '/' || p === '/home') return p;
   for (const dir of [HOME_DIR, TMP_DIR]) {
     if (p !== dir && !p.startsWith(`${dir}/`)) continue;
-    return view.resolve(p).catch((err: { status?: number }) => {
-      if (err.status === 403) return UNCHECKED;
+    return view.resolve(p).catch((err: unknown) => {
+      if (err instanceof DomainError && err.code === 'path_outside_view') return UNCHECKED;
       throw err;
     });
   }

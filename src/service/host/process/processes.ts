@@ -1,6 +1,6 @@
 // The processes of each live session: exec (run to completion, output collected up to a cap) and spawn
 // (run in the background, output streamed). Every process of a session is killed when it ends.
-import { conflict, invalidField, notFound } from '../../errors.js';
+import { conflict, invalidField, notFound } from '../errors.js';
 import { ManagedProcess, type OutputSink } from './managed-process.js';
 import type { Launcher, ProcessRequest } from './launch.js';
 import { OutputLog, type OutputChunk } from './output.js';
@@ -54,12 +54,14 @@ export class SessionProcesses {
   ) {}
 
   /** Runs a command to completion. `cancel` resolves if the client goes away: the process is killed then. */
-  async exec(req: ProcessRequest, cancel?: Promise<void>): Promise<ExecResult> {
-    const plan = await this.plan(req, false);
+  /** `input` names where the request came from (`body`), for the fields of 400s. */
+  async exec(req: ProcessRequest, input: string, cancel?: Promise<void>): Promise<ExecResult> {
+    const plan = await this.plan(req, false, input);
     const collector = new Collector(EXEC_OUTPUT_LIMIT);
     const started = Date.now();
     const proc = await this.start(() =>
       ManagedProcess.start(plan, { stdin: false, timeoutSec: req.timeout_sec ?? undefined, sink: () => collector }),
+      input,
     );
     this.execs.add(proc);
     void cancel?.then(() => proc.killAll());
@@ -79,10 +81,10 @@ export class SessionProcesses {
     }
   }
 
-  async spawn(req: SpawnRequest): Promise<ManagedProcess> {
+  async spawn(req: SpawnRequest, input: string): Promise<ManagedProcess> {
     // rows and cols are ignored without a PTY, as the hosted API documents.
     const tty = req.allocate_tty ? { rows: req.rows ?? 24, cols: req.cols ?? 80 } : undefined;
-    const plan = await this.plan(req, tty !== undefined);
+    const plan = await this.plan(req, tty !== undefined, input);
     let output: OutputLog | undefined;
     const proc = await this.start(() =>
       ManagedProcess.start(plan, {
@@ -91,6 +93,7 @@ export class SessionProcesses {
         timeoutSec: req.timeout_sec ?? undefined,
         sink: (flow) => (output = new OutputLog(flow)),
       }),
+      input,
     );
     this.procs.set(proc.id, { process: proc, output: output! });
     void proc.exited.then(() => this.forgetOldExited());
@@ -111,21 +114,21 @@ export class SessionProcesses {
     await Promise.race([Promise.all(all.map((p) => p.exited)), new Promise((r) => setTimeout(r, KILL_WAIT_MS).unref())]);
   }
 
-  private async plan(req: ProcessRequest, tty: boolean) {
+  private async plan(req: ProcessRequest, tty: boolean, input: string) {
     this.assertOpen();
     this.prepared ??= this.launcher.prepareView(this.session.view);
     await this.prepared;
-    return this.launcher.plan(this.session.view, req, tty);
+    return this.launcher.plan(this.session.view, req, tty, input);
   }
 
   /** Starts a process unless the session began ending meanwhile (its cleanup would not see it). */
-  private async start(launch: () => Promise<ManagedProcess>): Promise<ManagedProcess> {
+  private async start(launch: () => Promise<ManagedProcess>, input: string): Promise<ManagedProcess> {
     this.assertOpen();
     let proc: ManagedProcess;
     try {
       proc = await launch();
     } catch (err) {
-      throw invalidField('body.command', `could not be started: ${(err as Error).message}`);
+      throw invalidField(`${input}.command`, `could not be started: ${(err as Error).message}`);
     }
     if (this.closed || this.session.ending) {
       await proc.killAll();

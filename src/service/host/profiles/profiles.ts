@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { BrowserProfileSelector, Profile } from '../../../api/types.js';
-import { ServiceError, conflict, invalidField, notFound } from '../../errors.js';
+import { DomainError, conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
 import type { NamedListQuery, ProfileRow, ProfilesRepo } from '../../store/profiles-repo.js';
@@ -110,7 +110,7 @@ export class ProfileStore {
   async delete(row: ProfileRow): Promise<void> {
     const users = this.referrers.flatMap((referrers) => referrers(row.id));
     if (users.length) {
-      throw new ServiceError(400, 'resource_in_use', `profile '${row.name ?? row.id}' is still used by ${users.join(', ')}; stop using it there first`);
+      throw new DomainError('invalid', 'resource_in_use', `profile '${row.name ?? row.id}' is still used by ${users.join(', ')}; stop using it there first`);
     }
     this.deps.repo.remove(row.id);
     await this.saving.get(row.id);

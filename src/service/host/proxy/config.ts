@@ -1,9 +1,9 @@
 // The per-type `config` of a proxy create body. Which fields are allowed depends on `type`, so the route's
 // schema only says "an object" and this checks it against the type's own schema, reporting each problem as
-// an invalid_input detail under `body.config` like any other validation error.
+// an invalid_input detail under the body's `config` like any other validation error.
 import { Ajv } from 'ajv';
 import type { ProxyConfig, ProxyCreateParams, ProxyType } from '../../../api/types.js';
-import { badRequest, validationDetails } from '../../errors.js';
+import { badRequest, validationDetails } from '../errors.js';
 
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
 const region = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
@@ -50,19 +50,20 @@ const validators = new Map<ProxyType, ReturnType<typeof ajv.compile>>();
 const validatorFor = (type: ProxyType) => validators.get(type) ?? validators.set(type, ajv.compile(schemas[type])).get(type)!;
 
 /** The checked config, split into what is shown (and stored) and the password (to be sealed). */
-export function checkProxyConfig(body: ProxyCreateParams): { config: ProxyConfig; password?: string } {
-  const input = body.config ?? {};
+export function checkProxyConfig(body: ProxyCreateParams, input: string): { config: ProxyConfig; password?: string } {
+  const field = `${input}.config`;
+  const given = body.config ?? {};
   const validate = validatorFor(body.type);
   if (body.type === 'custom' && body.config === undefined) {
-    throw badRequest('body.config: is required for custom proxies', [
-      { code: 'invalid_input', field: 'body.config', message: 'body.config: is required for custom proxies (host and port)' },
+    throw badRequest(`${field}: is required for custom proxies`, [
+      { code: 'invalid_input', field, message: `${field}: is required for custom proxies (host and port)` },
     ]);
   }
-  if (!validate(input)) {
-    const details = validationDetails('body.config', validate.errors as never);
+  if (!validate(given)) {
+    const details = validationDetails(field, validate.errors as never);
     throw badRequest(details.map((d) => d.message).join('; '), details);
   }
-  const { password, ...config } = input as ProxyConfig & { password?: string };
+  const { password, ...config } = given as ProxyConfig & { password?: string };
   if (config.country) config.country = config.country.toUpperCase();
   if (config.state) config.state = config.state.toUpperCase();
   // The hosted defaults: datacenter and ISP exits are in the US unless asked otherwise.

@@ -4,7 +4,7 @@
 // browsers with 400 proxy_unavailable. A password is sealed before it is stored and opened only to build a
 // session's route or to run a check.
 import type { BrowserProxy, BrowserProxyConfig, Proxy, ProxyCreateParams } from '../../../api/types.js';
-import { ServiceError, invalidField, notFound } from '../../errors.js';
+import { DomainError, invalidField, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { SecretsBox } from '../../secrets-box.js';
 import type { BrowserProxyLink, ProxiesRepo, ProxyListQuery, ProxyRow } from '../../store/proxies-repo.js';
@@ -47,8 +47,9 @@ export class ProxyService {
     this.referrers.push(referrers);
   }
 
-  create(projectId: string | null, body: ProxyCreateParams): ProxyRow {
-    const { config, password } = checkProxyConfig(body);
+  /** `input` names where the body came from (`body`), for the fields of 400s; so in the methods below. */
+  create(projectId: string | null, body: ProxyCreateParams, input: string): ProxyRow {
+    const { config, password } = checkProxyConfig(body, input);
     const id = newId();
     const custom = body.type === 'custom';
     const row: ProxyRow = {
@@ -84,10 +85,10 @@ export class ProxyService {
     return this.opts.repo.list(q);
   }
 
-  rename(projectId: string | null, id: string, name: string): ProxyRow {
+  rename(projectId: string | null, id: string, name: string, input: string): ProxyRow {
     const row = this.get(projectId, id);
     const trimmed = name.trim();
-    if (!trimmed) throw invalidField('body.name', 'must not be empty');
+    if (!trimmed) throw invalidField(`${input}.name`, 'must not be empty');
     this.opts.repo.rename(row.id, trimmed);
     return { ...row, name: trimmed };
   }
@@ -97,7 +98,7 @@ export class ProxyService {
     const row = this.get(projectId, id);
     const users = this.referrers.flatMap((referrers) => referrers(row.id));
     if (users.length) {
-      throw new ServiceError(400, 'resource_in_use', `proxy '${id}' is still used by ${users.join(', ')}; stop using it there first`);
+      throw new DomainError('invalid', 'resource_in_use', `proxy '${id}' is still used by ${users.join(', ')}; stop using it there first`);
     }
     this.opts.repo.softDelete(row.id, this.opts.now());
   }
@@ -106,7 +107,7 @@ export class ProxyService {
    * Runs a check. Without `url` the result is stored (status, last_checked, ip_address); with one it is only
    * reported, since a failure may be the target's rather than the proxy's (as on the hosted API).
    */
-  async check(projectId: string | null, id: string, url: string | undefined): Promise<ProxyRow> {
+  async check(projectId: string | null, id: string, url: string | undefined, input: string): Promise<ProxyRow> {
     const row = this.get(projectId, id);
     const at = this.opts.now().toISOString();
     let result: Pick<ProxyRow, 'status' | 'status_detail' | 'ip_address' | 'last_checked'>;
@@ -117,7 +118,7 @@ export class ProxyService {
       try {
         target = new URL(url ?? this.opts.checkUrl ?? DEFAULT_CHECK_URL);
       } catch {
-        throw invalidField('body.url', 'is not a valid URL');
+        throw invalidField(`${input}.url`, 'is not a valid URL');
       }
       const outcome = await checkProxy(this.upstreamOf(row), target, CHECK_TIMEOUT_MS);
       result = {
@@ -135,20 +136,20 @@ export class ProxyService {
    * Resolves a create body's `proxy` / `proxy_id` (undefined when it has neither). Throws 400s naming the
    * field: both given, not exactly one of mode/id/name, no such proxy, an ambiguous name, a hosted-only type.
    */
-  select(projectId: string | null, body: { proxy?: BrowserProxyConfig; proxy_id?: string | null }, part = 'body'): ProxySelection | undefined {
+  select(projectId: string | null, body: { proxy?: BrowserProxyConfig; proxy_id?: string | null }, input: string): ProxySelection | undefined {
     const { proxy, proxy_id: proxyId } = body;
     if (proxy !== undefined && proxyId !== undefined && proxyId !== null) {
-      throw invalidField(`${part}.proxy`, 'cannot be combined with proxy_id (deprecated); use proxy alone');
+      throw invalidField(`${input}.proxy`, 'cannot be combined with proxy_id (deprecated); use proxy alone');
     }
     if (proxy !== undefined) {
       const given = (['mode', 'id', 'name'] as const).filter((k) => proxy[k] !== undefined);
-      if (given.length !== 1) throw invalidField(`${part}.proxy`, `takes exactly one of mode, id, name (got ${given.length ? given.join(', ') : 'none'})`);
+      if (given.length !== 1) throw invalidField(`${input}.proxy`, `takes exactly one of mode, id, name (got ${given.length ? given.join(', ') : 'none'})`);
       if (proxy.mode) return { link: { proxy_id: null, mode: proxy.mode }, upstream: null };
-      const row = proxy.id !== undefined ? this.byId(projectId, proxy.id, `${part}.proxy.id`) : this.byName(projectId, proxy.name!, `${part}.proxy.name`);
-      return this.selectionOf(row, proxy.id !== undefined ? `${part}.proxy.id` : `${part}.proxy.name`);
+      const row = proxy.id !== undefined ? this.byId(projectId, proxy.id, `${input}.proxy.id`) : this.byName(projectId, proxy.name!, `${input}.proxy.name`);
+      return this.selectionOf(row, proxy.id !== undefined ? `${input}.proxy.id` : `${input}.proxy.name`);
     }
     // `""` means no proxy, as on update.
-    if (proxyId) return this.selectionOf(this.byId(projectId, proxyId, `${part}.proxy_id`), `${part}.proxy_id`);
+    if (proxyId) return this.selectionOf(this.byId(projectId, proxyId, `${input}.proxy_id`), `${input}.proxy_id`);
     return undefined;
   }
 
@@ -163,17 +164,18 @@ export class ProxyService {
     browserId: string,
     forwarder: ProxyForwarder | undefined,
     body: { proxy?: BrowserProxyConfig; proxy_id?: string | null; disable_default_proxy?: boolean },
+    input: string,
   ): (() => void) | undefined {
     if (body.proxy !== undefined && body.disable_default_proxy !== undefined) {
-      throw invalidField('body.proxy', 'cannot be combined with disable_default_proxy (deprecated)');
+      throw invalidField(`${input}.proxy`, 'cannot be combined with disable_default_proxy (deprecated)');
     }
     // disable_default_proxy alone changes nothing: there is no default proxy here.
     let selection: ProxySelection | undefined;
     if (body.proxy === undefined && body.proxy_id === '') selection = { link: { proxy_id: null, mode: null }, upstream: null };
-    else selection = this.select(projectId, body);
+    else selection = this.select(projectId, body, input);
     if (!selection) return undefined;
     if (selection.upstream && !forwarder) {
-      const field = body.proxy !== undefined ? 'body.proxy' : 'body.proxy_id';
+      const field = `${input}.${body.proxy !== undefined ? 'proxy' : 'proxy_id'}`;
       throw invalidField(field, 'this session was launched without a proxy and Chromium takes its proxy at launch; create a new session with the proxy');
     }
     const chosen = selection;
@@ -184,7 +186,7 @@ export class ProxyService {
   }
 
   /** The route of a pool's proxy (checked when the pool is created or changed, resolved at each launch). */
-  poolRoute(projectId: string | null, proxyId: string, field = 'body.proxy_id'): Upstream {
+  poolRoute(projectId: string | null, proxyId: string, field: string): Upstream {
     return this.selectionOf(this.byId(projectId, proxyId, field), field).upstream!;
   }
 
@@ -217,7 +219,7 @@ export class ProxyService {
   private selectionOf(row: ProxyRow, field: string): ProxySelection {
     if (row.type !== 'custom') {
       const message = `${field}: proxy '${row.id}' is a ${row.type} proxy. ${hostedOnlyReason(row.type)}`;
-      throw new ServiceError(400, 'proxy_unavailable', message, [{ code: 'invalid_input', field, message }]);
+      throw new DomainError('invalid', 'proxy_unavailable', message, [{ code: 'invalid_input', field, message }]);
     }
     return { link: { proxy_id: row.id, mode: null }, upstream: this.upstreamOf(row) };
   }

@@ -3,7 +3,7 @@
 // the markers as chapters. Recordings a dead service left behind are finalised at the next start.
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { conflict, invalidField, notFound, ServiceError, unavailable } from '../../errors.js';
+import { conflict, invalidField, notFound, DomainError, unavailable } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { Marker, ReplayEndReason, ReplayRow, ReplaysRepo } from '../../store/replays-repo.js';
 import { findFfmpeg, remux, type ExitInfo, type FfmpegLookup } from './ffmpeg.js';
@@ -88,9 +88,9 @@ export class ReplayManager {
 
   private async begin(session: LiveSession, opts: StartOptions): Promise<ReplayRow> {
     const { ffmpeg, reason } = await this.lookup();
-    if (!ffmpeg) throw new ServiceError(400, 'recording_unavailable', reason);
+    if (!ffmpeg) throw new DomainError('invalid', 'recording_unavailable', reason);
     if (session.screen && !ffmpeg.x11grab) {
-      throw new ServiceError(400, 'recording_unavailable', `headful recording needs ffmpeg with x11grab; ${ffmpeg.path} has none`);
+      throw new DomainError('invalid', 'recording_unavailable', `headful recording needs ffmpeg with x11grab; ${ffmpeg.path} has none`);
     }
     await session.ready;
     if (session.ending) throw notFound('browser', session.id);
@@ -186,24 +186,24 @@ export class ReplayManager {
     await Promise.all(mine.map((a) => this.stop(a.row.id, 'session_ended', 'the browser session ended')));
   }
 
-  /** Adds a marker at the current offset, or at the given offset or wall-clock timestamp. */
-  addMarker(id: string, input: MarkerInput): Marker {
+  /** Adds a marker at the current offset, or at the given offset or wall-clock timestamp; `part` names where it came from (`body`). */
+  addMarker(id: string, input: MarkerInput, part: string): Marker {
     const entry = this.active.get(id);
     if (!entry || entry.finishing) throw conflict(`replay '${id}' is no longer recording; markers are added while it records`);
     const current = entry.recording.offsetMs();
     let offset = current;
     if (input.offset_ms !== undefined && input.timestamp !== undefined) {
-      throw invalidField('body.offset_ms', 'give either offset_ms or timestamp, not both');
+      throw invalidField(`${part}.offset_ms`, 'give either offset_ms or timestamp, not both');
     }
     if (input.offset_ms !== undefined) {
-      if (input.offset_ms > current) throw invalidField('body.offset_ms', `is past the end of the recording so far (${current} ms)`);
+      if (input.offset_ms > current) throw invalidField(`${part}.offset_ms`, `is past the end of the recording so far (${current} ms)`);
       offset = input.offset_ms;
     }
     if (input.timestamp !== undefined) {
-      const at = parseTimestamp(input.timestamp);
+      const at = parseTimestamp(input.timestamp, `${part}.timestamp`);
       offset = at - entry.recording.epoch;
-      if (offset < 0) throw invalidField('body.timestamp', `is before the recording started (${entry.row.started_at})`);
-      if (offset > current + TIMESTAMP_SLACK_MS) throw invalidField('body.timestamp', 'is in the future');
+      if (offset < 0) throw invalidField(`${part}.timestamp`, `is before the recording started (${entry.row.started_at})`);
+      if (offset > current + TIMESTAMP_SLACK_MS) throw invalidField(`${part}.timestamp`, 'is in the future');
       offset = Math.min(Math.round(offset), current);
     }
     const marker: Marker = { name: input.name, offset_ms: offset, created_at: this.deps.now().toISOString() };
@@ -307,9 +307,9 @@ function describeExit(exit: ExitInfo): string {
 }
 
 /** ISO 8601 with a date, a time and a zone (`Z` or an offset), as the wire's date-times are. */
-function parseTimestamp(text: string): number {
+function parseTimestamp(text: string, field: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(ms)) throw invalidField('body.timestamp', 'must be an ISO 8601 date-time with a zone, e.g. 2026-01-02T03:04:05.678Z');
+  if (Number.isNaN(ms)) throw invalidField(field, 'must be an ISO 8601 date-time with a zone, e.g. 2026-01-02T03:04:05.678Z');
   return ms;
 }
 

@@ -2,7 +2,7 @@
 // exceed `max_concurrent_sessions`, for the org and, with its own override, for each project; a create
 // counts against both. Standby browsers are not sessions and do not count. Every check runs
 // synchronously right before the thing it admits is counted, so parallel requests cannot overshoot.
-import { ServiceError } from '../../errors.js';
+import { DomainError } from '../errors.js';
 import type { LimitsRepo } from '../../store/limits-repo.js';
 
 export interface Usage {
@@ -64,6 +64,6 @@ function usageText(onDemand: number, reserved: number): string {
 }
 
 /** Both limits answer the same code; the detail says which one it was. */
-function exceeded(message: string, which: 'org_limit' | 'project_limit'): ServiceError {
-  return new ServiceError(429, 'concurrency_limit_exceeded', message, [{ code: which, message }]);
+function exceeded(message: string, which: 'org_limit' | 'project_limit'): DomainError {
+  return new DomainError('limit', 'concurrency_limit_exceeded', message, [{ code: which, message }]);
 }

@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
-import { ServiceError, invalidField } from '../../errors.js';
+import { DomainError, invalidField } from '../errors.js';
 import { ConfinedWalk, withWalk, type Existing, checkClientPath, fsError, type HostView } from '../fs/index.js';
 import { MAX_LINE_CHARS } from './logs.js';
 
@@ -38,16 +38,16 @@ export class FileTail {
 
   /**
    * Checks the path (400 outside the view or for a directory; 404 when missing and not following),
-   * then starts sending to `sink`.
+   * then starts sending to `sink`. `field` names where the path came from (`querystring.path`).
    */
-  static async start(view: HostView, clientPath: string, follow: boolean, sink: TailSink): Promise<FileTail> {
-    checkClientPath(clientPath, 'querystring.path');
+  static async start(view: HostView, clientPath: string, field: string, follow: boolean, sink: TailSink): Promise<FileTail> {
+    checkClientPath(clientPath, field);
     const info = await withWalk(view.root, (walk) => walk.existing(clientPath).stats).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
-      throw fsError(err, 'querystring.path', clientPath);
+      throw fsError(err, field, clientPath);
     });
-    if (info?.isDirectory()) throw invalidField('querystring.path', 'is a directory, not a file');
-    if (!info && !follow) throw new ServiceError(404, 'not_found', `file '${clientPath}' not found`);
+    if (info?.isDirectory()) throw invalidField(field, 'is a directory, not a file');
+    if (!info && !follow) throw new DomainError('not_found', 'not_found', `file '${clientPath}' not found`);
     const tail = new FileTail(view, clientPath, follow, sink);
     await tail.poll(true);
     if (!follow) {

@@ -5,7 +5,7 @@ import { unlink, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { BrowserEndReason, BrowserCreateParams } from '../../../api/types.js';
-import { conflict, unavailable } from '../../errors.js';
+import { conflict, unavailable } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { Upstream } from '../proxy/index.js';

@@ -2,7 +2,7 @@
 // PATCH as the hosted SDK documents it: operational categories are on whenever capture is, CDP categories
 // are opt-in, PATCH merges unless it says `enabled: true` (a fresh default set) or `enabled: false` (stop).
 import type { BrowserTelemetryConfig, BrowserTelemetryRequest, TelemetryCategory, TelemetryCategoryFlags } from '../../../api/types.js';
-import { invalidField } from '../../errors.js';
+import { invalidField } from '../errors.js';
 
 export const CATEGORIES: readonly TelemetryCategory[] = [
   'console', 'network', 'page', 'interaction', 'control', 'connection', 'system', 'captcha', 'screenshot', 'monitor',
@@ -76,7 +76,7 @@ function layer(base: Iterable<ConfigurableCategory>, flags: TelemetryCategoryFla
 }
 
 /** The categories a new session captures; `field` names the request field in errors. */
-export function resolveCreate(req: BrowserTelemetryRequest | null | undefined, field = 'body.telemetry'): CategorySet {
+export function resolveCreate(req: BrowserTelemetryRequest | null | undefined, field: string): CategorySet {
   if (!req) return null;
   refuseDisabledWithFlags(req, field);
   if (req.enabled === false) return null;
@@ -85,9 +85,9 @@ export function resolveCreate(req: BrowserTelemetryRequest | null | undefined, f
 }
 
 /** The categories after a PATCH, or 'unchanged'. */
-export function resolveUpdate(current: CategorySet, req: BrowserTelemetryRequest | null | undefined): CategorySet | 'unchanged' {
+export function resolveUpdate(current: CategorySet, req: BrowserTelemetryRequest | null | undefined, field: string): CategorySet | 'unchanged' {
   if (!req || (req.enabled === undefined && !flagsGiven(req))) return 'unchanged';
-  refuseDisabledWithFlags(req, 'body.telemetry');
+  refuseDisabledWithFlags(req, field);
   if (req.enabled === false) return null;
   if (req.enabled === true) return layer(OPERATIONAL, req.browser);
   return layer(current ?? OPERATIONAL, req.browser);

@@ -4,7 +4,7 @@
 // kept is decided here, in one place, from the session's current categories.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BrowserTelemetryConfig, BrowserTelemetryRequest, TelemetryCategory, TelemetryEnvelope, TelemetryEvent } from '../../../api/types.js';
-import { invalidField } from '../../errors.js';
+import { invalidField } from '../errors.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { TelemetryRepo } from '../../store/telemetry-repo.js';
 import type { CdpConnectionEvents, LiveSession } from '../session/index.js';
@@ -74,15 +74,15 @@ export class TelemetryHub {
   constructor(private readonly deps: TelemetryHubDeps) {}
 
   /**
-   * Validates a create's `telemetry` field (400s name the field), then runs `create` so that the session
-   * it starts captures from its first moment.
+   * Validates a create's `telemetry` (400s name it `field`), then runs `create` so that the session it
+   * starts captures from its first moment.
    */
-  withCreate<T>(req: BrowserTelemetryRequest | null | undefined, create: () => Promise<T>): Promise<T> {
-    return this.creating.run(this.createSettings(req), create);
+  withCreate<T>(req: BrowserTelemetryRequest | null | undefined, field: string, create: () => Promise<T>): Promise<T> {
+    return this.creating.run(this.createSettings(req, field), create);
   }
 
   /** Throws the 400 a create with these settings would get (pool create and update check early). */
-  validate(req: BrowserTelemetryRequest | null | undefined, field = 'body.telemetry'): void {
+  validate(req: BrowserTelemetryRequest | null | undefined, field: string): void {
     this.createSettings(req, field);
   }
 
@@ -102,7 +102,7 @@ export class TelemetryHub {
    * Applies create semantics to a session that is already running: for browsers launched before their
    * request existed (a pool lease handing out a parked browser with the pool's or the acquire's settings).
    */
-  async applyCreate(id: string, req: BrowserTelemetryRequest | null | undefined, field = 'body.telemetry'): Promise<void> {
+  async applyCreate(id: string, req: BrowserTelemetryRequest | null | undefined, field: string): Promise<void> {
     const settings = this.createSettings(req, field);
     const state = this.states.get(id);
     if (!state?.session) return;
@@ -112,7 +112,7 @@ export class TelemetryHub {
     await this.syncCollector(state);
   }
 
-  private createSettings(req: BrowserTelemetryRequest | null | undefined, field = 'body.telemetry'): Pending {
+  private createSettings(req: BrowserTelemetryRequest | null | undefined, field: string): Pending {
     const categories = resolveCreate(req, field);
     const exportDestination = req?.export?.otlp.destination ?? null;
     if (exportDestination !== null && !this.deps.exporter.has(exportDestination)) {
@@ -166,9 +166,9 @@ export class TelemetryHub {
    * Validates a PATCH's `telemetry` field now (before anything else of the PATCH is applied) and returns
    * the step that applies it, or undefined when it changes nothing.
    */
-  prepareUpdate(id: string, req: BrowserTelemetryRequest | null | undefined): (() => Promise<void>) | undefined {
+  prepareUpdate(id: string, req: BrowserTelemetryRequest | null | undefined, field: string): (() => Promise<void>) | undefined {
     const state = this.states.get(id);
-    const next = resolveUpdate(state?.categories ?? null, req);
+    const next = resolveUpdate(state?.categories ?? null, req, field);
     if (next === 'unchanged' || !state?.session) return undefined;
     return async () => {
       state.categories = next;
