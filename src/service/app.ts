@@ -6,6 +6,8 @@ import qs from 'qs';
 import { installAuth } from './auth.js';
 import { MAX_PARAM_LENGTH, answerClientError, frameworkError, toErrorResponse } from './errors.js';
 import { newId } from './ids.js';
+import { installOpenApi } from './openapi.js';
+import pkg from '../../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
 import { installAuditLog } from './routes/audit.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
@@ -72,6 +74,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const bodyAjv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
   const textAjv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false });
   app.setValidatorCompiler(({ schema, httpPart }) => compiledOnFirstUse(httpPart === 'body' ? bodyAjv : textAjv, schema as object));
+  // Response schemas document the wire (GET /openapi.json); bodies are written as the handlers return them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -91,7 +95,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(404).send({ code: 'not_found', message: `no route ${req.method} ${path}` });
   });
 
-  for (const register of RESOURCE_GROUPS) register(app, deps);
+  installOpenApi(app, { version: pkg.version });
+  // In a plugin of their own, so that they load after the OpenAPI generator that collects them.
+  void app.register(async (scope) => {
+    for (const register of RESOURCE_GROUPS) register(scope, deps);
+  });
   return app;
 }
 

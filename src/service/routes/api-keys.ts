@@ -1,6 +1,9 @@
 // /org/api_keys: org-wide and project-scoped keys. The plaintext is returned once, by create and rotate;
 // afterwards a key is only ever shown masked. Deletes are soft; rotation leaves the old key working for a
 // grace period so callers can swap over. Only org-wide keys reach these routes (auth.ts).
+import type { FromSchema } from 'json-schema-to-ts';
+import { apiKey, apiKeyCreateParams, apiKeyListQuery, apiKeyRotateParams, apiKeyUpdateParams, createdApiKey } from '../../api/schemas/org.js';
+import { noContent, ok, page } from './responses.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKey, ApiKeyCreateParams, ApiKeyRotateParams, CreatedApiKey } from '../../api/types.js';
 import { ServiceError, notFound } from '../errors.js';
@@ -9,7 +12,7 @@ import { projectsDisabled } from '../auth.js';
 import type { ApiKeyRecord, ApiKeysRepo, ApiKeyView, Creator } from '../store/api-keys-repo.js';
 import type { ProjectsRepo } from '../store/projects-repo.js';
 import { defaultEmptyBody } from './empty-body.js';
-import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { setPageHeaders } from './offset-paging.js';
 import { idParams } from './params.js';
 
 export interface ApiKeyRouteDeps {
@@ -25,51 +28,13 @@ const DAY_MS = 24 * 3600 * 1000;
 /** Who created the bootstrap key (`--api-key` or the generated one), and keys from before creators were kept. */
 export const BOOTSTRAP_CREATOR: Creator = { id: 'service', name: 'bcs service (bootstrap key)' };
 
-const name = { type: 'string', minLength: 1, maxLength: 255 } as const;
-const days = { type: ['integer', 'null'], minimum: 1, maximum: 3650 } as const;
-
-const createBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: { name, days_to_expire: days, project_id: { type: ['string', 'null'], minLength: 1, maxLength: 255 } },
-} as const;
-
-const updateBody = { type: 'object', additionalProperties: false, required: ['name'], properties: { name } } as const;
-
-const rotateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { days_to_expire: days, expire_in_days: { type: ['integer', 'null'], minimum: 0, maximum: 3650 } },
-} as const;
-
-const listQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...offsetPageQuery,
-    status: { type: 'string', enum: ['active', 'deleted', 'all'] },
-    include_deleted: { type: 'boolean' },
-    name: { type: 'string', maxLength: 255 },
-    query: { type: 'string', maxLength: 255 },
-    sort_by: { type: 'string', enum: ['created_at', 'name', 'expires_at'], default: 'created_at' },
-    sort_direction: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
-  },
-} as const;
-
+const createBody = apiKeyCreateParams;
+const updateBody = apiKeyUpdateParams;
+const rotateBody = apiKeyRotateParams;
+const listQuery = apiKeyListQuery;
 const retrieveQuery = { type: 'object', additionalProperties: false, properties: { include_deleted: { type: 'boolean' } } } as const;
 
-interface ListQuery {
-  offset: number;
-  limit: number;
-  status?: 'active' | 'deleted' | 'all';
-  include_deleted?: boolean;
-  name?: string;
-  query?: string;
-  sort_by: 'created_at' | 'name' | 'expires_at';
-  sort_direction: 'asc' | 'desc';
-}
-
+type ListQuery = FromSchema<typeof listQuery>;
 type IdRoute = { Params: { id: string } };
 
 export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps): void {
@@ -87,7 +52,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
   /** The plaintext goes out in this one answer and nowhere else (not stored, logged or audited). */
   const created = (record: ApiKeyRecord, key: string): CreatedApiKey => ({ ...present(keys.get(record.id)!), key });
 
-  app.post<{ Body: ApiKeyCreateParams }>('/org/api_keys', { schema: { body: createBody } }, async (req) => {
+  app.post<{ Body: ApiKeyCreateParams }>('/org/api_keys', { schema: { body: createBody, response: ok('The new key, with the key itself shown this once', createdApiKey) } }, async (req) => {
     const now = deps.now();
     let projectId: string | null = null;
     if (req.body.project_id != null) {
@@ -108,7 +73,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     return created(record, key);
   });
 
-  app.get<{ Querystring: ListQuery }>('/org/api_keys', { schema: { querystring: listQuery } }, async (req, reply) => {
+  app.get<{ Querystring: ListQuery }>('/org/api_keys', { schema: { querystring: listQuery, response: page('API keys', apiKey) } }, async (req, reply) => {
     const q = req.query;
     const page = keys.list({
       // `include_deleted` is the deprecated spelling of status=all.
@@ -126,17 +91,17 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
 
   app.get<IdRoute & { Querystring: { include_deleted?: boolean } }>(
     '/org/api_keys/:id',
-    { schema: { params: idParams, querystring: retrieveQuery } },
+    { schema: { params: idParams, querystring: retrieveQuery, response: ok('The key, masked', apiKey) } },
     async (req) => present(find(req.params.id, req.query.include_deleted ?? false)),
   );
 
-  app.patch<IdRoute & { Body: { name: string } }>('/org/api_keys/:id', { schema: { params: idParams, body: updateBody } }, async (req) => {
+  app.patch<IdRoute & { Body: { name: string } }>('/org/api_keys/:id', { schema: { params: idParams, body: updateBody, response: ok('The key as renamed', apiKey) } }, async (req) => {
     const row = find(req.params.id);
     keys.rename(row.id, req.body.name);
     return present(find(row.id));
   });
 
-  app.delete<IdRoute>('/org/api_keys/:id', { schema: { params: idParams } }, async (req, reply) => {
+  app.delete<IdRoute>('/org/api_keys/:id', { schema: { params: idParams, response: noContent('Deleted: the key no longer authenticates') } }, async (req, reply) => {
     const row = find(req.params.id);
     if (row.id === req.auth.keyId) {
       throw new ServiceError(400, 'cannot_delete_current_key', 'a key cannot delete itself; delete it with a different key');
@@ -147,7 +112,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
 
   app.post<IdRoute & { Body: ApiKeyRotateParams }>(
     '/org/api_keys/:id/rotate',
-    { schema: { params: idParams, body: rotateBody }, preValidation: defaultEmptyBody },
+    { schema: { params: idParams, body: rotateBody, response: ok('The new key replacing it, shown this once', createdApiKey) }, preValidation: defaultEmptyBody },
     async (req) => {
       const old = find(req.params.id);
       const now = deps.now();

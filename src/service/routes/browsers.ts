@@ -14,88 +14,17 @@ import type { CdpTokens } from '../host/session/index.js';
 import type { ProfileStore } from '../host/profiles/index.js';
 import type { ProxyService } from '../host/proxy/index.js';
 import type { ServiceContext } from '../context.js';
-import { telemetryCreateSchema, telemetryUpdateSchema, type TelemetryHub } from '../host/telemetry/index.js';
+import type { TelemetryHub } from '../host/telemetry/index.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
-import { extensionSelectorsSchema } from './extensions.js';
-import { offsetPageQuery, setPageHeaders } from './offset-paging.js';
+import { browserCreateParams, browserListQuery, browserSession, browserUpdateParams } from '../../api/schemas/browsers.js';
+import { noContent, ok, page } from './responses.js';
+import { setPageHeaders } from './offset-paging.js';
 import { idOrNameParams, type IdOrNameParams as IdParams } from './params.js';
-import { profileSelectorSchema } from './profiles.js';
-
-const tags = {
-  type: 'object',
-  maxProperties: 50,
-  propertyNames: { minLength: 1, maxLength: 255 },
-  additionalProperties: { type: 'string', maxLength: 255 },
-} as const;
-
-/** Egress: exactly one of mode/id/name (checked by host/proxy/proxies.ts, to name the field), or the deprecated ones. */
-const proxyFields = {
-  proxy: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      mode: { type: 'string', enum: ['direct', 'default'] },
-      id: { type: 'string', minLength: 1, maxLength: 255 },
-      name: { type: 'string', minLength: 1, maxLength: 255 },
-    },
-  },
-  proxy_id: { type: 'string', maxLength: 255 },
-  disable_default_proxy: { type: 'boolean' },
-} as const;
 
 /** Also the source of the browser fields of pool bodies (routes/pools.ts). */
-export const createBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    headless: { type: 'boolean' },
-    stealth: { type: 'boolean' },
-    timeout_seconds: { type: 'integer', minimum: 10, maximum: 259200 },
-    viewport: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['width', 'height'],
-      properties: {
-        width: { type: 'integer', minimum: 100, maximum: 7680 },
-        height: { type: 'integer', minimum: 100, maximum: 4320 },
-        refresh_rate: { type: 'integer', minimum: 1, maximum: 240 },
-      },
-    },
-    // Only URLs that cannot be read as a Chromium command-line switch.
-    start_url: { type: 'string', maxLength: 8192, pattern: '^(https?://|about:|data:)' },
-    name: { type: 'string', minLength: 1, maxLength: 255 },
-    tags,
-    kiosk_mode: { type: 'boolean' },
-    telemetry: telemetryCreateSchema,
-    ...proxyFields,
-    profile: profileSelectorSchema,
-    extensions: extensionSelectorsSchema,
-  },
-} as const;
-
-const updateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', maxLength: 255 },
-    tags,
-    telemetry: telemetryUpdateSchema,
-    ...proxyFields,
-    proxy_id: { type: ['string', 'null'], maxLength: 255 },
-  },
-} as const;
-
-const listQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...offsetPageQuery,
-    status: { type: 'string', enum: ['active', 'deleted', 'all'] },
-    query: { type: 'string', maxLength: 255 },
-    tags,
-    include_deleted: { type: 'boolean' },
-  },
-} as const;
+export const createBody = browserCreateParams;
+const updateBody = browserUpdateParams;
+const listQuery = browserListQuery;
 
 const retrieveQuery = {
   type: 'object',
@@ -111,7 +40,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.post<{ Body: BrowserCreateParams }>(
     '/browsers',
-    { schema: { body: createBody }, preValidation: defaultEmptyBody },
+    { schema: { body: createBody, response: ok('The new session', browserSession) }, preValidation: defaultEmptyBody },
     async (req) => {
       if (req.body.headless === false && !ctx.headful.available) {
         throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${ctx.headful.reason}; create with headless: true`);
@@ -129,7 +58,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.get<{ Querystring: BrowserListParams & { include_deleted?: boolean; offset: number; limit: number } }>(
     '/browsers',
-    { schema: { querystring: listQuery } },
+    { schema: { querystring: listQuery, response: page('Sessions, newest first', browserSession) } },
     async (req, reply: FastifyReply) => {
       const q = req.query;
       const status = q.status ?? (q.include_deleted ? 'all' : 'active');
@@ -148,7 +77,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.get<{ Params: IdParams; Querystring: { include_deleted?: boolean } }>(
     '/browsers/:id_or_name',
-    { schema: { params: idOrNameParams, querystring: retrieveQuery } },
+    { schema: { params: idOrNameParams, querystring: retrieveQuery, response: ok('The session', browserSession) } },
     async (req) => {
       const row = find(req, req.params.id_or_name, req.query.include_deleted ?? false);
       sessions.touch(row.id);
@@ -158,7 +87,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.patch<{ Params: IdParams; Body: BrowserUpdateParams }>(
     '/browsers/:id_or_name',
-    { schema: { params: idOrNameParams, body: updateBody }, preValidation: defaultEmptyBody },
+    { schema: { params: idOrNameParams, body: updateBody, response: ok('The session as updated', browserSession) }, preValidation: defaultEmptyBody },
     async (req) => {
       const row = find(req, req.params.id_or_name);
       const { name, tags: newTags } = req.body;
@@ -181,7 +110,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.delete<{ Params: IdParams }>(
     '/browsers/:id_or_name',
-    { schema: { params: idOrNameParams } },
+    { schema: { params: idOrNameParams, response: noContent('Ended: its Chromium and processes are gone') } },
     async (req, reply) => {
       const row = find(req, req.params.id_or_name);
       await sessions.end(row.id, 'deleted', 'deleted through the API');

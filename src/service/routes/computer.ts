@@ -1,11 +1,15 @@
 // /browsers/{id}/computer/*: OS-level mouse, keyboard, screen and clipboard of a session.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
+import { clipboardText, mousePosition } from '../../api/schemas/computer.js';
+import { okResult } from '../../api/schemas/common.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError, statusOf } from '../errors.js';
 import type { BatchAction, Computer } from '../host/input/index.js';
 import { DEFAULT_VIEWPORT, type LiveSession } from '../host/session/index.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow, liveSession, sessionParams } from './lookup.js';
+import { content, done, noBody, ok } from './responses.js';
 
 const int = { type: 'integer' } as const;
 const keyList = { type: 'array', maxItems: 32, items: { type: 'string', minLength: 1, maxLength: 64 } } as const;
@@ -99,6 +103,13 @@ const batchAction = {
     then: { required: [name], maxProperties: 2 },
   })),
 } as const;
+const screenshotBody = { type: 'object', additionalProperties: false, properties: { region } } as const;
+const writeClipboard = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['text'],
+  properties: { text: { type: 'string', maxLength: 10_000_000 } },
+} as const;
 const batch = {
   type: 'object',
   additionalProperties: false,
@@ -114,10 +125,15 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
     return ctx.computers.forSession(session, findSessionRow(ctx.browsers, req, session.id).viewport ?? DEFAULT_VIEWPORT);
   };
 
-  const route = <B>(path: string, body: object | undefined, handler: (c: Computer, body: B) => Promise<unknown>) =>
+  /** A POST that runs `handler` under the session's input lock; without a `body` schema it takes no body. */
+  const route = <B>(path: string, body: object | undefined, response: object, handler: (c: Computer, body: B) => Promise<unknown>) =>
     app.post<{ Params: Params; Body: B }>(
       `/browsers/:id/computer/${path}`,
-      { schema: { params: sessionParams, ...(body ? { body } : {}) }, preValidation: defaultEmptyBody },
+      {
+        schema: { params: sessionParams, ...(body ? { body } : {}), response },
+        ...(body ? {} : { config: noBody }),
+        preValidation: defaultEmptyBody,
+      },
       async (req, reply) => {
         const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
         const computer = await computerFor(req);
@@ -129,32 +145,31 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
       },
     );
 
-  route<Parameters<Computer['clickMouse']>[0]>('click_mouse', clickMouse, (c, b) => c.clickMouse(b, 'body'));
-  route<Parameters<Computer['moveMouse']>[0]>('move_mouse', moveMouse, (c, b) => c.moveMouse(b, 'body'));
-  route<Parameters<Computer['pressKey']>[0]>('press_key', pressKey, (c, b) => c.pressKey(b, 'body'));
-  route<Parameters<Computer['typeText']>[0]>('type', typeText, (c, b) => c.typeText(b));
-  route<Parameters<Computer['scroll']>[0]>('scroll', scroll, (c, b) => c.scroll(b, 'body'));
-  route<Parameters<Computer['dragMouse']>[0]>('drag_mouse', dragMouse, (c, b) => c.dragMouse(b, 'body'));
-  route<{ region?: { x: number; y: number; width: number; height: number } } | undefined>(
+  route<Parameters<Computer['clickMouse']>[0]>('click_mouse', clickMouse, done('Clicked'), (c, b) => c.clickMouse(b, 'body'));
+  route<Parameters<Computer['moveMouse']>[0]>('move_mouse', moveMouse, done('The pointer is there'), (c, b) => c.moveMouse(b, 'body'));
+  route<Parameters<Computer['pressKey']>[0]>('press_key', pressKey, done('Pressed and released'), (c, b) => c.pressKey(b, 'body'));
+  route<Parameters<Computer['typeText']>[0]>('type', typeText, done('Typed'), (c, b) => c.typeText(b));
+  route<Parameters<Computer['scroll']>[0]>('scroll', scroll, done('Scrolled'), (c, b) => c.scroll(b, 'body'));
+  route<Parameters<Computer['dragMouse']>[0]>('drag_mouse', dragMouse, done('Dragged'), (c, b) => c.dragMouse(b, 'body'));
+  route<FromSchema<typeof screenshotBody> | undefined>(
     'screenshot',
-    { type: 'object', additionalProperties: false, properties: { region } },
+    screenshotBody,
+    content('The screen, or the region of it, as a PNG', 'image/png'),
     (c, b) => c.screenshot(b?.region, 'body.region'),
   );
-  route('get_mouse_position', undefined, async (c) => c.mousePosition());
-  route<{ hidden: boolean }>('cursor', setCursor, async (c, b) => {
+  route('get_mouse_position', undefined, ok('Where the pointer is', mousePosition), async (c) => c.mousePosition());
+  route<FromSchema<typeof setCursor>>('cursor', setCursor, ok('The pointer is hidden or shown', okResult), async (c, b) => {
     await c.device.setCursorHidden(b.hidden);
     return { ok: true };
   });
-  route('clipboard/read', undefined, async (c) => ({ text: await c.device.readClipboard() }));
-  route<{ text: string }>(
-    'clipboard/write',
-    { type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string', maxLength: 10_000_000 } } },
-    (c, b) => c.device.writeClipboard(b.text),
+  route('clipboard/read', undefined, ok("The clipboard's text", clipboardText), async (c) => ({ text: await c.device.readClipboard() }));
+  route<FromSchema<typeof writeClipboard>>('clipboard/write', writeClipboard, done('The clipboard holds the text'), (c, b) =>
+    c.device.writeClipboard(b.text),
   );
   // batch takes the lock itself, for the whole batch, so it is not wrapped again.
   app.post<{ Params: Params; Body: { actions: BatchAction[] } }>(
     '/browsers/:id/computer/batch',
-    { schema: { params: sessionParams, body: batch } },
+    { schema: { params: sessionParams, body: batch, response: done('Every action ran, in order') } },
     async (req, reply) => {
       const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
       const computer = await computerFor(req);

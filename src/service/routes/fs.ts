@@ -3,6 +3,7 @@
 // alike, so the kernel keeps each operation in the view whatever a session's processes do meanwhile.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { chmod, chown, lstat, readdir, rename, unlink } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { ServiceContext } from '../context.js';
@@ -32,7 +33,9 @@ import {
 } from '../host/fs/index.js';
 import type { LiveSession } from '../host/session/index.js';
 import { openSse } from '../sse.js';
+import { fileInfo as fileInfoSchema, fsEvent, fsWatch } from '../../api/schemas/fs.js';
 import { liveSession, sessionParams } from './lookup.js';
+import { content, created, createdEmpty, documentedBody, done, eventStream, noContent, ok } from './responses.js';
 
 const path = { type: 'string', minLength: 1, maxLength: 4096 } as const;
 const mode = { type: 'string', pattern: MODE_PATTERN } as const;
@@ -82,10 +85,43 @@ const watchParams = {
   properties: { ...sessionParams.properties, watch_id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
 
+/** A file's bytes as write_file and the uploads take them (documentation only: those routes read their bodies themselves). */
+const fileBytes = { type: 'string', format: 'binary' } as const;
+
+/** upload's multipart form (documentation only: the route reads the parts itself). */
+const uploadForm = {
+  type: 'object',
+  required: ['files'],
+  properties: {
+    files: {
+      type: 'array',
+      minItems: 1,
+      description: 'Sent as the form fields `files[N][file]` and `files[N][dest_path]`, N = 0, 1, …; parent directories are created',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['file', 'dest_path'],
+        properties: { file: fileBytes, dest_path: path },
+      },
+    },
+  },
+} as const;
+
+/** upload_zip's multipart form (documentation only). */
+const uploadZipForm = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['zip_file', 'dest_path'],
+  properties: {
+    zip_file: { ...fileBytes, description: 'A zip archive' },
+    dest_path: { ...path, description: 'The directory to extract into; created if missing' },
+  },
+} as const;
+
 type Params = { id: string };
 type WatchParams = Params & { watch_id: string };
-type PathArgs = { path: string };
-type ModeArgs = PathArgs & { mode?: string };
+type PathArgs = FromSchema<typeof pathOnly>;
+type ModeArgs = FromSchema<typeof pathAndMode>;
 
 const QUERY_PATH = 'querystring.path';
 const BODY_PATH = 'body.path';
@@ -130,7 +166,10 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     raw.put<{ Params: Params; Querystring: ModeArgs }>(
       '/browsers/:id/fs/write_file',
-      { schema: { params: sessionParams, querystring: pathAndMode } },
+      {
+        schema: { params: sessionParams, querystring: pathAndMode, response: createdEmpty('Written: the file was created or replaced') },
+        config: documentedBody('application/octet-stream', fileBytes, "The file's bytes, written as sent whatever the content type"),
+      },
       async (req, reply) => {
         const session = live(req);
         const { path: clientPath } = req.query;
@@ -151,7 +190,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     scope.get<{ Params: Params; Querystring: PathArgs }>(
       '/browsers/:id/fs/read_file',
-      { schema: { params: sessionParams, querystring: pathOnly } },
+      { schema: { params: sessionParams, querystring: pathOnly, response: content("The file's bytes", 'application/octet-stream') } },
       async (req, reply) => {
         const session = live(req);
         checkClientPath(req.query.path, QUERY_PATH);
@@ -165,7 +204,13 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     scope.get<{ Params: Params; Querystring: PathArgs }>(
       '/browsers/:id/fs/list_files',
-      { schema: { params: sessionParams, querystring: pathOnly } },
+      {
+        schema: {
+          params: sessionParams,
+          querystring: pathOnly,
+          response: ok('The entries of the directory by name; a symlink as itself, not its target', { type: 'array', items: fileInfoSchema }),
+        },
+      },
       async (req) => {
         const session = live(req);
         const clientPath = req.query.path;
@@ -188,7 +233,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     scope.get<{ Params: Params; Querystring: PathArgs }>(
       '/browsers/:id/fs/file_info',
-      { schema: { params: sessionParams, querystring: pathOnly } },
+      { schema: { params: sessionParams, querystring: pathOnly, response: ok('The file or directory', fileInfoSchema) } },
       async (req) => {
         const session = live(req);
         const st = await inView(session, req.query.path, QUERY_PATH, (walk) => walk.existing(req.query.path).stats);
@@ -198,7 +243,9 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     scope.put<{ Params: Params; Body: ModeArgs }>(
       '/browsers/:id/fs/create_directory',
-      { schema: { params: sessionParams, body: pathAndMode } },
+      {
+        schema: { params: sessionParams, body: pathAndMode, response: createdEmpty('Created with any missing parents, or there already') },
+      },
       async (req, reply) => {
         const session = live(req);
         const clientPath = req.body.path;
@@ -217,7 +264,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     scope.put<{ Params: Params; Body: PathArgs }>(
       '/browsers/:id/fs/delete_file',
-      { schema: { params: sessionParams, body: pathOnly } },
+      { schema: { params: sessionParams, body: pathOnly, response: done('Deleted') } },
       async (req, reply) => {
         const session = live(req);
         const clientPath = req.body.path;
@@ -233,7 +280,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     scope.put<{ Params: Params; Body: PathArgs }>(
       '/browsers/:id/fs/delete_directory',
-      { schema: { params: sessionParams, body: pathOnly } },
+      { schema: { params: sessionParams, body: pathOnly, response: done('Deleted, with everything in it') } },
       async (req, reply) => {
         const session = live(req);
         const clientPath = req.body.path;
@@ -248,9 +295,9 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       },
     );
 
-    scope.put<{ Params: Params; Body: { src_path: string; dest_path: string } }>(
+    scope.put<{ Params: Params; Body: FromSchema<typeof moveBody> }>(
       '/browsers/:id/fs/move',
-      { schema: { params: sessionParams, body: moveBody } },
+      { schema: { params: sessionParams, body: moveBody, response: done('Moved') } },
       async (req, reply) => {
         const session = live(req);
         const { src_path: srcPath, dest_path: destPath } = req.body;
@@ -267,9 +314,9 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       },
     );
 
-    scope.put<{ Params: Params; Body: { path: string; mode: string; owner?: string; group?: string } }>(
+    scope.put<{ Params: Params; Body: FromSchema<typeof permissionsBody> }>(
       '/browsers/:id/fs/set_file_permissions',
-      { schema: { params: sessionParams, body: permissionsBody } },
+      { schema: { params: sessionParams, body: permissionsBody, response: done('Changed') } },
       async (req, reply) => {
         const session = live(req);
         const { path: clientPath, owner, group } = req.body;
@@ -287,14 +334,22 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       },
     );
 
-    scope.post<{ Params: Params }>('/browsers/:id/fs/upload', { schema: { params: sessionParams } }, async (req, reply) => {
+    const uploadRoute = {
+      schema: { params: sessionParams, response: createdEmpty('Written: every file, to its dest_path') },
+      config: documentedBody('multipart/form-data', uploadForm, 'The files and where each goes'),
+    };
+    scope.post<{ Params: Params }>('/browsers/:id/fs/upload', uploadRoute, async (req, reply) => {
       const session = live(req);
       if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with files[N][file] and files[N][dest_path]');
       await withWalk(session.view.root, (walk) => receiveUploads(req.parts(), walk, 'body'));
       return reply.code(201).send();
     });
 
-    scope.post<{ Params: Params }>('/browsers/:id/fs/upload_zip', { schema: { params: sessionParams } }, async (req, reply) => {
+    const uploadZipRoute = {
+      schema: { params: sessionParams, response: createdEmpty('Extracted') },
+      config: documentedBody('multipart/form-data', uploadZipForm, 'The archive and the directory to extract it into'),
+    };
+    scope.post<{ Params: Params }>('/browsers/:id/fs/upload_zip', uploadZipRoute, async (req, reply) => {
       const session = live(req);
       if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with zip_file and dest_path');
       await withWalk(session.view.root, (walk) => receiveZipUpload(req.parts(), walk, 'body'));
@@ -303,7 +358,9 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     scope.get<{ Params: Params; Querystring: PathArgs }>(
       '/browsers/:id/fs/download_dir_zip',
-      { schema: { params: sessionParams, querystring: pathOnly } },
+      {
+        schema: { params: sessionParams, querystring: pathOnly, response: content('A zip archive of the directory and all in it', 'application/zip') },
+      },
       async (req, reply) => {
         const session = live(req);
         checkClientPath(req.query.path, QUERY_PATH);
@@ -321,9 +378,11 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       },
     );
 
-    scope.post<{ Params: Params; Body: { path: string; recursive?: boolean } }>(
+    scope.post<{ Params: Params; Body: FromSchema<typeof watchBody> }>(
       '/browsers/:id/fs/watch',
-      { schema: { params: sessionParams, body: watchBody } },
+      {
+        schema: { params: sessionParams, body: watchBody, response: created('The watch; its events stream from .../watch/{watch_id}/events', fsWatch) },
+      },
       async (req, reply) => {
         const session = live(req);
         const clientPath = req.body.path;
@@ -346,7 +405,12 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     scope.get<{ Params: WatchParams }>(
       '/browsers/:id/fs/watch/:watch_id/events',
-      { schema: { params: watchParams } },
+      {
+        schema: {
+          params: watchParams,
+          response: eventStream('Changes in the watched directory; those made while no stream was open (the last 1000) come first', fsEvent),
+        },
+      },
       async (req, reply) => {
         const session = live(req);
         const watch = findWatch(session, req.params.watch_id);
@@ -358,7 +422,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
 
     scope.delete<{ Params: WatchParams }>(
       '/browsers/:id/fs/watch/:watch_id',
-      { schema: { params: watchParams } },
+      { schema: { params: watchParams, response: noContent('Stopped; its event streams end') } },
       async (req, reply) => {
         stopWatch(live(req), req.params.watch_id);
         return reply.code(204).send();

@@ -3,12 +3,15 @@
 // process: `chromium` (its stderr) or `service` (what the service did for this session). A stream replays
 // what is there, then follows until the client goes, the session ends, or (follow=false) at once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
+import { logFrame, type LogFrame } from '../../api/schemas/logs.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField } from '../errors.js';
 import type { HostView } from '../host/fs/index.js';
 import { FileTail, SUPERVISOR_PROCESSES, type LogLine, type SupervisorProcess } from '../host/session/index.js';
 import { openSse, type SseStream } from '../sse.js';
 import { liveSession, sessionParams } from './lookup.js';
+import { eventStream } from './responses.js';
 
 const logsQuery = {
   type: 'object',
@@ -22,12 +25,8 @@ const logsQuery = {
   },
 } as const;
 
-interface LogsQuery {
-  source: 'path' | 'supervisor';
-  follow: boolean;
-  path?: string;
-  supervisor_process?: string;
-}
+/** `follow` has a default, so after validation it is always there. */
+type LogsQuery = FromSchema<typeof logsQuery>;
 
 /** A client that reads slower than this much buffered output is cut off rather than held in memory. */
 const STREAM_HIGH_WATER = 8 * 1024 * 1024;
@@ -35,7 +34,13 @@ const STREAM_HIGH_WATER = 8 * 1024 * 1024;
 export function registerLogRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get<{ Params: { id: string }; Querystring: LogsQuery }>(
     '/browsers/:id/logs/stream',
-    { schema: { params: sessionParams, querystring: logsQuery } },
+    {
+      schema: {
+        params: sessionParams,
+        querystring: logsQuery,
+        response: eventStream('The log lines there are, then (with `follow`) each new one until the session ends', logFrame),
+      },
+    },
     async (req, reply) => {
       const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
       const q = req.query;
@@ -98,6 +103,7 @@ async function streamFile(
 function sender(sse: SseStream, reply: FastifyReply): (line: LogLine) => void {
   return (line) => {
     if (reply.raw.writableLength > STREAM_HIGH_WATER) return sse.close();
-    sse.send({ event: 'log', message: line.message, timestamp: line.timestamp });
+    const frame: LogFrame = { event: 'log', message: line.message, timestamp: line.timestamp };
+    sse.send(frame);
   };
 }

@@ -8,7 +8,9 @@ import type { OrgLimits } from '../../api/types.js';
 import type { LimitsRepo } from '../store/limits-repo.js';
 import { registerApiKeyRoutes, type ApiKeyRouteDeps } from './api-keys.js';
 import { registerAuditRoutes, type AuditDeps } from './audit.js';
+import { orgLimits, orgLimitsUpdateParams } from '../../api/schemas/org.js';
 import { defaultEmptyBody } from './empty-body.js';
+import { ok } from './responses.js';
 import { registerIdentityRoutes } from './identity.js';
 import { registerProjectRoutes, type ProjectRouteDeps } from './projects.js';
 
@@ -16,25 +18,15 @@ export interface OrgRouteDeps extends ApiKeyRouteDeps, ProjectRouteDeps, AuditDe
   limits: LimitsRepo;
 }
 
-const limitValue = { type: ['integer', 'null'], minimum: 0, maximum: 1_000_000 } as const;
-
-const updateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    max_concurrent_sessions: limitValue,
-    max_pooled_sessions: limitValue,
-  },
-} as const;
-
+const updateBody = orgLimitsUpdateParams;
 const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;
 
 export function registerOrgRoutes(app: FastifyInstance, deps: OrgRouteDeps): void {
-  app.get('/org/limits', { schema: { querystring: noQuery } }, async () => deps.limits.get());
+  app.get('/org/limits', { schema: { querystring: noQuery, response: ok("The organisation's limits", orgLimits) } }, async () => deps.limits.get());
 
   app.patch<{ Body: Partial<OrgLimits> }>(
     '/org/limits',
-    { schema: { body: updateBody }, preValidation: defaultEmptyBody },
+    { schema: { body: updateBody, response: ok("The organisation's limits as updated", orgLimits) }, preValidation: defaultEmptyBody },
     async (req) => {
       const { max_concurrent_sessions: concurrent, max_pooled_sessions: pooled } = req.body;
       const fields: Partial<OrgLimits> = {};

@@ -1,6 +1,6 @@
 // Path and query schemas many resource groups share, so a resource's id or name is checked the same way
 // everywhere. A route's own fields stay beside its handler.
-import { offsetPageQuery } from './offset-paging.js';
+export { namedListQuery } from '../../api/schemas/common.js';
 
 const key = { type: 'string', minLength: 1, maxLength: 255 } as const;
 
@@ -10,10 +10,3 @@ export type IdOrNameParams = { id_or_name: string };
 
 /** `/resource/{id}`: addressed by id only. */
 export const idParams = { type: 'object', required: ['id'], properties: { id: key } } as const;
-
-/** An offset-paged list filtered by exact `name` or a `query` over names and ids. */
-export const namedListQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { ...offsetPageQuery, name: { type: 'string', maxLength: 255 }, query: { type: 'string', maxLength: 255 } },
-} as const;

@@ -3,10 +3,13 @@
 // does (returns, throws, times out, crashes its process) is a 200 with success and error; only a bad
 // request is a 4xx.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
+import { playwrightExecuteResult } from '../../api/schemas/playwright.js';
 import type { ServiceContext } from '../context.js';
 import { responseBody } from '../host/playwright/index.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { clientGone, keepActive } from './long-requests.js';
+import { ok } from './responses.js';
 
 export const DEFAULT_TIMEOUT_SEC = 60;
 export const MAX_TIMEOUT_SEC = 300;
@@ -27,14 +30,14 @@ const executeBody = {
  */
 const ACTIVITY_EVERY_MS = 250;
 
-type ExecuteRoute = { Params: { id: string }; Body: { code: string; timeout_sec?: number | null } };
+type ExecuteRoute = { Params: { id: string }; Body: FromSchema<typeof executeBody> };
 
 export function registerPlaywrightRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const executor = ctx.playwright;
 
   app.post<ExecuteRoute>(
     '/browsers/:id/playwright/execute',
-    { schema: { params: sessionParams, body: executeBody } },
+    { schema: { params: sessionParams, body: executeBody, response: ok('What the code did: returned a value, threw, timed out or crashed', playwrightExecuteResult) } },
     async (req: FastifyRequest<ExecuteRoute>, reply) => {
       const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
       const stop = keepActive(ctx.sessions, session.id, ACTIVITY_EVERY_MS);

@@ -2,14 +2,25 @@
 // Fields of later issues (chrome_policy) are not in the schemas yet, so they are refused as unknown fields
 // rather than accepted and ignored.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { BrowserPoolAcquireParams, BrowserPoolReleaseParams } from '../../api/types.js';
+import {
+  browserPool,
+  browserPoolAcquireParams,
+  browserPoolCreateParams,
+  browserPoolDeleteParams,
+  browserPoolReleaseParams,
+  browserPoolUpdateParams,
+} from '../../api/schemas/pools.js';
+import { browserSession } from '../../api/schemas/browsers.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import type { BrowserPoolAcquireParams } from '../../api/types.js';
+import { noBody, noContent, ok, page } from './responses.js';
 import type { CdpTokens } from '../host/session/index.js';
 import type { ProfileStore } from '../host/profiles/index.js';
 import type { ProxyService } from '../host/proxy/index.js';
 import { presentPool, type PoolManager, type PoolSettings, type PoolUpdate } from '../host/pools/index.js';
-import { type TelemetryHub, telemetryCreateSchema } from '../host/telemetry/index.js';
+import type { TelemetryHub } from '../host/telemetry/index.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
-import { createBody, presentSession, wsOrigin } from './browsers.js';
+import { presentSession, wsOrigin } from './browsers.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { clientGone } from './long-requests.js';
 import { setPageHeaders } from './offset-paging.js';
@@ -23,80 +34,11 @@ export interface PoolRouteDeps {
   profiles?: ProfileStore;
 }
 
-const browser = createBody.properties;
-
-/** The browser settings a pool shares; the same rules as for a single browser. */
-const poolFields = {
-  size: { type: 'integer', minimum: 1, maximum: 1000 },
-  name: browser.name,
-  headless: browser.headless,
-  stealth: browser.stealth,
-  kiosk_mode: browser.kiosk_mode,
-  viewport: browser.viewport,
-  start_url: browser.start_url,
-  timeout_seconds: browser.timeout_seconds,
-  // Only the lower bound is the hosted API's; above 100 % the pool could not fill any faster.
-  fill_rate_per_minute: { type: 'number', exclusiveMinimum: 0, maximum: 100 },
-  telemetry: telemetryCreateSchema,
-  proxy_id: browser.proxy_id,
-  // Pool browsers load the profile read-only: save_changes is accepted and ignored, as on the hosted API.
-  profile: browser.profile,
-  refresh_on_profile_update: { type: 'boolean' },
-  extensions: browser.extensions,
-} as const;
-
-const createPoolBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['size'],
-  properties: poolFields,
-} as const;
-
-const updatePoolBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...poolFields,
-    // "" is a no-op for the name and clears the start URL, as on the hosted API.
-    name: { type: 'string', maxLength: 255 },
-    start_url: { type: 'string', maxLength: 8192, pattern: '^$|^(https?://|about:|data:)' },
-    // `profile: {id: ""}` (or name "") clears the profile.
-    profile: {
-      ...browser.profile,
-      properties: { ...browser.profile.properties, id: { type: 'string', maxLength: 255 }, name: { type: 'string', pattern: `^$|${browser.profile.properties.name.pattern}` } },
-    },
-    discard_all_idle: { type: 'boolean' },
-  },
-} as const;
-
-const deleteBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { force: { type: 'boolean' } },
-} as const;
-
-const acquireBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    acquire_timeout_seconds: { type: 'integer', minimum: 0, maximum: 3600 },
-    name: browser.name,
-    tags: browser.tags,
-    start_url: browser.start_url,
-    // Lease-scoped: applied to the leased browser now, back to the default when the lease ends.
-    telemetry: telemetryCreateSchema,
-  },
-} as const;
-
-const releaseBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['session_id'],
-  properties: {
-    session_id: { type: 'string', minLength: 1, maxLength: 255 },
-    reuse: { type: 'boolean', default: true },
-  },
-} as const;
+const createPoolBody = browserPoolCreateParams;
+const updatePoolBody = browserPoolUpdateParams;
+const deleteBody = browserPoolDeleteParams;
+const acquireBody = browserPoolAcquireParams;
+const releaseBody = browserPoolReleaseParams;
 
 export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): void {
   const { pools } = deps;
@@ -104,13 +46,15 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
   const sessionDeps = { tokens: deps.tokens, telemetry: deps.telemetry, pools, proxies: deps.proxies, profiles: deps.profiles };
   const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, wsOrigin(req), sessionDeps);
 
-  app.post<{ Body: PoolSettings }>('/browser_pools', { schema: { body: createPoolBody } }, async (req) =>
-    presentPool(pools.create(req.auth.projectId, req.body, 'body')),
+  app.post<{ Body: PoolSettings }>(
+    '/browser_pools',
+    { schema: { body: createPoolBody, response: ok('The new pool; it fills in the background', browserPool) } },
+    async (req) => presentPool(pools.create(req.auth.projectId, req.body, 'body')),
   );
 
-  app.get<{ Querystring: { offset: number; limit: number; name?: string; query?: string } }>(
+  app.get<{ Querystring: FromSchema<typeof listQuery> }>(
     '/browser_pools',
-    { schema: { querystring: listQuery } },
+    { schema: { querystring: listQuery, response: page('Pools', browserPool) } },
     async (req, reply) => {
       const q = req.query;
       const page = pools.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
@@ -119,17 +63,24 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
     },
   );
 
-  app.get<{ Params: IdParams }>('/browser_pools/:id_or_name', { schema: { params: idOrNameParams } }, async (req) => presentPool(find(req)));
+  app.get<{ Params: IdParams }>(
+    '/browser_pools/:id_or_name',
+    { schema: { params: idOrNameParams, response: ok('The pool', browserPool) } },
+    async (req) => presentPool(find(req)),
+  );
 
   app.patch<{ Params: IdParams; Body: PoolUpdate }>(
     '/browser_pools/:id_or_name',
-    { schema: { params: idOrNameParams, body: updatePoolBody }, preValidation: defaultEmptyBody },
+    { schema: { params: idOrNameParams, body: updatePoolBody, response: ok('The pool as updated', browserPool) }, preValidation: defaultEmptyBody },
     async (req) => presentPool(await pools.update(find(req), req.body, 'body')),
   );
 
-  app.delete<{ Params: IdParams; Body: { force?: boolean }; Querystring: { force?: boolean } }>(
+  app.delete<{ Params: IdParams; Body: FromSchema<typeof deleteBody>; Querystring: FromSchema<typeof deleteBody> }>(
     '/browser_pools/:id_or_name',
-    { schema: { params: idOrNameParams, body: deleteBody, querystring: deleteBody }, preValidation: defaultEmptyBody },
+    {
+      schema: { params: idOrNameParams, body: deleteBody, querystring: deleteBody, response: noContent('Deleted: its browsers are ended') },
+      preValidation: defaultEmptyBody,
+    },
     async (req, reply) => {
       await pools.delete(find(req), req.body.force ?? req.query.force ?? false);
       return reply.code(204).send();
@@ -138,7 +89,17 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
 
   app.post<{ Params: IdParams; Body: BrowserPoolAcquireParams }>(
     '/browser_pools/:id_or_name/acquire',
-    { schema: { params: idOrNameParams, body: acquireBody }, preValidation: defaultEmptyBody },
+    {
+      schema: {
+        params: idOrNameParams,
+        body: acquireBody,
+        response: {
+          ...ok('A browser of the pool, leased to the caller until released', browserSession),
+          ...noContent('No browser became free within acquire_timeout_seconds: ask again'),
+        },
+      },
+      preValidation: defaultEmptyBody,
+    },
     async (req, reply) => {
       const pool = find(req);
       const seconds = req.body.acquire_timeout_seconds ?? pool.defaultAcquireTimeoutSeconds;
@@ -150,17 +111,21 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
     },
   );
 
-  app.post<{ Params: IdParams; Body: BrowserPoolReleaseParams & { reuse: boolean } }>(
+  app.post<{ Params: IdParams; Body: FromSchema<typeof releaseBody> }>(
     '/browser_pools/:id_or_name/release',
-    { schema: { params: idOrNameParams, body: releaseBody } },
+    { schema: { params: idOrNameParams, body: releaseBody, response: noContent('Taken back: reset (or replaced) for the next holder') } },
     async (req, reply) => {
       await find(req).release(req.body.session_id, req.body.reuse);
       return reply.code(204).send();
     },
   );
 
-  app.post<{ Params: IdParams }>('/browser_pools/:id_or_name/flush', { schema: { params: idOrNameParams } }, async (req, reply) => {
-    await find(req).flush();
-    return reply.code(204).send();
-  });
+  app.post<{ Params: IdParams }>(
+    '/browser_pools/:id_or_name/flush',
+    { schema: { params: idOrNameParams, response: noContent('Idle browsers ended; the pool refills') }, config: noBody },
+    async (req, reply) => {
+      await find(req).flush();
+      return reply.code(204).send();
+    },
+  );
 }

@@ -2,6 +2,18 @@
 // (a timeout is 200 with exit_code 124 and timed_out: true; exec output is capped per stream and says so)
 // the extra fields are additions, so the hosted SDK reads the responses unchanged.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
+import {
+  execResult,
+  processOutputFrame,
+  processStatus,
+  spawnResult,
+  stdinResult,
+  type ProcessOutputFrame,
+  type ProcessStatus,
+  type SpawnResult,
+  type StdinResult,
+} from '../../api/schemas/process.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField } from '../errors.js';
 import { type ProcessRequest, ensureRunning, type SpawnRequest, type OutputSubscriber } from '../host/process/index.js';
@@ -9,6 +21,8 @@ import { openSse } from '../sse.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { clientGone, keepActive } from './long-requests.js';
+import { okResult } from '../../api/schemas/common.js';
+import { eventStream, ok } from './responses.js';
 
 const NO_NUL = '^[^\\u0000]*$';
 
@@ -62,7 +76,7 @@ const SIGNALS = { TERM: 'SIGTERM', KILL: 'SIGKILL', INT: 'SIGINT', HUP: 'SIGHUP'
 const killBody = {
   type: 'object',
   additionalProperties: false,
-  properties: { signal: { type: 'string', enum: Object.keys(SIGNALS), default: 'TERM' } },
+  properties: { signal: { type: 'string', enum: Object.keys(SIGNALS) as (keyof typeof SIGNALS)[], default: 'TERM' } },
 } as const;
 
 const resizeBody = {
@@ -88,7 +102,7 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.post<SessionRoute & { Body: ProcessRequest }>(
     `${base}/exec`,
-    { schema: { params: sessionParams, body: execBody } },
+    { schema: { params: sessionParams, body: execBody, response: ok('What the command did: its exit code and output', execResult) } },
     async (req, reply) => {
       const procs = sessionProcs(req);
       const stop = keepActive(ctx.sessions, procs.session.id);
@@ -102,27 +116,31 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.post<SessionRoute & { Body: SpawnRequest }>(
     `${base}/spawn`,
-    { schema: { params: sessionParams, body: spawnBody } },
-    async (req) => {
+    { schema: { params: sessionParams, body: spawnBody, response: ok('The started process', spawnResult) } },
+    async (req): Promise<SpawnResult> => {
       const proc = await sessionProcs(req).spawn(req.body, 'body');
       return { process_id: proc.id, pid: proc.pid, started_at: proc.startedAt.toISOString() };
     },
   );
 
-  app.get<ProcessRoute>(`${base}/:process_id/status`, { schema: { params: processParams } }, async (req) => {
-    const { process: proc } = find(req);
-    const usage = await proc.usage();
-    return {
-      state: proc.running ? 'running' : 'exited',
-      ...(proc.running ? {} : { exit_code: proc.exitCode }),
-      ...usage,
-    };
-  });
+  app.get<ProcessRoute>(
+    `${base}/:process_id/status`,
+    { schema: { params: processParams, response: ok('Whether the process runs, its exit code, and its resource use', processStatus) } },
+    async (req): Promise<ProcessStatus> => {
+      const { process: proc } = find(req);
+      const usage = await proc.usage();
+      return {
+        state: proc.running ? 'running' : 'exited',
+        ...(proc.running ? {} : { exit_code: proc.exitCode! }),
+        ...usage,
+      };
+    },
+  );
 
-  app.post<ProcessRoute & { Body: { data_b64: string } }>(
+  app.post<ProcessRoute & { Body: FromSchema<typeof stdinBody> }>(
     `${base}/:process_id/stdin`,
-    { schema: { params: processParams, body: stdinBody } },
-    async (req) => {
+    { schema: { params: processParams, body: stdinBody, response: ok('How much was written', stdinResult) } },
+    async (req): Promise<StdinResult> => {
       const { process: proc } = find(req);
       ensureRunning(proc, 'write to its stdin');
       const data = Buffer.from(req.body.data_b64, 'base64');
@@ -131,34 +149,43 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
     },
   );
 
-  app.get<ProcessRoute>(`${base}/:process_id/stdout/stream`, { schema: { params: processParams } }, async (req, reply) => {
-    const procs = sessionProcs(req);
-    const { output } = procs.get(req.params.process_id);
-    const sse = openSse(req, reply);
-    const res = reply.raw;
-    const stop = keepActive(ctx.sessions, procs.session.id);
-    const sub: OutputSubscriber = {
-      write: ({ stream, data }) => {
-        sse.send({ stream, data_b64: data.toString('base64') });
-        return res.writableLength < STREAM_HIGH_WATER;
-      },
-      end: (exitCode) => {
-        sse.send({ event: 'exit', exit_code: exitCode });
-        sse.close();
-      },
-    };
-    const onDrain = () => output.unblock(sub);
-    res.on('drain', onDrain);
-    const unsubscribe = output.subscribe(sub);
-    await sse.closed;
-    res.off('drain', onDrain);
-    unsubscribe();
-    stop();
-  });
+  const outputStream = eventStream(
+    "The process's output as it comes (after a replay of the most recent output), then its exit",
+    processOutputFrame,
+  );
+  app.get<ProcessRoute>(
+    `${base}/:process_id/stdout/stream`,
+    { schema: { params: processParams, response: outputStream } },
+    async (req, reply) => {
+      const procs = sessionProcs(req);
+      const { output } = procs.get(req.params.process_id);
+      const sse = openSse(req, reply);
+      const send = (frame: ProcessOutputFrame) => sse.send(frame);
+      const res = reply.raw;
+      const stop = keepActive(ctx.sessions, procs.session.id);
+      const sub: OutputSubscriber = {
+        write: ({ stream, data }) => {
+          send({ stream, data_b64: data.toString('base64') });
+          return res.writableLength < STREAM_HIGH_WATER;
+        },
+        end: (exitCode) => {
+          send({ event: 'exit', exit_code: exitCode });
+          sse.close();
+        },
+      };
+      const onDrain = () => output.unblock(sub);
+      res.on('drain', onDrain);
+      const unsubscribe = output.subscribe(sub);
+      await sse.closed;
+      res.off('drain', onDrain);
+      unsubscribe();
+      stop();
+    },
+  );
 
-  app.post<ProcessRoute & { Body: { signal: keyof typeof SIGNALS } }>(
+  app.post<ProcessRoute & { Body: FromSchema<typeof killBody> }>(
     `${base}/:process_id/kill`,
-    { schema: { params: processParams, body: killBody }, preValidation: defaultEmptyBody },
+    { schema: { params: processParams, body: killBody, response: ok('Signalled (or already exited)', okResult) }, preValidation: defaultEmptyBody },
     async (req) => {
       const { process: proc } = find(req);
       // Killing a process that already exited is what the client wanted: ok, idempotently.
@@ -167,9 +194,9 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
     },
   );
 
-  app.post<ProcessRoute & { Body: { rows: number; cols: number } }>(
+  app.post<ProcessRoute & { Body: FromSchema<typeof resizeBody> }>(
     `${base}/:process_id/resize`,
-    { schema: { params: processParams, body: resizeBody } },
+    { schema: { params: processParams, body: resizeBody, response: ok("The process's terminal has the new size", okResult) } },
     async (req) => {
       const { process: proc } = find(req);
       if (!proc.tty) throw invalidField('process_id', `process ${proc.id} has no PTY (spawn it with allocate_tty: true)`);

@@ -1,9 +1,10 @@
 // /profiles: create, list, retrieve, rename and delete browser profiles, and download one as a tar of its
 // user data. How browsers load and save them is host/profiles/profiles.ts.
+import { profile, profileCreateParams, profileUpdateParams } from '../../api/schemas/profiles.js';
+import { content, noContent, ok, page } from './responses.js';
 import type { FastifyInstance } from 'fastify';
 import type { ProfileCreateParams, ProfileUpdateParams } from '../../api/types.js';
 import { ServiceError } from '../errors.js';
-import { NAME_PATTERN } from '../host/extensions/index.js';
 import type { ProfileStore } from '../host/profiles/index.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { setPageHeaders } from './offset-paging.js';
@@ -13,31 +14,8 @@ export interface ProfileRouteDeps {
   profiles: ProfileStore;
 }
 
-const name = { type: 'string', pattern: NAME_PATTERN } as const;
-
-/** The `profile` of a browser create body: exactly one of id and name (checked in host/profiles/profiles.ts, to name the field). */
-export const profileSelectorSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string', minLength: 1, maxLength: 255 },
-    name,
-    save_changes: { type: 'boolean' },
-  },
-} as const;
-
-const createBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { name },
-} as const;
-
-const updateBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: { name },
-} as const;
+const createBody = profileCreateParams;
+const updateBody = profileUpdateParams;
 
 const downloadQuery = {
   type: 'object',
@@ -48,13 +26,13 @@ const downloadQuery = {
 export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDeps): void {
   const { profiles } = deps;
 
-  app.post<{ Body: ProfileCreateParams }>('/profiles', { schema: { body: createBody }, preValidation: defaultEmptyBody }, async (req) =>
+  app.post<{ Body: ProfileCreateParams }>('/profiles', { schema: { body: createBody, response: ok('The new profile, empty until a browser saves into it', profile) }, preValidation: defaultEmptyBody }, async (req) =>
     profiles.present(profiles.create(req.auth.projectId, req.body.name)),
   );
 
   app.get<{ Querystring: { offset: number; limit: number; name?: string; query?: string } }>(
     '/profiles',
-    { schema: { querystring: listQuery } },
+    { schema: { querystring: listQuery, response: page('Profiles', profile) } },
     async (req, reply) => {
       const q = req.query;
       const page = profiles.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
@@ -63,24 +41,24 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
     },
   );
 
-  app.get<{ Params: IdParams }>('/profiles/:id_or_name', { schema: { params: idOrNameParams } }, async (req) =>
+  app.get<{ Params: IdParams }>('/profiles/:id_or_name', { schema: { params: idOrNameParams, response: ok('The profile', profile) } }, async (req) =>
     profiles.present(profiles.find(req.auth.projectId, req.params.id_or_name)),
   );
 
   app.patch<{ Params: IdParams; Body: ProfileUpdateParams }>(
     '/profiles/:id_or_name',
-    { schema: { params: idOrNameParams, body: updateBody } },
+    { schema: { params: idOrNameParams, body: updateBody, response: ok('The profile as renamed', profile) } },
     async (req) => profiles.present(profiles.rename(profiles.find(req.auth.projectId, req.params.id_or_name), req.body.name)),
   );
 
-  app.delete<{ Params: IdParams }>('/profiles/:id_or_name', { schema: { params: idOrNameParams } }, async (req, reply) => {
+  app.delete<{ Params: IdParams }>('/profiles/:id_or_name', { schema: { params: idOrNameParams, response: noContent('Deleted with its stored state') } }, async (req, reply) => {
     await profiles.delete(profiles.find(req.auth.projectId, req.params.id_or_name));
     return reply.code(204).send();
   });
 
   app.get<{ Params: IdParams; Querystring: { format?: 'tar.zst' | 'tar' } }>(
     '/profiles/:id_or_name/download',
-    { schema: { params: idOrNameParams, querystring: downloadQuery } },
+    { schema: { params: idOrNameParams, querystring: downloadQuery, response: content("The profile's user data folder as a tar archive", 'application/x-tar') } },
     async (req, reply) => {
       const row = profiles.find(req.auth.projectId, req.params.id_or_name);
       // Node 20 has no zstd, and the service adds no native dependency for it: plain tar is what it serves.

@@ -2,6 +2,9 @@
 // rename or archive, soft-delete when empty, and per-project limits. The deprecated PATCH /projects/{id}
 // answers with Deprecation and Sunset headers until its removal date, 410 after it.
 // Only org-wide keys reach these routes (auth.ts); with projects disabled they answer 404 projects_disabled.
+import type { FromSchema } from 'json-schema-to-ts';
+import { project, projectCreateParams, projectLimits, projectLimitsUpdateParams, projectUpdateParams } from '../../api/schemas/org.js';
+import { noContent, ok, page } from './responses.js';
 import type { FastifyInstance } from 'fastify';
 import type { Project, ProjectLimits, ProjectStatus } from '../../api/types.js';
 import { projectsDisabled } from '../auth.js';
@@ -23,25 +26,14 @@ export interface ProjectRouteDeps {
 const DEPRECATED_AT = Date.UTC(2026, 4, 26);
 export const LEGACY_PATCH_REMOVED_AT = Date.UTC(2026, 10, 24);
 
-const name = { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' } as const;
-const limitValue = { type: ['integer', 'null'], minimum: 0, maximum: 1_000_000 } as const;
-
-const createBody = { type: 'object', additionalProperties: false, required: ['name'], properties: { name } } as const;
-const updateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { name, status: { type: 'string', enum: ['active', 'archived'] } },
-} as const;
-const limitsBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { max_concurrent_sessions: limitValue, max_concurrent_invocations: limitValue, max_pooled_sessions: limitValue },
-} as const;
+const createBody = projectCreateParams;
+const updateBody = projectUpdateParams;
+const limitsBody = projectLimitsUpdateParams;
 const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;
 
 type IdRoute = { Params: { id_or_name: string } };
-type UpdateBody = { name?: string; status?: ProjectStatus };
-type LimitsUpdate = { max_concurrent_sessions?: number | null; max_concurrent_invocations?: number | null; max_pooled_sessions?: number | null };
+type UpdateBody = FromSchema<typeof updateBody>;
+type LimitsUpdate = FromSchema<typeof limitsBody>;
 
 export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDeps): void {
   const { projects } = deps;
@@ -55,13 +47,13 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
   };
   const update = (row: ProjectRow, body: UpdateBody): Project => present(named(() => projects.update(row, body, deps.now())));
 
-  app.post<{ Body: { name: string } }>('/org/projects', { onRequest, schema: { body: createBody } }, async (req) =>
+  app.post<{ Body: { name: string } }>('/org/projects', { onRequest, schema: { body: createBody, response: ok('The new project', project) } }, async (req) =>
     present(named(() => projects.create(req.body.name, deps.now()))),
   );
 
   app.get<{ Querystring: { offset: number; limit: number; name?: string; query?: string } }>(
     '/org/projects',
-    { onRequest, schema: { querystring: listQuery } },
+    { onRequest, schema: { querystring: listQuery, response: page('Projects', project) } },
     async (req, reply) => {
       const q = req.query;
       const page = projects.list(q);
@@ -70,17 +62,17 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
     },
   );
 
-  app.get<IdRoute>('/org/projects/:id_or_name', { onRequest, schema: { params: idParams, querystring: noQuery } }, async (req) =>
+  app.get<IdRoute>('/org/projects/:id_or_name', { onRequest, schema: { params: idParams, querystring: noQuery, response: ok('The project', project) } }, async (req) =>
     present(find(req.params.id_or_name)),
   );
 
   app.patch<IdRoute & { Body: UpdateBody }>(
     '/org/projects/:id_or_name',
-    { onRequest, schema: { params: idParams, body: updateBody }, preValidation: defaultEmptyBody },
+    { onRequest, schema: { params: idParams, body: updateBody, response: ok('The project as updated', project) }, preValidation: defaultEmptyBody },
     async (req) => update(find(req.params.id_or_name), req.body),
   );
 
-  app.delete<IdRoute>('/org/projects/:id_or_name', { onRequest, schema: { params: idParams } }, async (req, reply) => {
+  app.delete<IdRoute>('/org/projects/:id_or_name', { onRequest, schema: { params: idParams, response: noContent('Deleted') } }, async (req, reply) => {
     const row = find(req.params.id_or_name);
     const left = projects.softDelete(row.id, deps.now());
     if (left.length) {
@@ -91,13 +83,13 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
     return reply.code(204).send();
   });
 
-  app.get<IdRoute>('/org/projects/:id_or_name/limits', { onRequest, schema: { params: idParams, querystring: noQuery } }, async (req) =>
+  app.get<IdRoute>('/org/projects/:id_or_name/limits', { onRequest, schema: { params: idParams, querystring: noQuery, response: ok("The project's limits", projectLimits) } }, async (req) =>
     presentLimits(deps.limits.project(find(req.params.id_or_name).id)),
   );
 
   app.patch<IdRoute & { Body: LimitsUpdate }>(
     '/org/projects/:id_or_name/limits',
-    { onRequest, schema: { params: idParams, body: limitsBody }, preValidation: defaultEmptyBody },
+    { onRequest, schema: { params: idParams, body: limitsBody, response: ok("The project's limits as updated", projectLimits) }, preValidation: defaultEmptyBody },
     async (req) => {
       const row = find(req.params.id_or_name);
       const { max_concurrent_sessions: sessions, max_concurrent_invocations: invocations, max_pooled_sessions: pooled } = req.body;
@@ -115,7 +107,11 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
   // The deprecated spelling. Removed on its sunset date; until then it is PATCH /org/projects/{id_or_name}.
   app.patch<IdRoute & { Body: UpdateBody }>(
     '/projects/:id_or_name',
-    { onRequest: [legacyRemoved(deps.now), onRequest], schema: { params: idParams, body: updateBody }, preValidation: defaultEmptyBody },
+    {
+      onRequest: [legacyRemoved(deps.now), onRequest],
+      schema: { params: idParams, body: updateBody, response: ok('The project as updated (deprecated: use PATCH /org/projects/{id_or_name})', project) },
+      preValidation: defaultEmptyBody,
+    },
     async (req, reply) => {
       const row = find(req.params.id_or_name);
       reply.header('Deprecation', `@${DEPRECATED_AT / 1000}`);

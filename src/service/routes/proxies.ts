@@ -2,8 +2,10 @@
 // Addressed by id only (names are not unique), as on the hosted API.
 import type { FastifyInstance } from 'fastify';
 import type { ProxyCheckParams, ProxyCreateParams, ProxyListParams } from '../../api/types.js';
-import { BYPASS_HOST_PATTERN, presentProxy, type ProxyService } from '../host/proxy/index.js';
+import { presentProxy, type ProxyService } from '../host/proxy/index.js';
+import { proxy, proxyCheckParams, proxyCreateParams, proxyUpdateParams } from '../../api/schemas/proxies.js';
 import { defaultEmptyBody } from './empty-body.js';
+import { noContent, ok, page } from './responses.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idParams, namedListQuery as listQuery } from './params.js';
 
@@ -11,47 +13,22 @@ export interface ProxyRouteDeps {
   proxies: ProxyService;
 }
 
-const name = { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' } as const;
-
-const createBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['type'],
-  properties: {
-    type: { type: 'string', enum: ['datacenter', 'isp', 'residential', 'mobile', 'custom'] },
-    name,
-    protocol: { type: 'string', enum: ['http', 'https'] },
-    bypass_hosts: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 260, pattern: BYPASS_HOST_PATTERN } },
-    // Its fields depend on `type`: checked by host/proxy/config.ts.
-    config: { type: 'object' },
-  },
-} as const;
-
-const updateBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: { name },
-} as const;
-
-const checkBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { url: { type: 'string', maxLength: 8192, pattern: '^https?://[^\\s/?#]+' } },
-} as const;
-
 type IdParams = { id: string };
+
+const createBody = proxyCreateParams;
+const updateBody = proxyUpdateParams;
+const checkBody = proxyCheckParams;
 
 export function registerProxyRoutes(app: FastifyInstance, deps: ProxyRouteDeps): void {
   const { proxies } = deps;
 
-  app.post<{ Body: ProxyCreateParams }>('/proxies', { schema: { body: createBody } }, async (req) =>
+  app.post<{ Body: ProxyCreateParams }>('/proxies', { schema: { body: createBody, response: ok('The new proxy', proxy) } }, async (req) =>
     presentProxy(proxies.create(req.auth.projectId, req.body, 'body')),
   );
 
   app.get<{ Querystring: ProxyListParams & { offset: number; limit: number } }>(
     '/proxies',
-    { schema: { querystring: listQuery } },
+    { schema: { querystring: listQuery, response: page('Proxies', proxy) } },
     async (req, reply) => {
       const q = req.query;
       const page = proxies.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
@@ -60,24 +37,24 @@ export function registerProxyRoutes(app: FastifyInstance, deps: ProxyRouteDeps):
     },
   );
 
-  app.get<{ Params: IdParams }>('/proxies/:id', { schema: { params: idParams } }, async (req) =>
+  app.get<{ Params: IdParams }>('/proxies/:id', { schema: { params: idParams, response: ok('The proxy', proxy) } }, async (req) =>
     presentProxy(proxies.get(req.auth.projectId, req.params.id)),
   );
 
   app.patch<{ Params: IdParams; Body: { name: string } }>(
     '/proxies/:id',
-    { schema: { params: idParams, body: updateBody }, preValidation: defaultEmptyBody },
+    { schema: { params: idParams, body: updateBody, response: ok('The proxy as renamed', proxy) }, preValidation: defaultEmptyBody },
     async (req) => presentProxy(proxies.rename(req.auth.projectId, req.params.id, req.body.name, 'body')),
   );
 
-  app.delete<{ Params: IdParams }>('/proxies/:id', { schema: { params: idParams } }, async (req, reply) => {
+  app.delete<{ Params: IdParams }>('/proxies/:id', { schema: { params: idParams, response: noContent('Deleted') } }, async (req, reply) => {
     proxies.delete(req.auth.projectId, req.params.id);
     return reply.code(204).send();
   });
 
   app.post<{ Params: IdParams; Body: ProxyCheckParams }>(
     '/proxies/:id/check',
-    { schema: { params: idParams, body: checkBody }, preValidation: defaultEmptyBody },
+    { schema: { params: idParams, body: checkBody, response: ok('The proxy with the check\'s outcome (stored unless a `url` was given)', proxy) }, preValidation: defaultEmptyBody },
     async (req) => presentProxy(await proxies.check(req.auth.projectId, req.params.id, req.body.url, 'body')),
   );
 }

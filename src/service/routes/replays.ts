@@ -4,13 +4,17 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
+import { dateTime } from '../../api/schemas/common.js';
+import { marker, replay, type Marker, type ReplayView } from '../../api/schemas/replays.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField, notFound, ServiceError } from '../errors.js';
-import { type MarkerInput, webvtt } from '../host/recording/index.js';
+import { webvtt } from '../host/recording/index.js';
 import { DEFAULT_VIEWPORT } from '../host/session/index.js';
-import type { Marker, ReplayRow } from '../store/replays-repo.js';
+import type { ReplayRow } from '../store/replays-repo.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow, liveSession, sessionParams } from './lookup.js';
+import { content, noBody, ok } from './responses.js';
 
 export const MAX_REPLAY_SECONDS = 3600;
 
@@ -42,20 +46,56 @@ const replayParams = {
   properties: { ...sessionParams.properties, replay_id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
 
-type Params = { id: string };
-type ReplayParams = { id: string; replay_id: string };
+type Params = FromSchema<typeof sessionParams>;
+type ReplayParams = FromSchema<typeof replayParams>;
 
-/** The wire's replay object plus our `duration_ms`, `markers` and (once finished) `end_reason`. */
-export interface ReplayView {
-  replay_id: string;
-  started_at: string;
-  finished_at: string | null;
-  replay_view_url: string;
-  duration_ms: number | null;
-  markers: Marker[];
-  end_reason?: string;
-  end_detail?: string;
-}
+const replayList = { type: 'array', items: replay } as const;
+const markerList = { type: 'array', items: marker } as const;
+
+const mp4 = { type: 'string', format: 'binary' } as const;
+const recordedAt = {
+  'X-Recording-Started-At': { ...dateTime, description: 'When the recording started' },
+} as const;
+const videoHeaders = {
+  ...recordedAt,
+  'X-Recording-Finished-At': { ...dateTime, description: 'When the recording finished' },
+  'Accept-Ranges': { type: 'string', const: 'bytes' },
+} as const;
+
+/** The download's answers: the whole video, the part a `Range` asked for, or "not ready yet". */
+const videoResponses = {
+  200: { description: 'The MP4 video', headers: videoHeaders, content: { 'video/mp4': { schema: mp4 } } },
+  202: {
+    description: 'Still recording: stop it, then ask again (the hosted recorder answers the same)',
+    headers: { ...recordedAt, 'Retry-After': { type: 'integer', description: 'Seconds to wait: 1' } },
+    type: 'object',
+    additionalProperties: false,
+    required: ['code', 'message'],
+    properties: { code: { type: 'string', const: 'recording_in_progress' }, message: { type: 'string' } },
+  },
+  206: {
+    description: 'The byte range a single `Range: bytes=start-end` (or `bytes=start-`, `bytes=-suffix`) asked for',
+    headers: { ...videoHeaders, 'Content-Range': { type: 'string', description: '`bytes start-end/size`' } },
+    content: { 'video/mp4': { schema: mp4 } },
+  },
+  416: {
+    description: 'The range starts past the end of the video, or ends before it starts; no body',
+    type: 'null',
+    headers: { 'Content-Range': { type: 'string', description: '`bytes */size`' } },
+  },
+} as const;
+
+/** Request headers the download reads itself (documented only, not validated). */
+const rangeHeader = {
+  openapi: {
+    headers: {
+      type: 'object',
+      properties: {
+        Range: { type: 'string', description: 'One byte range, `bytes=start-end`, `bytes=start-` or `bytes=-suffix`; others are ignored' },
+      },
+    },
+  },
+} as const;
 
 export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const manager = ctx.recordings;
@@ -82,9 +122,12 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
     return row;
   };
 
-  app.post<{ Params: Params; Body: { framerate: number; max_duration_in_seconds: number; record_audio?: boolean } }>(
+  app.post<{ Params: Params; Body: FromSchema<typeof startBody> }>(
     '/browsers/:id/replays',
-    { schema: { params: sessionParams, body: startBody }, preValidation: defaultEmptyBody },
+    {
+      schema: { params: sessionParams, body: startBody, response: ok('The replay, recording', replay) },
+      preValidation: defaultEmptyBody,
+    },
     async (req) => {
       if (req.body.record_audio) {
         throw invalidField('body.record_audio', 'audio recording is not supported here');
@@ -100,7 +143,8 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
     },
   );
 
-  app.get<{ Params: Params }>('/browsers/:id/replays', { schema: { params: sessionParams } }, async (req) => {
+  const listSchema = { params: sessionParams, response: ok("The session's replays, oldest first", replayList) };
+  app.get<{ Params: Params }>('/browsers/:id/replays', { schema: listSchema }, async (req) => {
     const session = findSessionRow(ctx.browsers, req, req.params.id, true);
     ctx.sessions.touch(session.id);
     const markers = ctx.replays.markersByReplay(session.id);
@@ -108,31 +152,42 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
   });
 
   // The SDK's stop expects no body; the finished replay is returned for clients that want it.
-  app.post<{ Params: ReplayParams }>('/browsers/:id/replays/:replay_id/stop', { schema: { params: replayParams } }, async (req) => {
-    const row = findReplay(req);
-    ctx.sessions.touch(row.browser_id);
-    const finished = (await manager.stop(row.id)) ?? row;
-    return present(req, finished, ctx.replays.markers(row.id));
-  });
+  app.post<{ Params: ReplayParams }>(
+    '/browsers/:id/replays/:replay_id/stop',
+    {
+      schema: { params: replayParams, response: ok('The finished replay (stopping a finished one changes nothing)', replay) },
+      config: noBody,
+    },
+    async (req) => {
+      const row = findReplay(req);
+      ctx.sessions.touch(row.browser_id);
+      const finished = (await manager.stop(row.id)) ?? row;
+      return present(req, finished, ctx.replays.markers(row.id));
+    },
+  );
 
-  app.get<{ Params: ReplayParams }>('/browsers/:id/replays/:replay_id', { schema: { params: replayParams } }, async (req, reply) => {
-    const row = findReplay(req);
-    ctx.sessions.touch(row.browser_id);
-    reply.header('x-recording-started-at', row.started_at);
-    if (!row.finished_at || manager.isRecording(row.id)) {
-      // As the hosted in-VM recorder answers: not ready yet, ask again shortly.
-      return reply
-        .code(202)
-        .header('retry-after', '1')
-        .send({ code: 'recording_in_progress', message: `replay '${row.id}' is still recording; stop it, then download it` });
-    }
-    reply.header('x-recording-finished-at', row.finished_at);
-    return sendVideo(req, reply, manager.videoPath(row.id), row.id);
-  });
+  app.get<{ Params: ReplayParams }>(
+    '/browsers/:id/replays/:replay_id',
+    { schema: { params: replayParams, response: videoResponses }, config: rangeHeader },
+    async (req, reply) => {
+      const row = findReplay(req);
+      ctx.sessions.touch(row.browser_id);
+      reply.header('x-recording-started-at', row.started_at);
+      if (!row.finished_at || manager.isRecording(row.id)) {
+        // As the hosted in-VM recorder answers: not ready yet, ask again shortly.
+        return reply
+          .code(202)
+          .header('retry-after', '1')
+          .send({ code: 'recording_in_progress', message: `replay '${row.id}' is still recording; stop it, then download it` });
+      }
+      reply.header('x-recording-finished-at', row.finished_at);
+      return sendVideo(req, reply, manager.videoPath(row.id), row.id);
+    },
+  );
 
-  app.post<{ Params: ReplayParams; Body: MarkerInput }>(
+  app.post<{ Params: ReplayParams; Body: FromSchema<typeof markerBody> }>(
     '/browsers/:id/replays/:replay_id/markers',
-    { schema: { params: replayParams, body: markerBody } },
+    { schema: { params: replayParams, body: markerBody, response: ok('The new marker', marker) } },
     async (req) => {
       const row = findReplay(req);
       ctx.sessions.touch(row.browser_id);
@@ -140,13 +195,22 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
     },
   );
 
-  app.get<{ Params: ReplayParams }>('/browsers/:id/replays/:replay_id/markers', { schema: { params: replayParams } }, async (req) => {
-    return ctx.replays.markers(findReplay(req).id);
-  });
+  app.get<{ Params: ReplayParams }>(
+    '/browsers/:id/replays/:replay_id/markers',
+    { schema: { params: replayParams, response: ok('Its markers in time order (ties in the order they were added)', markerList) } },
+    async (req) => ctx.replays.markers(findReplay(req).id),
+  );
 
   app.get<{ Params: ReplayParams }>(
     '/browsers/:id/replays/:replay_id/markers.vtt',
-    { schema: { params: replayParams } },
+    {
+      schema: {
+        params: replayParams,
+        response: content('Its markers as a WebVTT track: one cue per marker, lasting until the next (or the end)', 'text/vtt', {
+          type: 'string',
+        }),
+      },
+    },
     async (req, reply) => {
       const row = findReplay(req);
       const end = row.duration_ms ?? manager.currentOffset(row.id) ?? 0;

@@ -2,23 +2,37 @@
 // with resume), plus the hooks that record every API call touching a session as a `control` event.
 import { MAX_OFFSET } from './offset-paging.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
+import { telemetryEnvelope } from '../../api/schemas/telemetry.js';
 import type { TelemetryCategory, TelemetryEnvelope } from '../../api/types.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField, notFound } from '../errors.js';
 import { CATEGORIES } from '../host/telemetry/index.js';
 import { openSse } from '../sse.js';
 import { findSessionRow, sessionParams } from './lookup.js';
+import { eventStream } from './responses.js';
 
 const eventsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
     // A repeated parameter or a comma list; checked in the handler, which names the bad value.
-    category: {},
-    since: { type: 'string', maxLength: 64 },
-    until: { type: 'string', maxLength: 64 },
-    order: { type: 'string', enum: ['asc', 'desc'] },
-    offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET },
+    category: { description: 'Only these categories: the parameter repeated, or a comma-separated list' },
+    since: {
+      type: 'string',
+      maxLength: 64,
+      description:
+        'Events from this time on: RFC 3339 or a duration ago (`5m`, `1h30m`); default `5m` on a first page read ' +
+        'forwards. Ignored with `offset`, refused with `order=desc`',
+    },
+    until: { type: 'string', maxLength: 64, description: 'Events before this time: RFC 3339 or a duration ago' },
+    order: { type: 'string', enum: ['asc', 'desc'], description: 'By `seq`; default `asc`' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      description: 'A `seq` cursor, as `X-Next-Offset` gives it: the page starts at this seq (not a count of events to skip)',
+    },
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
   },
 } as const;
@@ -26,25 +40,55 @@ const eventsQuery = {
 const streamQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { replay: { type: 'string', maxLength: 64 } },
+  properties: {
+    replay: {
+      type: 'string',
+      maxLength: 64,
+      description: '`all`: first the events still held in memory (the last 1024), then new ones; otherwise new ones only',
+    },
+  },
 } as const;
 
-interface EventsQuery {
-  category?: unknown;
-  since?: string;
-  until?: string;
-  order?: 'asc' | 'desc';
-  offset?: number;
-  limit: number;
-}
+/** One page of events; offset-paged like the lists, but `offset` and `X-Next-Offset` are seq cursors. */
+const eventsPage = {
+  200: {
+    description: 'Events in `seq` order, the way `order` says',
+    type: 'array',
+    items: telemetryEnvelope,
+    headers: {
+      'X-Has-More': { type: 'boolean', description: 'Whether another page follows' },
+      'X-Next-Offset': {
+        type: 'integer',
+        description: 'The `offset` of the next page: the seq after the last event here (before it with `order=desc`); 0 on the last',
+      },
+    },
+  },
+} as const;
+
+/** Request headers the stream reads itself (documented only, not validated). */
+const lastEventId = {
+  openapi: {
+    headers: {
+      type: 'object',
+      properties: {
+        'Last-Event-ID': {
+          type: 'string',
+          description: 'Resume after this seq (the `id:` of the last event received), whatever `replay` says',
+        },
+      },
+    },
+  },
+} as const;
+
+type EventsQuery = FromSchema<typeof eventsQuery>;
 
 /** A slow reader is cut off past this much buffered output; it can resume with Last-Event-ID. */
 const STREAM_HIGH_WATER = 8 * 1024 * 1024;
 
 export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Params: { id: string }; Querystring: EventsQuery }>(
+  app.get<{ Params: FromSchema<typeof sessionParams>; Querystring: EventsQuery }>(
     '/browsers/:id/telemetry/events',
-    { schema: { params: sessionParams, querystring: eventsQuery } },
+    { schema: { params: sessionParams, querystring: eventsQuery, response: eventsPage } },
     async (req, reply) => {
       const row = findSessionRow(ctx.browsers, req, req.params.id, true);
       const q = req.query;
@@ -71,9 +115,19 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
     },
   );
 
-  app.get<{ Params: { id: string }; Querystring: { replay?: string } }>(
+  app.get<{ Params: FromSchema<typeof sessionParams>; Querystring: FromSchema<typeof streamQuery> }>(
     '/browsers/:id/telemetry/stream',
-    { schema: { params: sessionParams, querystring: streamQuery } },
+    {
+      schema: {
+        params: sessionParams,
+        querystring: streamQuery,
+        response: eventStream(
+          'Live events of the session, each with `id:` its seq; it ends with the session, and cuts off a reader 8 MiB behind',
+          telemetryEnvelope,
+        ),
+      },
+      config: lastEventId,
+    },
     async (req, reply) => {
       const row = findSessionRow(ctx.browsers, req, req.params.id);
       if (!ctx.telemetry.isLive(row.id)) throw notFound('browser', req.params.id);

@@ -1,12 +1,9 @@
 // Replay records and their markers. They outlive the session they recorded (and the service's
 // restarts); the videos live beside the database, named by replay id.
+import type { Marker } from '../../api/schemas/replays.js';
 import type { Db } from './db.js';
 
-export interface Marker {
-  name: string;
-  offset_ms: number;
-  created_at: string;
-}
+export type { Marker };
 
 export type ReplaySource = 'screencast' | 'x11grab';
 

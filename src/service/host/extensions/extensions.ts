@@ -10,6 +10,7 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { NAME_PATTERN } from '../../../api/schemas/common.js';
 import type { BrowserExtensionSelector, Extension } from '../../../api/types.js';
 import { DomainError, conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
@@ -23,7 +24,6 @@ import type { Logger } from '../session/index.js';
 import { findInProject } from '../find-in-project.js';
 
 /** The name rule of extension uploads (and of profile names). */
-export const NAME_PATTERN = '^[A-Za-z0-9._-]{1,255}$';
 const NAME = new RegExp(NAME_PATTERN);
 export const EXTENSIONS_DIR = `${HOME_DIR}/extensions`;
 

@@ -1,1 +1,1 @@
-export { ExtensionStore, NAME_PATTERN, extensionSupport } from './extensions.js';
+export { ExtensionStore, extensionSupport } from './extensions.js';

@@ -6,18 +6,9 @@ import { posix } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import type { FileInfo } from '../../../api/schemas/fs.js';
 import { DomainError, badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
 import type { ConfinedWalk, Existing } from './confined-fs.js';
-
-/** FileInfo as the hosted API returns it (kernel-images' `oapi.FileInfo`). */
-export interface FileInfo {
-  name: string;
-  path: string;
-  size_bytes: number;
-  is_dir: boolean;
-  mod_time: string;
-  mode: string;
-}
 
 /** A client path in canonical form: normalized, no trailing slash (except the root itself). */
 export function cleanViewPath(clientPath: string): string {
@@ -25,6 +16,7 @@ export function cleanViewPath(clientPath: string): string {
   return normalized.length > 1 && normalized.endsWith('/') ? normalized.slice(0, -1) : normalized;
 }
 
+/** FileInfo as the hosted API returns it (kernel-images' `oapi.FileInfo`). */
 export function fileInfo(viewPath: string, st: Stats): FileInfo {
   return {
     name: viewPath === '/' ? '/' : posix.basename(viewPath),

@@ -10,19 +10,10 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, join, posix, relative, sep } from 'node:path';
+import type { FsEvent, FsEventType } from '../../../api/schemas/fs.js';
 import { DomainError, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { SessionScope } from '../session-scope.js';
-
-export type FsEventType = 'CREATE' | 'WRITE' | 'DELETE' | 'RENAME';
-
-/** The hosted API's event frame (`WatchEventsResponse`); paths are view paths. */
-export interface FsEvent {
-  type: FsEventType;
-  path: string;
-  name: string;
-  is_dir: boolean;
-}
 
 export interface WatchSubscriber {
   send(event: FsEvent): void;

@@ -1,6 +1,7 @@
 // The browser pools of the service: created, changed and deleted through the API, stored in SQLite and
 // recreated (and refilled) when the service starts. Each pool's browsers live in a LivePool (pool.ts).
-import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef, BrowserTelemetryRequest, Viewport } from '../../../api/types.js';
+import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef } from '../../../api/types.js';
+import type { BrowserPoolCreateParams, BrowserPoolUpdateParams } from '../../../api/schemas/pools.js';
 import { DomainError, conflict, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowsersRepo } from '../../store/browsers-repo.js';
@@ -8,34 +9,16 @@ import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../../store/pools-rep
 import type { ExtensionStore } from '../extensions/index.js';
 import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, SessionReleaseHook } from '../session/index.js';
 import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
-import { applyPoolResources, type PoolResourceFields } from './resources.js';
+import { applyPoolResources } from './resources.js';
 import type { ProfileStore } from '../profiles/index.js';
 import { findInProject } from '../find-in-project.js';
 
 export const DEFAULT_POOL_TIMEOUT_SECONDS = 600;
 export const DEFAULT_FILL_RATE = 25;
 
-/** The create body; the update body has the same fields, all optional, plus `discard_all_idle`. */
-export interface PoolSettings {
-  size: number;
-  name?: string;
-  headless?: boolean;
-  stealth?: boolean;
-  kiosk_mode?: boolean;
-  viewport?: Viewport;
-  start_url?: string;
-  timeout_seconds?: number;
-  fill_rate_per_minute?: number;
-  /** Applied to every browser the pool launches; an acquire's own `telemetry` overrides it for that lease. */
-  telemetry?: BrowserTelemetryRequest | null;
-  /** A custom proxy of the project for every browser of the pool; `""` clears it on update. */
-  proxy_id?: string;
-  profile?: PoolResourceFields['profile'];
-  extensions?: PoolResourceFields['extensions'];
-  refresh_on_profile_update?: boolean;
-}
-
-export type PoolUpdate = Partial<PoolSettings> & { discard_all_idle?: boolean };
+/** The create body, and the update body (its fields all optional, plus `discard_all_idle`). */
+export type PoolSettings = BrowserPoolCreateParams;
+export type PoolUpdate = BrowserPoolUpdateParams;
 
 export interface PoolManagerDeps {
   repo: PoolsRepo;

@@ -1,5 +1,6 @@
 // The processes of each live session: exec (run to completion, output collected up to a cap) and spawn
 // (run in the background, output streamed). Every process of a session is killed when it ends.
+import type { ExecResult } from '../../../api/schemas/process.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { ManagedProcess, type OutputSink } from './managed-process.js';
 import type { Launcher, ProcessRequest } from './launch.js';
@@ -18,17 +19,6 @@ export const EXEC_OUTPUT_LIMIT = 64 * 1024 * 1024;
 const EXITED_KEPT = 64;
 /** How long ending a session waits for its processes to be gone. */
 const KILL_WAIT_MS = 5000;
-
-export interface ExecResult {
-  exit_code: number;
-  duration_ms: number;
-  stdout_b64: string;
-  stderr_b64: string;
-  /** Extensions of the hosted shape: set when timeout_sec killed the process (exit_code is then 124). */
-  timed_out: boolean;
-  stdout_truncated: boolean;
-  stderr_truncated: boolean;
-}
 
 export interface SpawnRequest extends ProcessRequest {
   allocate_tty?: boolean;

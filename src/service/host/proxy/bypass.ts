@@ -4,9 +4,6 @@
 // `.example.com` (its subdomains), an IP address, or a CIDR range; any of them may end in `:port`.
 import net from 'node:net';
 
-/** The shape `bypass_hosts` entries must have (the route's schema uses it). */
-export const BYPASS_HOST_PATTERN = '^(\\*?\\.?[A-Za-z0-9_.-]+|\\[?[0-9A-Fa-f:.]+\\]?(/[0-9]{1,3})?)(:[0-9]{1,5})?$';
-
 interface Rule {
   port?: number;
   matches(host: string): boolean;

@@ -17,44 +17,6 @@ export const CDP_CATEGORIES: readonly ConfigurableCategory[] = ['console', 'netw
 /** null: capture is off. */
 export type CategorySet = ReadonlySet<ConfigurableCategory> | null;
 
-const categoryFlags = {
-  type: 'object',
-  additionalProperties: false,
-  properties: Object.fromEntries(
-    CONFIGURABLE.map((c) => [c, { type: 'object', additionalProperties: false, properties: { enabled: { type: 'boolean' } } }]),
-  ),
-} as const;
-
-/** The create body's `telemetry` schema. */
-export const telemetryCreateSchema = {
-  type: ['object', 'null'],
-  additionalProperties: false,
-  properties: {
-    enabled: { type: 'boolean' },
-    browser: categoryFlags,
-    export: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['otlp'],
-      properties: {
-        otlp: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['destination'],
-          properties: { destination: { type: 'string', minLength: 1, maxLength: 255 } },
-        },
-      },
-    },
-  },
-} as const;
-
-/** PATCH takes the same flags; the export is chosen at creation only, as on the hosted service. */
-export const telemetryUpdateSchema = {
-  type: ['object', 'null'],
-  additionalProperties: false,
-  properties: { enabled: { type: 'boolean' }, browser: categoryFlags },
-} as const;
-
 function flagsGiven(req: BrowserTelemetryRequest): boolean {
   return !!req.browser && Object.keys(req.browser).length > 0;
 }

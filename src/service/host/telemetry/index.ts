@@ -1,4 +1,4 @@
-export { CATEGORIES, telemetryCreateSchema, telemetryUpdateSchema } from './config.js';
+export { CATEGORIES } from './config.js';
 export { TelemetryHub } from './hub.js';
 export { OtlpExporter } from './otlp.js';
 export type { OtlpDestination } from './otlp.js';

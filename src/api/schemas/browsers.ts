@@ -1,0 +1,182 @@
+// Browser sessions: what creates, updates and lists send, and the session as answers show it.
+import type { FromSchema } from 'json-schema-to-ts';
+import { dateTime, offsetPageQuery, tags, viewport, type Input } from './common.js';
+import { extensionSelectors } from './extensions.js';
+import { profile, profileSelector } from './profiles.js';
+import { telemetryCreateSchema, telemetryFlags, telemetryUpdateSchema } from './telemetry.js';
+
+export const browserEndReason = {
+  type: 'string',
+  enum: ['deleted', 'timeout', 'browser_exited', 'service_shutdown', 'service_restart'],
+  description: 'Our extension: why the session ended (the hosted API only sets `deleted_at`)',
+} as const;
+
+export const browserPoolRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: { id: { type: 'string' }, name: { type: 'string' } },
+} as const;
+
+export const browserProxyMode = {
+  type: 'string',
+  enum: ['direct', 'default'],
+  description: '`direct` never uses a proxy; `default` is the browser default, which here is direct egress too',
+} as const;
+
+/** A session's resolved egress: a selected proxy by id (and name), or a mode. */
+export const browserProxy = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { id: { type: 'string' }, name: { type: 'string' }, mode: browserProxyMode },
+} as const;
+
+/** The session's telemetry capture: every configurable category with its flag, and the export's progress. */
+export const browserTelemetryConfig = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    browser: telemetryFlags,
+    export: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['otlp'],
+      properties: {
+        otlp: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['destination', 'state', 'exported_events'],
+          properties: {
+            destination: { type: 'string' },
+            state: { type: 'string', enum: ['idle', 'ok', 'failing'] },
+            exported_events: { type: 'integer' },
+            last_error: { type: 'string' },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const browserSession = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['session_id', 'cdp_ws_url', 'created_at', 'headless', 'stealth', 'timeout_seconds'],
+  properties: {
+    session_id: { type: 'string' },
+    cdp_ws_url: { type: 'string', description: 'The DevTools WebSocket URL, with a token for this session' },
+    created_at: dateTime,
+    headless: { type: 'boolean' },
+    stealth: { type: 'boolean' },
+    timeout_seconds: { type: 'integer' },
+    kiosk_mode: { type: 'boolean' },
+    name: { type: 'string' },
+    tags,
+    viewport,
+    start_url: { type: 'string' },
+    deleted_at: dateTime,
+    end_reason: browserEndReason,
+    end_detail: { type: 'string', description: 'What ended it, e.g. `chromium exited with signal SIGKILL`' },
+    usage: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['uptime_ms'],
+      properties: { uptime_ms: { type: 'integer' } },
+    },
+    sandboxed: { type: 'boolean', description: "Our extension: whether the browser and its processes run in the host's sandbox" },
+    pool: { ...browserPoolRef, description: 'The browser pool the session belongs to (acquired from it, or idle in it)' },
+    telemetry: browserTelemetryConfig,
+    proxy: browserProxy,
+    proxy_id: { type: 'string', description: 'Deprecated in favour of `proxy.id`' },
+    profile: { ...profile, description: 'The profile the session started from' },
+    profile_save_changes: { type: 'boolean', description: 'Whether the session writes its state back to `profile` when it ends' },
+  },
+} as const;
+
+const requestTags = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: { minLength: 1, maxLength: 255 },
+  additionalProperties: { type: 'string', maxLength: 255 },
+} as const;
+
+/** Egress: exactly one of mode/id/name (checked by the service, to name the field), or the deprecated ones. */
+const proxyFields = {
+  proxy: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      mode: browserProxyMode,
+      id: { type: 'string', minLength: 1, maxLength: 255 },
+      name: { type: 'string', minLength: 1, maxLength: 255 },
+    },
+  },
+  proxy_id: { type: 'string', maxLength: 255 },
+  disable_default_proxy: { type: 'boolean' },
+} as const;
+
+/** `POST /browsers`; also the source of the browser fields of pool bodies. */
+export const browserCreateParams = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    headless: { type: 'boolean' },
+    stealth: { type: 'boolean' },
+    timeout_seconds: { type: 'integer', minimum: 10, maximum: 259200 },
+    viewport: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['width', 'height'],
+      properties: {
+        width: { type: 'integer', minimum: 100, maximum: 7680 },
+        height: { type: 'integer', minimum: 100, maximum: 4320 },
+        refresh_rate: { type: 'integer', minimum: 1, maximum: 240 },
+      },
+    },
+    // Only URLs that cannot be read as a Chromium command-line switch.
+    start_url: { type: 'string', maxLength: 8192, pattern: '^(https?://|about:|data:)' },
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    tags: requestTags,
+    kiosk_mode: { type: 'boolean' },
+    telemetry: telemetryCreateSchema,
+    ...proxyFields,
+    profile: profileSelector,
+    extensions: extensionSelectors,
+  },
+} as const;
+
+export const browserUpdateParams = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', maxLength: 255 },
+    tags: requestTags,
+    telemetry: telemetryUpdateSchema,
+    ...proxyFields,
+    proxy_id: { type: ['string', 'null'], maxLength: 255 },
+  },
+} as const;
+
+export const browserListQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...offsetPageQuery,
+    status: { type: 'string', enum: ['active', 'deleted', 'all'] },
+    query: { type: 'string', maxLength: 255 },
+    tags: requestTags,
+    include_deleted: { type: 'boolean' },
+  },
+} as const;
+
+export type BrowserEndReason = FromSchema<typeof browserEndReason>;
+export type BrowserPoolRef = FromSchema<typeof browserPoolRef>;
+export type BrowserProxyMode = FromSchema<typeof browserProxyMode>;
+export type BrowserProxy = FromSchema<typeof browserProxy>;
+export type BrowserProxyConfig = FromSchema<typeof browserCreateParams.properties.proxy>;
+export type BrowserTelemetryConfig = FromSchema<typeof browserTelemetryConfig>;
+export type BrowserSession = FromSchema<typeof browserSession>;
+export type BrowserCreateParams = FromSchema<typeof browserCreateParams>;
+export type BrowserUpdateParams = FromSchema<typeof browserUpdateParams>;
+export type BrowserListParams = Input<typeof browserListQuery>;
+export type BrowserStatusFilter = FromSchema<typeof browserListQuery.properties.status>;

@@ -1,0 +1,43 @@
+// Replays (video recordings of a session) and their markers, as the wire shows them (/browsers/{id}/replays).
+// The hosted replay object has replay_id, started_at, finished_at and replay_view_url; the rest is ours.
+import type { FromSchema } from 'json-schema-to-ts';
+import { dateTime } from './common.js';
+
+/** A named point in a recording (our extension). */
+export const marker = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'offset_ms', 'created_at'],
+  properties: {
+    name: { type: 'string' },
+    offset_ms: { type: 'integer', description: 'Milliseconds from the start of the video' },
+    created_at: { ...dateTime, description: 'When the marker was added' },
+  },
+} as const;
+export type Marker = FromSchema<typeof marker>;
+
+export const replayEndReason = {
+  type: 'string',
+  enum: ['stopped', 'max_duration', 'session_ended', 'recorder_exited', 'service_restart'],
+  description: 'Our extension: why the recording ended (set once it has finished)',
+} as const;
+
+export const replay = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['replay_id', 'started_at', 'finished_at', 'replay_view_url', 'duration_ms', 'markers'],
+  properties: {
+    replay_id: { type: 'string' },
+    started_at: dateTime,
+    finished_at: { type: ['string', 'null'], format: 'date-time', description: 'null while it records' },
+    replay_view_url: { type: 'string', description: "This replay's URL: a GET of it answers the MP4 video" },
+    duration_ms: {
+      type: ['integer', 'null'],
+      description: 'Our extension: the length of the video, or recorded so far while it records; null when unknown',
+    },
+    markers: { type: 'array', items: marker, description: 'Our extension: its markers in time order' },
+    end_reason: replayEndReason,
+    end_detail: { type: 'string', description: 'Our extension: what ended it, e.g. `reached max_duration_in_seconds (60)`' },
+  },
+} as const;
+export type ReplayView = FromSchema<typeof replay>;
