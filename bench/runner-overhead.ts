@@ -10,9 +10,9 @@ import { chromium } from 'playwright-core';
 import { CloudClient } from '../src/api/client.js';
 import { loadScenario } from '../src/scenario/index.js';
 import { startService } from '../src/service/index.js';
-import { executePlan } from '../runner/execute.js';
-import { combine } from '../runner/reporter.js';
-import { serveFolder } from '../runner/static-server.js';
+import { executePlan } from '../runner/exec/execute.js';
+import { combine } from '../runner/reporters/reporter.js';
+import { serveFolder } from '../runner/exec/static-server.js';
 import { machine, printReport, ratio, timeIt } from './report.js';
 import { summarize } from './stats.js';
 

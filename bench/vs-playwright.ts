@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findChromium } from '../src/service/host/browser/chromium-path.js';
-import { serveFolder } from '../runner/static-server.js';
+import { serveFolder } from '../runner/exec/static-server.js';
 import { machine, ratio } from './report.js';
 import { summarize, type Summary } from './stats.js';
 

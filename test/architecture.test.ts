@@ -49,6 +49,18 @@ const HOST_DEPS: Record<string, string[]> = {
   extensions: ['browser', 'fs', 'profiles', 'session'],
   pools: ['browser', 'extensions', 'fs', 'profiles', 'proxy', 'session'],
 };
+/**
+ * The runner's layers, lowest first: results and reporters; executing one plan; running suites of them
+ * (workers, retries, browsers prepared ahead, targets); the commands.
+ */
+const RUNNER_DEPS: Record<string, string[]> = {
+  reporters: [],
+  exec: ['reporters'],
+  suite: ['exec', 'reporters'],
+  cli: ['exec', 'reporters', 'suite'],
+};
+const runnerFolder = (target: string) => (inside(target, 'runner') ? /^[^/]+(?=\/)/.exec(relative('runner', target))?.[0] : undefined);
+
 /** The host folder `target` lies in, if it lies in one. */
 const hostFolder = (target: string) => (inside(target, HOST) ? /^[^/]+(?=\/)/.exec(relative(HOST, target))?.[0] : undefined);
 
@@ -103,7 +115,7 @@ describe('dependency rules', () => {
   it('the runner reaches the service only to start it', async () => {
     // target.ts starts the embedded default; cli.ts starts it standalone for `bcs serve`.
     const allowed = (t: string, file: string) =>
-      !inside(t, 'src/service') || (t === 'src/service/index.js' && ['runner/target.ts', 'runner/cli.ts'].includes(file));
+      !inside(t, 'src/service') || (t === 'src/service/index.js' && ['runner/suite/target.ts', 'runner/cli/cli.ts'].includes(file));
     expect(await violations('runner', allowed)).toEqual([]);
   });
 
@@ -139,6 +151,17 @@ describe('dependency rules', () => {
       for (const m of code.matchAll(/['`](body|querystring|params|headers)[.'`]/g)) named.push(`${file}: ${m[0]}`);
     }
     expect(named).toEqual([]);
+  });
+
+  it('each runner folder imports only the layers below it', async () => {
+    const folders = (await readdir(join(ROOT, 'runner'), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.sort()).toEqual(Object.keys(RUNNER_DEPS).sort());
+    const allowed = (t: string, file: string) => {
+      const from = runnerFolder(file)!;
+      const to = runnerFolder(t);
+      return !inside(t, 'runner') || to === undefined || to === from || RUNNER_DEPS[from]!.includes(to);
+    };
+    expect(await violations('runner', (t, file) => runnerFolder(file) === undefined || allowed(t, file))).toEqual([]);
   });
 
   it("code outside a host folder reaches it through the folder's index.ts", async () => {

@@ -1,7 +1,7 @@
 // How the console reporter writes steps, scenarios and the run's summary, as lines. Shared by the live
 // tree (a terminal) and the plain lines (logs, CI), so both read the same.
 import { relative, sep } from 'node:path';
-import type { RunResult, ScenarioResult, StepResult } from '../results.js';
+import type { RunResult, ScenarioResult, StepResult } from './results.js';
 import { codeFrame } from './code-frame.js';
 import { counts, failuresOf, runStats } from './summary.js';
 import { firstLine, formatMs, plainText, plural } from './text.js';

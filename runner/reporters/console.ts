@@ -2,8 +2,8 @@
 // steps, redrawn in place, each scenario left behind in full when it finishes. Otherwise (logs, CI): one
 // line per finished step, prefixed with the scenario's name once scenarios run at once. Then a summary.
 import type { Plan, PlanStep } from '../../src/scenario/plan.js';
-import type { RunInfo, RunReporter, RunTargetInfo } from '../reporter.js';
-import type { RunResult, ScenarioResult, StepResult } from '../results.js';
+import type { RunInfo, RunReporter, RunTargetInfo } from './reporter.js';
+import type { RunResult, ScenarioResult, StepResult } from './results.js';
 import {
   SPINNER,
   indentOf,

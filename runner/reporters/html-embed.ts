@@ -3,7 +3,7 @@
 // link relative to the report (it sits in the output directory, next to the artifacts) with a note.
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import type { Artifact, RunResult, ScenarioResult } from '../results.js';
+import type { Artifact, RunResult, ScenarioResult } from './results.js';
 import { formatBytes } from './text.js';
 
 export const DEFAULT_EMBED_BYTES = 50 * 1024 * 1024;

@@ -2,7 +2,7 @@
 // requests, and its earlier attempts. Every string from a result is escaped: step names, messages and
 // console output are whatever the scenario and the page under test made them.
 import { stripVTControlCharacters } from 'node:util';
-import type { ScenarioResult, StepResult } from '../results.js';
+import type { ScenarioResult, StepResult } from './results.js';
 import { codeFrame } from './code-frame.js';
 import { href, type Cue, type Embedded, type Embeds } from './html-embed.js';
 import { counts, superseded } from './summary.js';

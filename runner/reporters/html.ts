@@ -3,8 +3,8 @@
 // video's markers and each step seeking it. No network: it opens from a CI artifact as it is.
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunReporter } from '../reporter.js';
-import type { RunResult } from '../results.js';
+import type { RunReporter } from './reporter.js';
+import type { RunResult } from './results.js';
 import { CSP, SCRIPT, STYLE } from './html-assets.js';
 import { DEFAULT_EMBED_BYTES, planEmbeds } from './html-embed.js';
 import { esc, scenarioSection, stepId } from './html-scenario.js';

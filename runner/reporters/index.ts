@@ -1,5 +1,5 @@
 // The reporters `--reporter` can name, and building several at once for one run.
-import type { RunReporter } from '../reporter.js';
+import type { RunReporter } from './reporter.js';
 import { consoleReporter } from './console.js';
 import { htmlReporter } from './html.js';
 import { jsonReporter } from './json.js';

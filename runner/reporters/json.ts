@@ -2,7 +2,7 @@
 // documents (the RunResult type in ../results.ts).
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunReporter } from '../reporter.js';
+import type { RunReporter } from './reporter.js';
 
 export function jsonReporter(outputDir: string): RunReporter & { file: string } {
   const file = join(outputDir, 'results.json');

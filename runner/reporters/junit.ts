@@ -9,8 +9,8 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
-import type { RunReporter } from '../reporter.js';
-import { RETRIED_AWAY, type FailureKind, type RunResult, type ScenarioResult, type StepResult } from '../results.js';
+import type { RunReporter } from './reporter.js';
+import { RETRIED_AWAY, type FailureKind, type RunResult, type ScenarioResult, type StepResult } from './results.js';
 import { counts } from './summary.js';
 import { firstLine, plainText } from './text.js';
 

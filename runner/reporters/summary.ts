@@ -1,5 +1,5 @@
 // What a finished run adds up to, shared by the console summary and the HTML report's header.
-import { RETRIED_AWAY, summarize, type RunResult, type ScenarioResult, type StepResult } from '../results.js';
+import { RETRIED_AWAY, summarize, type RunResult, type ScenarioResult, type StepResult } from './results.js';
 
 export interface RunStats {
   total: number;

@@ -194,7 +194,7 @@ export type RawBody = { text: string } | { file: string };
 export type FormField = { name: string; value: string } | { name: string; file: string };
 
 /**
- * How a response becomes the fields that `expect`, `until` and `save` see (runner/decode.ts):
+ * How a response becomes the fields that `expect`, `until` and `save` see (runner/exec/decode.ts):
  * `exec` → exit_code, stdout, stderr (decoded from base64, one trailing newline removed), duration_ms, timed_out;
  * `spawn` → process_id, pid, started_at; `process_status` → state, exit_code;
  * `file` (bytes) → text, size_bytes, sha256, json (when the text parses); `file_info` → the FileInfo fields;

@@ -7,7 +7,7 @@
 import type { DataPath } from './path.js';
 import { isPlainObject, templatePath } from './template.js';
 
-/** The step kinds that can save, and the fields their saved values have (see runner/decode.ts). */
+/** The step kinds that can save, and the fields their saved values have (see runner/exec/decode.ts). */
 const FIELDS = {
   exec: { fields: ['stdout', 'stderr', 'exit_code', 'duration_ms', 'timed_out'], open: [] },
   spawn: { fields: ['process_id', 'pid', 'started_at'], open: [] },

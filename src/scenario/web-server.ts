@@ -1,5 +1,5 @@
 // `web_server:` compiled to a setup step that starts the app under test and a teardown step that stops
-// it, whatever happened in between (runner/web-server.ts does the process work).
+// it, whatever happened in between (runner/exec/web-server.ts does the process work).
 
 import path from 'node:path';
 import { durationAt } from './duration.js';

@@ -43,6 +43,6 @@ export async function runScenarioYaml(dir: string, name: string, yaml: string, e
   const text = await readFile(join(out, 'results.json'), 'utf8').catch(() => {
     throw new Error(`no results (exit ${res.code}): ${res.stderr}`);
   });
-  const scenario = JSON.parse(text).scenarios[0] as { steps: (import('../../runner/results.js').StepResult)[] };
+  const scenario = JSON.parse(text).scenarios[0] as { steps: (import('../../runner/reporters/results.js').StepResult)[] };
   return { res, file, out, main: scenario.steps.filter((s) => s.phase === 'main') };
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileScenario } from '../../src/scenario/compile.js';
 import { ScenarioError } from '../../src/scenario/diagnostics.js';
 import { loadScenarioSource } from '../../src/scenario/load.js';
-import { browserNeed } from '../../runner/browser-need.js';
+import { browserNeed } from '../../runner/suite/browser-need.js';
 
 function need(yaml: string) {
   const loaded = loadScenarioSource('scenarios/t.yaml', `name: t\n${yaml}`);

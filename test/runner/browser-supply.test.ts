@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudClient } from '../../src/api/client.js';
 import { compileScenario } from '../../src/scenario/compile.js';
 import { loadScenarioSource } from '../../src/scenario/load.js';
-import { BrowserSupply } from '../../runner/browser-supply.js';
+import { BrowserSupply } from '../../runner/suite/browser-supply.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -82,7 +82,7 @@ const browserStep = (r: Result) => r.steps.find((s) => s.kind === 'browser')!;
 describe('browsers prepared ahead', { timeout: 240_000 }, () => {
   let site: { url: string; close(): Promise<void> };
   beforeAll(async () => {
-    const { serveFolder } = await import('../../runner/static-server.js');
+    const { serveFolder } = await import('../../runner/exec/static-server.js');
     site = await serveFolder(join(work, 'site'));
     process.env.SITE = site.url;
   });

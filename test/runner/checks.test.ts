@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import type { Operation } from '../../src/scenario/plan.js';
 import { resolveRuntime, savedValue } from '../../src/scenario/template.js';
-import { failedChecks, failureMessage } from '../../runner/checks.js';
-import { decode } from '../../runner/decode.js';
-import { StepFailure } from '../../runner/failures.js';
-import { describeOperation } from '../../runner/plan-format.js';
+import { failedChecks, failureMessage } from '../../runner/exec/checks.js';
+import { decode } from '../../runner/exec/decode.js';
+import { StepFailure } from '../../runner/exec/failures.js';
+import { describeOperation } from '../../runner/cli/plan-format.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const exec = (exit_code: number, stdout: string, stderr = '', timed_out = false) =>

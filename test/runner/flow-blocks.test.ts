@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudClient } from '../../src/api/client.js';
 import { compileScenario, loadScenarioSource } from '../../src/scenario/index.js';
-import { executePlan } from '../../runner/execute.js';
-import type { StepResult } from '../../runner/results.js';
+import { executePlan } from '../../runner/exec/execute.js';
+import type { StepResult } from '../../runner/reporters/results.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StepResult } from '../../runner/results.js';
+import type { StepResult } from '../../runner/reporters/results.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

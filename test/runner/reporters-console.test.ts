@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleReporter } from '../../runner/reporters/console.js';
 import { createReporters } from '../../runner/reporters/index.js';
-import { runScenarios } from '../../runner/run.js';
+import { runScenarios } from '../../runner/suite/run.js';
 import { blocksScenario } from '../helpers/blocks-scenario.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -1,6 +1,6 @@
 // results.json and its published schema: real runs through the CLI (a pass, a failure, a recording with
 // telemetry) validate against runner/results.schema.json; the schema refuses what it does not describe;
-// and every field of the result types in runner/results.ts is in it, with a description.
+// and every field of the result types in runner/reporters/results.ts is in it, with a description.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -173,7 +173,7 @@ describe('the schema covers the result types', () => {
 
   async function interfaces(): Promise<Map<string, Map<string, boolean>>> {
     const found = new Map<string, Map<string, boolean>>();
-    for (const file of ['runner/results.ts', 'src/scenario/plan.ts']) {
+    for (const file of ['runner/reporters/results.ts', 'src/scenario/plan.ts']) {
       const source = ts.createSourceFile(file, await readFile(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest);
       source.forEachChild((n) => {
         if (!ts.isInterfaceDeclaration(n) || !(n.name.text in NODES)) return;

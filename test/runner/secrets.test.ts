@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MASK, createMasker, maskDeep, resolveSecrets } from '../../runner/secrets.js';
+import { MASK, createMasker, maskDeep, resolveSecrets } from '../../runner/exec/secrets.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { notable } from '../../runner/telemetry.js';
+import { notable } from '../../runner/exec/telemetry.js';
 
 const at = Date.parse('2026-11-21T10:00:00.000Z') * 1000;
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudClient } from '../../src/api/index.js';
 import { scenario, type FunctionTable, type Plan } from '../../src/scenario/index.js';
-import { executePlan } from '../../runner/execute.js';
+import { executePlan } from '../../runner/exec/execute.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 

@@ -7,7 +7,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answers, startWebServer } from '../../runner/web-server.js';
+import { answers, startWebServer } from '../../runner/exec/web-server.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

@@ -1,0 +1,164 @@
+// The flags `bcs run`, `bcs list` and `bcs schedule` share, and how they combine with the suite config:
+// a flag given on the command line wins, then `bcs.config.yaml`, then the built-in default.
+import type { TraceMode } from '../../src/scenario/index.js';
+import { UPDATE_MODES, type UpdateSnapshots } from '../exec/page-snapshot.js';
+import { addApiKeyOptions, resolveApiKey } from './api-key.js';
+import { Option, type Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseDuration } from '../../src/scenario/index.js';
+import type { Isolation, PoolSettings, SuiteConfig } from '../suite/config.js';
+import type { RunReporter } from '../reporters/reporter.js';
+import { REPORTER_NAMES, createReporters } from '../reporters/index.js';
+import type { RunOptions, SuiteOptions } from '../suite/run.js';
+import { parsePattern, parseShard, type Selection } from '../suite/select.js';
+import { UsageError } from './usage-error.js';
+
+const DEFAULT_OUTPUT_DIR = 'bcs-results';
+
+const collect = (value: string, list: string[] = []) => [...list, value];
+
+export function collectVar(value: string, vars: Record<string, string>): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--var expects name=value, got '${value}'`);
+  return { ...vars, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+export interface FlagSet {
+  /** --last-failed and --output-dir, which a schedule (one folder per run) has no use for. */
+  lastFailed: boolean;
+  outputDir: boolean;
+  json: boolean;
+  /** --watch, --headed and --debug: for the runs of `bcs run` someone watches. */
+  watch?: boolean;
+}
+
+/** Flags that choose scenarios: for run, list and schedule. */
+export function selectionFlags(cmd: Command, set: Omit<FlagSet, 'json'> = { lastFailed: true, outputDir: true }): Command {
+  cmd
+    .option('--config <file>', 'suite config (default: bcs.config.yaml in the working directory, when present)')
+    .option('--var <name=value>', 'set a scenario variable (repeatable)', collectVar, {})
+    .option('--grep <regex>', 'only scenarios whose name or file matches (repeatable: any)', collect)
+    .option('--grep-invert <regex>', 'leave out scenarios whose name or file matches (repeatable)', collect)
+    .option('--tag <tag>', 'only scenarios with this tag (repeatable: any)', collect)
+    .option('--exclude-tag <tag>', 'leave out scenarios with this tag (repeatable)', collect)
+    .option('--shard <i/n>', 'run the i-th of n balanced parts (by file, then name)')
+    .option('--forbid-only', 'fail (exit 2) when a scenario is marked only: true, as CI should');
+  if (set.lastFailed) cmd.option('--last-failed', 'only the scenarios that failed in the last run in the output dir');
+  if (set.outputDir) cmd.option('--output-dir <dir>', `where results and artifacts are written (default ${DEFAULT_OUTPUT_DIR})`);
+  return cmd;
+}
+
+/** Flags that say how scenarios run: for run and schedule. */
+export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, outputDir: true, json: true, watch: true }): Command {
+  selectionFlags(cmd, set).addOption(new Option('--base-url <url>', 'target a running service instead of the embedded one').env('BCS_BASE_URL'));
+  addApiKeyOptions(cmd, 'the API key for --base-url');
+  cmd
+    .addOption(new Option('--chromium <path>', 'Chromium for the embedded service').env('BCS_CHROMIUM'))
+    .option('--workers <n>', 'scenarios run at once (default 1; pool leases are also bounded by the pool size)')
+    .option('--retries <n>', 'run a scenario that did not pass again, up to n more times (default 0)')
+    .addOption(new Option('--isolation <unit>', 'scenarios that only drive pages run in a fresh context of a shared session (context, the default) or each in a session of its own (session)').choices(['context', 'session']))
+    .option('--timeout <duration>', 'each scenario\'s time budget, e.g. 90s or 5m (teardown still runs)')
+    .option('--bail', 'start no further scenarios after the first that did not pass')
+    .addOption(new Option('--update-snapshots [mode]', 'write screenshot baselines: changed (the default) writes missing and differing ones, all every one, missing only new ones, none none').choices(UPDATE_MODES))
+    .addOption(new Option('--trace <mode>', "record Playwright traces, whatever the scenarios' trace: says").choices(['on', 'off', 'retain-on-failure', 'on-first-retry']))
+    .option('--reporter <names>', `comma-separated reporters: ${REPORTER_NAMES.join(', ')} (default list)`);
+  if (set.watch) {
+    cmd
+      .option('--watch', 'after the run, run again the scenarios a changed file belongs to (scenario, part, rows, served files), until Ctrl-C')
+      .option('--headed', 'headful browsers, shown on this display (DISPLAY) when the service is the embedded one')
+      .option('--debug', 'stop before each step until Enter (c: the rest of the scenario, q: stop); headed where there is a display, one worker, no --timeout');
+  }
+  if (set.json) cmd.option('--json', 'print the results as JSON on stdout instead of the step list');
+  return cmd;
+}
+
+/** What `prepareSuite` needs, from flags and config. */
+export function suiteOptions(paths: string[], o: Record<string, any>, config: SuiteConfig | undefined): SuiteOptions {
+  const chosen = paths.length ? paths : config?.paths;
+  if (!chosen?.length) throw new UsageError('no scenario paths: pass files or folders, or set `paths` in bcs.config.yaml');
+  const grep = o.grep ?? (config?.grep !== undefined ? [config.grep] : undefined);
+  const grepInvert = o.grepInvert ?? (config?.grepInvert !== undefined ? [config.grepInvert] : undefined);
+  const selection: Omit<Selection, 'only'> = {
+    grep: grep?.map((g: string) => usage(() => parsePattern(g, '--grep'))),
+    grepInvert: grepInvert?.map((g: string) => usage(() => parsePattern(g, '--grep-invert'))),
+    tags: o.tag ?? config?.tags,
+    excludeTags: o.excludeTag ?? config?.excludeTags,
+    ...(o.shard !== undefined ? { shard: usage(() => parseShard(String(o.shard))) } : {}),
+  };
+  return {
+    paths: chosen,
+    vars: { ...config?.vars, ...o.var },
+    selection,
+    lastFailed: Boolean(o.lastFailed),
+    outputDir: resolve(o.outputDir ?? config?.outputDir ?? DEFAULT_OUTPUT_DIR),
+    before: config?.before,
+    after: config?.after,
+    forbidOnly: Boolean(o.forbidOnly),
+    headed: Boolean(o.headed || (o.debug && process.env.DISPLAY)),
+  };
+}
+
+/** Everything of RunOptions that comes from flags and config (not the reporters, signal and server). */
+export function executionOptions(o: Record<string, any>, config: SuiteConfig | undefined) {
+  // A step someone is looking at has no deadline for the scenario, and one scenario at a time.
+  const timeout = o.debug ? undefined : o.timeout !== undefined ? usage(() => parseDuration(String(o.timeout))) : config?.timeoutMs;
+  const headed = Boolean(o.headed || (o.debug && process.env.DISPLAY));
+  return {
+    workers: o.debug ? 1 : (integer(o.workers, '--workers', 1, 64) ?? config?.workers ?? 1),
+    retries: integer(o.retries, '--retries', 0, 10) ?? config?.retries ?? 0,
+    isolation: (o.isolation ?? config?.isolation ?? 'context') as Isolation,
+    ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+    bail: Boolean(o.bail ?? config?.bail),
+    ...(o.trace ? { trace: o.trace as TraceMode } : {}),
+    ...(o.updateSnapshots ? { updateSnapshots: o.updateSnapshots === true ? 'changed' : (o.updateSnapshots as UpdateSnapshots) } : {}),
+    // An empty environment variable means "not set", not "an empty key".
+    baseUrl: o.baseUrl || undefined,
+    apiKey: resolveApiKey(o),
+    chromium: o.chromium || undefined,
+    // For the embedded service only: a running service's pools are its administrators' (`bcs pools`).
+    ...(config?.pools && !o.baseUrl ? { pools: headed ? headfulPools(config.pools) : config.pools } : {}),
+    ...(headed && !o.baseUrl ? { display: hostDisplay() } : {}),
+  } satisfies Partial<RunOptions>;
+}
+
+/** The display `--headed` shows browsers on: this session's (DISPLAY, with its X authority file). */
+function hostDisplay(): { display: string; xauthority?: string } {
+  const display = process.env.DISPLAY;
+  if (!display) throw new UsageError('--headed needs a display to show the browsers on, and DISPLAY is not set (without one, `browser: { headless: false }` still gives headful browsers on virtual screens, seen in replays)');
+  const home = join(homedir(), '.Xauthority');
+  const xauthority = process.env.XAUTHORITY || (existsSync(home) ? home : undefined);
+  return { display, ...(xauthority ? { xauthority } : {}) };
+}
+
+function headfulPools(pools: Record<string, PoolSettings>): Record<string, PoolSettings> {
+  return Object.fromEntries(Object.entries(pools).map(([name, p]) => [name, { ...p, headless: false }]));
+}
+
+export function reporterNames(o: Record<string, any>, config: SuiteConfig | undefined): string[] {
+  const names = o.reporter !== undefined ? String(o.reporter).split(',').map((s) => s.trim()).filter(Boolean) : (config?.reporter ?? ['list']);
+  const unknown = names.filter((n) => !(REPORTER_NAMES as string[]).includes(n));
+  if (unknown.length) throw new UsageError(`unknown reporter '${unknown[0]}'; expected ${REPORTER_NAMES.join(', ')}`);
+  return names;
+}
+
+/** The reporters for `names`; `list: false` keeps the step list off stdout (--json prints the results there). */
+export function buildReporters(names: string[], outputDir: string, opts: { list: boolean; workers: number }): RunReporter[] {
+  return createReporters(opts.list ? names : names.filter((n) => n !== 'list'), outputDir, { workers: opts.workers });
+}
+
+function integer(value: unknown, flag: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got '${String(value)}'`);
+  return n;
+}
+
+function usage<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}

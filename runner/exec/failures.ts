@@ -1,0 +1,43 @@
+// Errors the executor raises, classified so results and exit codes can tell them apart.
+import { stripVTControlCharacters } from 'node:util';
+import { ApiConnectionError, ApiTimeoutError } from '../../src/api/errors.js';
+import type { FailureKind } from '../reporters/results.js';
+
+export class StepFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StepFailure';
+  }
+}
+
+export const assertionFailed = (message: string) => new StepFailure('assertion', message);
+
+/** Playwright's timeout errors, our own step timer, the API transport's errors, and anything else, each mapped to a kind. */
+export function classify(err: unknown, fallback: FailureKind): StepFailure {
+  if (err instanceof StepFailure) return err;
+  // A service that cannot be reached is not the scenario's fault; an error answer (404, 400) is.
+  if (err instanceof ApiConnectionError) return new StepFailure('infrastructure', err.message);
+  if (err instanceof ApiTimeoutError) return new StepFailure('timeout', err.message);
+  const e = err as Error;
+  if (e?.name === 'TimeoutError') return new StepFailure('timeout', withCallLog(e.message));
+  return new StepFailure(fallback, withCallLog(e?.message ?? String(err)));
+}
+
+/** Call log lines kept: what the action waited for and the first few things it saw are what matter. */
+const CALL_LOG_LINES = 12;
+
+/**
+ * Playwright's message, whose call log says what the action waited for (`waiting for getByRole(...)`), the
+ * part a reader needs to tell a missing element from a hidden or covered one; without colours, cut short.
+ */
+function withCallLog(message: string): string {
+  const [head = message, log] = stripVTControlCharacters(message).split('\nCall log:');
+  const lines = (log ?? '').split('\n').filter((l) => l.trim());
+  if (!lines.length) return head.trim();
+  const shown = lines.slice(0, CALL_LOG_LINES);
+  if (lines.length > shown.length) shown.push(`  … ${lines.length - shown.length} more`);
+  return `${head.trim()}\nCall log:\n${shown.join('\n')}`;
+}

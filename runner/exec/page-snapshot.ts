@@ -1,0 +1,117 @@
+// `expect_screenshot`: Playwright's toHaveScreenshot outside Playwright Test. Playwright's own screenshot
+// expectation does the work (screenshots until two in a row agree, then its comparator against the
+// baseline); this module decides what happens to baselines, as Playwright's --update-snapshots modes do,
+// and keeps the expected, actual and diff images as the step's artifacts.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import type { PageAction } from '../../src/scenario/plan.js';
+import { assertionFailed } from './failures.js';
+import { locate } from './locate.js';
+
+/**
+ * What happens to baselines (Playwright's modes): `missing` writes those that do not exist yet (by
+ * default failing the step that wrote one, softly, so that one run writes them all); `changed` also rewrites those that differ; `all` rewrites every
+ * one; `none` writes nothing.
+ */
+export type UpdateSnapshots = 'missing' | 'changed' | 'all' | 'none';
+export const UPDATE_MODES: readonly UpdateSnapshots[] = ['missing', 'changed', 'all', 'none'];
+
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+type ExpectScreenshot = Extract<PageAction, { action: 'expect_screenshot' }>;
+
+export interface SnapshotContext {
+  page: Page;
+  timeoutMs: number;
+  /** `missing` unless `bcs run --update-snapshots` said otherwise. */
+  update: UpdateSnapshots;
+  /** Whether the run was asked to update baselines: then writing a missing one passes. */
+  updating: boolean;
+  /** Keeps an image among the step's artifacts as `<name>-<suffix>.png` (also when the step then fails). */
+  keep(suffix: string, png: Buffer): Promise<unknown>;
+  output(value: unknown): void;
+  /** Fails the step and lets the run go on (as a soft expect): one run writes every missing baseline. */
+  soft(message: string): void;
+}
+
+/** The shape of Playwright's private screenshot expectation (stable since 1.23; the version is pinned). */
+interface ScreenshotExpectation {
+  actual?: Buffer;
+  previous?: Buffer;
+  diff?: Buffer;
+  errorMessage?: string;
+  log?: string[];
+  timedOut?: boolean;
+}
+type PageWithExpectation = Page & { _expectScreenshot(options: Record<string, unknown>): Promise<ScreenshotExpectation> };
+
+export async function expectScreenshot(action: ExpectScreenshot, ctx: SnapshotContext): Promise<void> {
+  if (!SAFE_NAME.test(action.name)) throw assertionFailed(`'${action.name}' cannot name a baseline: use letters, digits, '.', '_' and '-'`);
+  const { page } = ctx;
+  const options: Record<string, unknown> = {
+    locator: action.element ? locate(page, action.element) : undefined,
+    animations: 'disabled',
+    caret: 'hide',
+    scale: 'css',
+    type: 'png',
+    fullPage: action.full_page,
+    mask: action.mask?.map((t): Locator => locate(page, t)),
+    maskColor: action.mask_color,
+    threshold: action.threshold,
+    maxDiffPixels: action.max_diff_pixels,
+    maxDiffPixelRatio: action.max_diff_pixel_ratio,
+    timeout: ctx.timeoutMs,
+    isNot: false,
+  };
+  const take = (expected?: Buffer) => (page as PageWithExpectation)._expectScreenshot({ ...options, expected });
+
+  if (!existsSync(action.baseline)) {
+    if (ctx.update === 'none') throw assertionFailed(`no baseline at ${action.baseline} (and --update-snapshots none writes none)`);
+    const result = await take();
+    if (result.errorMessage || !result.actual) throw await unstable(result, ctx);
+    await writeBaseline(action.baseline, result.actual);
+    await ctx.keep('actual', result.actual);
+    ctx.output({ baseline: action.baseline, written: 'missing' });
+    if (!ctx.updating) ctx.soft(`no baseline yet: wrote this screenshot to ${action.baseline}; look at it, commit it, and run again`);
+    return;
+  }
+
+  const expected = await readFile(action.baseline);
+  const result = await take(ctx.update === 'all' ? undefined : expected);
+  if (!result.errorMessage) {
+    if (ctx.update === 'all' && result.actual && !result.actual.equals(expected)) {
+      await writeBaseline(action.baseline, result.actual);
+      ctx.output({ baseline: action.baseline, written: 'all' });
+    }
+    return;
+  }
+  if ((ctx.update === 'changed' || ctx.update === 'all') && result.actual) {
+    await writeBaseline(action.baseline, result.actual);
+    await ctx.keep('actual', result.actual);
+    return ctx.output({ baseline: action.baseline, written: 'changed' });
+  }
+  await ctx.keep('expected', expected);
+  if (result.actual) await ctx.keep('actual', result.actual);
+  if (result.diff) await ctx.keep('diff', result.diff);
+  throw assertionFailed(`${firstLines(result.errorMessage)} (baseline ${action.baseline})`);
+}
+
+/** The page never held still for two screenshots in a row. */
+async function unstable(result: ScreenshotExpectation, ctx: SnapshotContext): Promise<Error> {
+  if (result.actual) await ctx.keep('actual', result.actual);
+  if (result.previous) await ctx.keep('previous', result.previous);
+  if (result.diff) await ctx.keep('diff', result.diff);
+  return assertionFailed(`no stable screenshot within ${ctx.timeoutMs} ms: ${firstLines(result.errorMessage ?? 'the screenshots kept changing')}`);
+}
+
+async function writeBaseline(file: string, png: Buffer): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, png);
+}
+
+/** Playwright's message without its trailing call log, which names its own internals. */
+function firstLines(message: string): string {
+  return message.replace(/^Error: /, '').split('\n').filter((l) => l.trim() && !/^\s*(Call log|- )/.test(l)).slice(0, 3).join(' ').trim();
+}

@@ -1,0 +1,91 @@
+// Where a run's API calls go: a remote service (base URL + key), or by default the embedded service
+// started in-process on an ephemeral loopback port with a throwaway data dir.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CloudClient } from '../../src/api/client.js';
+import { ApiError } from '../../src/api/index.js';
+import type { PoolSettings } from './config.js';
+import type { RunTargetInfo } from '../reporters/reporter.js';
+
+export interface TargetOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  chromium?: string;
+  /** Pools the embedded service is given before anything runs (bcs.config.yaml `pools`). */
+  pools?: Record<string, PoolSettings>;
+  /** The embedded service shows headful browsers on this display (`--headed`). */
+  display?: { display: string; xauthority?: string };
+  /** Embedded service: browsers kept launched for plain creates (default 0, see below). */
+  standby?: number;
+}
+
+export interface Target {
+  info: RunTargetInfo;
+  client: CloudClient;
+  /** The key `client` sends, for callers that build their own clients (the Vitest fixtures). */
+  apiKey: string;
+  close(): Promise<void>;
+}
+
+export async function openTarget(opts: TargetOptions): Promise<Target> {
+  if (opts.baseUrl) {
+    if (!opts.apiKey) throw new TargetError('--base-url needs an API key: set BCS_API_KEY or pass --api-key-file');
+    return {
+      info: { kind: 'remote', base_url: opts.baseUrl },
+      client: new CloudClient({ baseUrl: opts.baseUrl, apiKey: opts.apiKey }),
+      apiKey: opts.apiKey,
+      close: async () => {},
+    };
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'bcs-embedded-'));
+  try {
+    // No warm standby by default: a run creates its browsers one by one, often with its own viewport, and a spare
+    // browser launching beside the first scenario would only compete with it for the CPU. No concurrency
+    // limit: `--workers N` creates N browsers at once and must never be refused a session here.
+    // Loaded only when a run needs it: remote runs and admin commands never pay for the service's modules.
+    const { startService } = await import('../../src/service/index.js');
+    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: opts.standby ?? 0, maxConcurrentSessions: null, display: opts.display });
+    // Your machine, your scenarios: the embedded service may run unsandboxed, but says so, once a run.
+    if (!service.sandbox) {
+      process.stderr.write(
+        `bcs: sessions run unsandboxed (${service.sandboxReason}): exec and spawn run on this host and see its files as their user does, ` +
+          `where /home/kernel is not the session's folder (use $HOME); install bubblewrap to sandbox them\n`,
+      );
+    }
+    const chromiumLabel = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
+    const client = new CloudClient({ baseUrl: service.baseUrl, apiKey: service.apiKey });
+    const close = async () => {
+      await service.close();
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    };
+    // Created now, so they fill while the run prepares; they end with the service.
+    const failed = await createPools(client, opts.pools ?? {});
+    if (failed) {
+      await close();
+      throw new TargetError(failed);
+    }
+    return { info: { kind: 'embedded', base_url: service.baseUrl, chromium: chromiumLabel }, client, apiKey: service.apiKey, close };
+  } catch (err) {
+    if (err instanceof TargetError) throw err;
+    await rm(dataDir, { recursive: true, force: true });
+    throw new TargetError(`could not start the embedded service: ${(err as Error).message}`);
+  }
+}
+
+/** Creates the config's pools; returns what went wrong with the first one the service refused. */
+async function createPools(client: CloudClient, pools: Record<string, PoolSettings>): Promise<string | undefined> {
+  for (const [name, settings] of Object.entries(pools)) {
+    try {
+      await client.request('POST', '/browser_pools', { body: { ...settings, name } });
+    } catch (err) {
+      return `pool '${name}' in bcs.config.yaml: ${err instanceof ApiError ? err.message : (err as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
+/** The target could not be reached or started: an infrastructure error (exit code 3). */
+export class TargetError extends Error {
+  override name = 'TargetError';
+}
