@@ -46,6 +46,12 @@ export default scenario('hello from a new project')
     expect(stdout).toContain('1 passed, 0 failed');
   });
 
+  it('ships the OpenAPI document of every route', async () => {
+    const doc = JSON.parse(await readFile(join(app, 'node_modules', 'browser-scenarios', 'openapi.json'), 'utf8'));
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/browsers', '/browsers/{id}/process/exec', '/org/api_keys']));
+  });
+
   it('runs Vitest tests that use the fixtures', async () => {
     await writeFile(join(app, 'page.test.ts'), `import { expect, test } from 'browser-scenarios/fixtures';
 import { scenario } from 'browser-scenarios';
