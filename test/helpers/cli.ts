@@ -1,5 +1,6 @@
 // Runs the real `bcs` executable (built into dist/ by the global setup) as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -10,10 +11,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `stdin: 'pipe'` leaves the child's stdin open for the test to write to (`--debug`). */
-export function startCli(args: string[], env: Record<string, string> = {}, opts: { stdin?: 'ignore' | 'pipe' } = {}): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, ['runner/bcs.js', ...args], {
-    cwd: ROOT,
+export interface CliOptions {
+  /** `pipe` leaves the child's stdin open for the test to write to (`--debug`). */
+  stdin?: 'ignore' | 'pipe';
+  /** Where `bcs` runs (default: the repository). */
+  cwd?: string;
+}
+
+export function startCli(args: string[], env: Record<string, string> = {}, opts: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [join(ROOT, 'runner', 'bcs.js'), ...args], {
+    cwd: opts.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: '1', BCS_BASE_URL: '', BCS_API_KEY: '', ...env },
     stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
   });
@@ -25,8 +32,8 @@ export function startCli(args: string[], env: Record<string, string> = {}, opts:
   return { child, done };
 }
 
-export function runCli(args: string[], env?: Record<string, string>): Promise<CliResult> {
-  return startCli(args, env).done;
+export function runCli(args: string[], env?: Record<string, string>, opts?: CliOptions): Promise<CliResult> {
+  return startCli(args, env, opts).done;
 }
 
 /**
@@ -35,7 +42,6 @@ export function runCli(args: string[], env?: Record<string, string>): Promise<Cl
  */
 export async function runScenarioYaml(dir: string, name: string, yaml: string, env: Record<string, string>, args: string[] = []) {
   const { readFile, writeFile } = await import('node:fs/promises');
-  const { join } = await import('node:path');
   const file = join(dir, `${name}.yaml`);
   await writeFile(file, yaml);
   const out = join(dir, `${name}-out`);

@@ -1,9 +1,8 @@
 // `bcs list`: which scenarios a run would pick (grep, tags, shards, config), without starting a browser.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 
 let work: string;
 
@@ -19,22 +18,19 @@ const scenario = (name: string, tags: string[] = [], extra = '') =>
   `name: ${name}\ntags: [${tags.join(', ')}]\n${extra}steps:\n  - goto: "data:text/html,x"\n`;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-list-'));
-  await mkdir(join(work, 'suite', 'checkout'), { recursive: true });
-  await mkdir(join(work, 'suite', 'node_modules'), { recursive: true });
-  await writeFile(join(work, 'suite', 'login.yaml'), scenario('login works', ['smoke', 'auth']));
-  await writeFile(join(work, 'suite', 'logout.yml'), scenario('logout works', ['auth']));
-  await writeFile(join(work, 'suite', 'search.yaml'), scenario('search finds things', ['smoke']));
-  await writeFile(join(work, 'suite', 'checkout', 'pay.yaml'), scenario('pay by card', ['slow'], 'browser: { pool: shoppers }\n'));
-  await writeFile(join(work, 'suite', 'checkout', 'refund.yaml'), scenario('refund', []));
-  await writeFile(join(work, 'suite', 'checkout', 'login.yaml'), scenario('login works', ['checkout']));
-  // Not scenarios: the suite config, a file of another kind, anything under node_modules.
-  await writeFile(join(work, 'suite', 'bcs.config.yaml'), 'workers: 2\n');
-  await writeFile(join(work, 'suite', 'notes.txt'), 'not a scenario');
-  await writeFile(join(work, 'suite', 'node_modules', 'dep.yaml'), 'not: a scenario');
-});
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
+  const project = await inlineFiles({
+    'suite/login.yaml': scenario('login works', ['smoke', 'auth']),
+    'suite/logout.yml': scenario('logout works', ['auth']),
+    'suite/search.yaml': scenario('search finds things', ['smoke']),
+    'suite/checkout/pay.yaml': scenario('pay by card', ['slow'], 'browser: { pool: shoppers }\n'),
+    'suite/checkout/refund.yaml': scenario('refund', []),
+    'suite/checkout/login.yaml': scenario('login works', ['checkout']),
+    // Not scenarios: the suite config, a file of another kind, anything under node_modules.
+    'suite/bcs.config.yaml': 'workers: 2\n',
+    'suite/notes.txt': 'not a scenario',
+    'suite/node_modules/dep.yaml': 'not: a scenario',
+  });
+  work = project.dir;
 });
 
 async function list(...args: string[]): Promise<Listed> {
@@ -118,12 +114,13 @@ describe('bcs list', { timeout: 180_000 }, () => {
 
 describe('parts (*.part.yaml)', () => {
   it('are skipped by folder scans, refused when named to run, and checked by validate at file:line:col', async () => {
-    const dir = join(work, 'with-parts');
-    await mkdir(join(dir, 'steps'), { recursive: true });
-    // A part has no name and a parameter only its includer sets well: on its own it is not a scenario.
-    await writeFile(join(dir, 'steps', 'open.part.yaml'), 'vars:\n  path: ""\nsteps:\n  - goto: "data:text/html,{{ path }}"\n');
-    await writeFile(join(dir, 'uses.yaml'), 'name: uses a part\nsteps:\n  - include: { file: steps/open.part.yaml, with: { path: hi } }\n');
-    const res = await runCli(['list', dir, '--json']);
+    const project = await inlineFiles({
+      // A part has no name and a parameter only its includer sets well: on its own it is not a scenario.
+      'steps/open.part.yaml': 'vars:\n  path: ""\nsteps:\n  - goto: "data:text/html,{{ path }}"\n',
+      'uses.yaml': 'name: uses a part\nsteps:\n  - include: { file: steps/open.part.yaml, with: { path: hi } }\n',
+    });
+    const dir = project.dir;
+    const res = await project.run(['list', '.', '--json']);
     expect(res.code, res.stderr).toBe(0);
     expect(names(JSON.parse(res.stdout) as Listed)).toEqual(['uses a part']);
 
@@ -135,7 +132,7 @@ describe('parts (*.part.yaml)', () => {
     expect(valid.code, valid.stderr).toBe(0);
     expect(valid.stdout).toContain('1 scenario file and 1 part valid');
 
-    await writeFile(join(dir, 'steps', 'bad.part.yaml'), 'steps:\n  - clik: x\n');
+    await project.write({ 'steps/bad.part.yaml': 'steps:\n  - clik: x\n' });
     const invalid = await runCli(['validate', dir]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain(`${join(dir, 'steps', 'bad.part.yaml')}:2:5 unknown step kind 'clik'`);
