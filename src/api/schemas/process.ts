@@ -1,6 +1,69 @@
 // Processes on the browser host as the wire shows them (/browsers/{id}/process/*). The hosted API's shapes,
 // with our additions marked: a timeout is exit_code 124 with timed_out, and exec output is capped per stream.
 import type { FromSchema } from 'json-schema-to-ts';
+
+// What requests send.
+
+const NO_NUL = '^[^\\u0000]*$';
+
+const execProperties = {
+  command: { type: 'string', minLength: 1, maxLength: 4096, pattern: NO_NUL },
+  args: { type: 'array', maxItems: 4096, items: { type: 'string', maxLength: 131072, pattern: NO_NUL } },
+  cwd: { type: ['string', 'null'], maxLength: 4096, pattern: '^/[^\\u0000]*$' },
+  env: {
+    type: 'object',
+    maxProperties: 1024,
+    propertyNames: { minLength: 1, maxLength: 1024, pattern: '^[^=\\u0000]+$' },
+    additionalProperties: { type: 'string', maxLength: 131072, pattern: NO_NUL },
+  },
+  as_user: { type: ['string', 'null'], minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$' },
+  as_root: { type: 'boolean' },
+  timeout_sec: { type: ['integer', 'null'], minimum: 1, maximum: 86400 },
+} as const;
+
+/** `POST /browsers/{id}/process/exec`. */
+export const processExecParams = { type: 'object', additionalProperties: false, required: ['command'], properties: execProperties } as const;
+
+/** `POST /browsers/{id}/process/spawn`: exec's fields, and a terminal. */
+export const processSpawnParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['command'],
+  properties: {
+    ...execProperties,
+    allocate_tty: { type: 'boolean' },
+    rows: { type: 'integer', minimum: 1, maximum: 65535 },
+    cols: { type: 'integer', minimum: 1, maximum: 65535 },
+  },
+} as const;
+
+export const processStdinParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['data_b64'],
+  properties: { data_b64: { type: 'string', pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' } },
+} as const;
+
+/** The signals `kill` sends, by the names the API takes. */
+export const SIGNALS = { TERM: 'SIGTERM', KILL: 'SIGKILL', INT: 'SIGINT', HUP: 'SIGHUP' } as const;
+
+export const processKillParams = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { signal: { type: 'string', enum: Object.keys(SIGNALS) as (keyof typeof SIGNALS)[], default: 'TERM' } },
+} as const;
+
+export const processResizeParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['rows', 'cols'],
+  properties: { rows: { type: 'integer', minimum: 1, maximum: 65535 }, cols: { type: 'integer', minimum: 1, maximum: 65535 } },
+} as const;
+
+export type ProcessExecParams = FromSchema<typeof processExecParams>;
+export type ProcessSpawnParams = FromSchema<typeof processSpawnParams>;
+
+// What answers carry.
 import { dateTime } from './common.js';
 
 export const execResult = {

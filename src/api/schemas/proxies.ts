@@ -23,6 +23,9 @@ export const proxyConfig = {
   },
 } as const;
 
+/** The fields a create may send in `config`: those answers show, with `password` for `has_password`. */
+const { has_password: _shown, ...configFields } = proxyConfig.properties;
+
 export const proxy = {
   type: 'object',
   additionalProperties: false,
@@ -65,18 +68,7 @@ export const proxyCreateParams = {
     // Which fields are allowed depends on `type`: the service checks that itself (to name each field).
     config: {
       type: 'object',
-      properties: {
-        country: { type: 'string' },
-        state: { type: 'string' },
-        city: { type: 'string' },
-        zip: { type: 'string' },
-        asn: { type: 'string' },
-        os: { type: 'string' },
-        host: { type: 'string' },
-        port: { type: 'integer' },
-        username: { type: 'string' },
-        password: { type: 'string' },
-      },
+      properties: { ...configFields, password: { type: 'string' } },
       description:
         'Per type: country (datacenter, isp), country/state/city/zip/asn/os (residential), country/state/city (mobile), ' +
         'host/port/username/password (custom); checked against the type, each problem named under `body.config`',

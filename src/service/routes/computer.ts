@@ -1,7 +1,20 @@
 // /browsers/{id}/computer/*: OS-level mouse, keyboard, screen and clipboard of a session.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { clipboardText, mousePosition } from '../../api/schemas/computer.js';
+import {
+  batch,
+  clickMouse,
+  clipboardText,
+  dragMouse,
+  mousePosition,
+  moveMouse,
+  pressKey,
+  screenshotBody,
+  scroll,
+  setCursor,
+  typeText,
+  writeClipboard,
+} from '../../api/schemas/computer.js';
 import { okResult } from '../../api/schemas/common.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError, statusOf } from '../errors.js';
@@ -10,112 +23,6 @@ import { DEFAULT_VIEWPORT, type LiveSession } from '../host/session/index.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow, liveSession, sessionParams } from './lookup.js';
 import { content, done, noBody, ok } from './responses.js';
-
-const int = { type: 'integer' } as const;
-const keyList = { type: 'array', maxItems: 32, items: { type: 'string', minLength: 1, maxLength: 64 } } as const;
-const point = { type: 'array', minItems: 2, maxItems: 2, items: int } as const;
-
-const clickMouse = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['x', 'y'],
-  properties: {
-    x: int,
-    y: int,
-    button: { enum: ['left', 'right', 'middle', 'back', 'forward'] },
-    click_type: { enum: ['down', 'up', 'click'] },
-    num_clicks: { type: 'integer', minimum: 1, maximum: 10 },
-    hold_keys: keyList,
-  },
-} as const;
-const moveMouse = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['x', 'y'],
-  properties: { x: int, y: int, hold_keys: keyList, smooth: { type: 'boolean' }, duration_ms: { type: 'integer', minimum: 50, maximum: 5000 } },
-} as const;
-const pressKey = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['keys'],
-  properties: { keys: { ...keyList, minItems: 1 }, duration: { type: 'integer', minimum: 0, maximum: 60_000 }, hold_keys: keyList },
-} as const;
-const typeText = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['text'],
-  properties: { text: { type: 'string', maxLength: 100_000 }, delay: { type: 'integer', minimum: 0, maximum: 10_000 } },
-} as const;
-const scroll = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['x', 'y'],
-  properties: { x: int, y: int, delta_x: { type: 'integer', minimum: -1000, maximum: 1000 }, delta_y: { type: 'integer', minimum: -1000, maximum: 1000 }, hold_keys: keyList },
-} as const;
-const dragMouse = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path'],
-  properties: {
-    path: { type: 'array', minItems: 2, maxItems: 1000, items: point },
-    button: { enum: ['left', 'middle', 'right'] },
-    delay: { type: 'integer', minimum: 0, maximum: 10_000 },
-    steps_per_segment: { type: 'integer', minimum: 1, maximum: 100 },
-    step_delay_ms: { type: 'integer', minimum: 0, maximum: 1000 },
-    smooth: { type: 'boolean' },
-    duration_ms: { type: 'integer', minimum: 50, maximum: 10_000 },
-    hold_keys: keyList,
-  },
-} as const;
-const setCursor = { type: 'object', additionalProperties: false, required: ['hidden'], properties: { hidden: { type: 'boolean' } } } as const;
-const sleepAction = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['duration_ms'],
-  properties: { duration_ms: { type: 'integer', minimum: 0, maximum: 30_000 } },
-} as const;
-const region = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['x', 'y', 'width', 'height'],
-  properties: { x: { type: 'integer', minimum: 0 }, y: { type: 'integer', minimum: 0 }, width: { type: 'integer', minimum: 1 }, height: { type: 'integer', minimum: 1 } },
-} as const;
-
-const ACTION_SCHEMAS = {
-  click_mouse: clickMouse,
-  move_mouse: moveMouse,
-  type_text: typeText,
-  press_key: pressKey,
-  scroll,
-  drag_mouse: dragMouse,
-  set_cursor: setCursor,
-  sleep: sleepAction,
-} as const;
-
-/** Each action is `{type, <type>: {...}}`: the payload named by `type` is required, no other is allowed. */
-const batchAction = {
-  type: 'object',
-  required: ['type'],
-  properties: { type: { enum: Object.keys(ACTION_SCHEMAS) }, ...ACTION_SCHEMAS },
-  additionalProperties: false,
-  allOf: Object.keys(ACTION_SCHEMAS).map((name) => ({
-    if: { properties: { type: { const: name } }, required: ['type'] },
-    then: { required: [name], maxProperties: 2 },
-  })),
-} as const;
-const screenshotBody = { type: 'object', additionalProperties: false, properties: { region } } as const;
-const writeClipboard = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['text'],
-  properties: { text: { type: 'string', maxLength: 10_000_000 } },
-} as const;
-const batch = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['actions'],
-  properties: { actions: { type: 'array', minItems: 1, maxItems: 100, items: batchAction } },
-} as const;
 
 type Params = { id: string };
 

@@ -4,7 +4,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import {
+  SIGNALS,
   execResult,
+  processExecParams,
+  processKillParams,
+  processResizeParams,
+  processSpawnParams,
+  processStdinParams,
   processOutputFrame,
   processStatus,
   spawnResult,
@@ -24,36 +30,11 @@ import { clientGone, keepActive } from './long-requests.js';
 import { okResult } from '../../api/schemas/common.js';
 import { eventStream, ok } from './responses.js';
 
-const NO_NUL = '^[^\\u0000]*$';
-
-const execProperties = {
-  command: { type: 'string', minLength: 1, maxLength: 4096, pattern: NO_NUL },
-  args: { type: 'array', maxItems: 4096, items: { type: 'string', maxLength: 131072, pattern: NO_NUL } },
-  cwd: { type: ['string', 'null'], maxLength: 4096, pattern: '^/[^\\u0000]*$' },
-  env: {
-    type: 'object',
-    maxProperties: 1024,
-    propertyNames: { minLength: 1, maxLength: 1024, pattern: '^[^=\\u0000]+$' },
-    additionalProperties: { type: 'string', maxLength: 131072, pattern: NO_NUL },
-  },
-  as_user: { type: ['string', 'null'], minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$' },
-  as_root: { type: 'boolean' },
-  timeout_sec: { type: ['integer', 'null'], minimum: 1, maximum: 86400 },
-} as const;
-
-const execBody = { type: 'object', additionalProperties: false, required: ['command'], properties: execProperties } as const;
-
-const spawnBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['command'],
-  properties: {
-    ...execProperties,
-    allocate_tty: { type: 'boolean' },
-    rows: { type: 'integer', minimum: 1, maximum: 65535 },
-    cols: { type: 'integer', minimum: 1, maximum: 65535 },
-  },
-} as const;
+const execBody = processExecParams;
+const spawnBody = processSpawnParams;
+const stdinBody = processStdinParams;
+const killBody = processKillParams;
+const resizeBody = processResizeParams;
 
 const processParams = {
   type: 'object',
@@ -62,28 +43,6 @@ const processParams = {
     ...sessionParams.properties,
     process_id: { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' },
   },
-} as const;
-
-const stdinBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['data_b64'],
-  properties: { data_b64: { type: 'string', pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' } },
-} as const;
-
-const SIGNALS = { TERM: 'SIGTERM', KILL: 'SIGKILL', INT: 'SIGINT', HUP: 'SIGHUP' } as const;
-
-const killBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { signal: { type: 'string', enum: Object.keys(SIGNALS) as (keyof typeof SIGNALS)[], default: 'TERM' } },
-} as const;
-
-const resizeBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['rows', 'cols'],
-  properties: { rows: { type: 'integer', minimum: 1, maximum: 65535 }, cols: { type: 'integer', minimum: 1, maximum: 65535 } },
 } as const;
 
 /** A client reading more slowly than this many bytes behind pauses the process's output. */

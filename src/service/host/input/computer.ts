@@ -1,26 +1,13 @@
 // OS-level input for one session, composed from an InputDevice's primitives: the mouse position is
 // tracked exactly, coordinates are checked against the screen, and one lock serialises all input so a
 // batch runs without interleaving.
+import type { ClickParams, DragParams, MoveParams, PressKeyParams, ScrollParams, TypeParams } from '../../../api/schemas/computer.js';
 import { DomainError, invalidField } from '../errors.js';
 import type { InputDevice, MouseButton, Region } from './device.js';
 import { MODIFIER_BITS, isModifier, keyForChar, parseCombo, type KeyDef } from './keysyms.js';
 import { Mutex } from './mutex.js';
 
-export interface ClickParams { x: number; y: number; button?: MouseButton; click_type?: 'down' | 'up' | 'click'; num_clicks?: number; hold_keys?: string[] }
-export interface MoveParams { x: number; y: number; hold_keys?: string[]; smooth?: boolean; duration_ms?: number }
-export interface PressKeyParams { keys: string[]; duration?: number; hold_keys?: string[] }
-export interface TypeParams { text: string; delay?: number }
-export interface ScrollParams { x: number; y: number; delta_x?: number; delta_y?: number; hold_keys?: string[] }
-export interface DragParams {
-  path: [number, number][];
-  button?: 'left' | 'middle' | 'right';
-  delay?: number;
-  steps_per_segment?: number;
-  step_delay_ms?: number;
-  smooth?: boolean;
-  duration_ms?: number;
-  hold_keys?: string[];
-}
+export type { ClickParams, DragParams, MoveParams, PressKeyParams, ScrollParams, TypeParams };
 
 export type BatchAction =
   | { type: 'click_mouse'; click_mouse: ClickParams }

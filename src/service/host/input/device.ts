@@ -1,16 +1,12 @@
 // The primitives an input backend provides. The CDP backend (headless) and the X11 backend (headful,
 // xdotool) implement them; everything composed from them (clicks, drags, combos, batches) lives in
 // computer.ts so both backends behave the same.
+import type { Region } from '../../../api/schemas/computer.js';
 import type { KeyDef } from './keysyms.js';
 
 export type MouseButton = 'left' | 'right' | 'middle' | 'back' | 'forward';
 
-export interface Region {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export type { Region };
 
 export interface InputDevice {
   readonly kind: 'cdp' | 'x11';

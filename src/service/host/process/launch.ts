@@ -1,6 +1,7 @@
 // Turns a process request into what to execute: the identity, a clean environment, the working
 // directory and the command line, sandboxed (bwrap) or directly on the host. Bad requests fail here,
 // before anything starts, with a 400 that names the field.
+import type { ProcessExecParams } from '../../../api/schemas/process.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, posix } from 'node:path';
@@ -10,15 +11,8 @@ import { HOME_DIR, TMP_DIR, type HostView } from '../fs/index.js';
 import { sandboxCommand, type Sandbox } from './sandbox.js';
 import { asUser, hostSessionUsers, type SessionUsers } from './session-users.js';
 
-export interface ProcessRequest {
-  command: string;
-  args?: string[];
-  cwd?: string | null;
-  env?: Record<string, string>;
-  as_user?: string | null;
-  as_root?: boolean;
-  timeout_sec?: number | null;
-}
+/** What exec and spawn ask to run (their shared fields). */
+export type ProcessRequest = ProcessExecParams;
 
 export interface LaunchPlan {
   file: string;

@@ -1,5 +1,6 @@
 // The processes of each live session: exec (run to completion, output collected up to a cap) and spawn
 // (run in the background, output streamed). Every process of a session is killed when it ends.
+import type { ProcessSpawnParams } from '../../../api/schemas/process.js';
 import type { ExecResult } from '../../../api/schemas/process.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { ManagedProcess, type OutputSink } from './managed-process.js';
@@ -20,11 +21,7 @@ const EXITED_KEPT = 64;
 /** How long ending a session waits for its processes to be gone. */
 const KILL_WAIT_MS = 5000;
 
-export interface SpawnRequest extends ProcessRequest {
-  allocate_tty?: boolean;
-  rows?: number;
-  cols?: number;
-}
+export type SpawnRequest = ProcessSpawnParams;
 
 export interface SpawnedProcess {
   process: ManagedProcess;
