@@ -1,6 +1,20 @@
 // POST /browsers/{id}/playwright/execute as the wire shows it: whatever the code did, a 200 saying so.
 import type { FromSchema } from 'json-schema-to-ts';
 
+export const DEFAULT_TIMEOUT_SEC = 60;
+export const MAX_TIMEOUT_SEC = 300;
+
+/** `POST /browsers/{id}/playwright/execute`: `timeout_sec` defaults to DEFAULT_TIMEOUT_SEC. */
+export const playwrightExecuteParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['code'],
+  properties: {
+    code: { type: 'string', minLength: 1 },
+    timeout_sec: { type: ['integer', 'null'], minimum: 1, maximum: MAX_TIMEOUT_SEC },
+  },
+} as const;
+
 export const playwrightExecuteResult = {
   type: 'object',
   additionalProperties: false,

@@ -3,6 +3,38 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { dateTime } from './common.js';
 
+// What requests send.
+
+export const MAX_REPLAY_SECONDS = 3600;
+
+/** `POST /browsers/{id}/replays`. */
+export const replayStartParams = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    framerate: { type: 'integer', minimum: 1, maximum: 30, default: 25 },
+    max_duration_in_seconds: { type: 'integer', minimum: 1, maximum: MAX_REPLAY_SECONDS, default: MAX_REPLAY_SECONDS },
+    record_audio: { type: 'boolean' },
+  },
+} as const;
+
+/** `POST .../replays/{replay_id}/markers`: at the current offset, or at `offset_ms` or `timestamp`. */
+export const markerCreateParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    // Control characters would break the VTT cue and the chapter metadata lines.
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
+    timestamp: { type: 'string', minLength: 1, maxLength: 64 },
+    offset_ms: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+export type MarkerInput = FromSchema<typeof markerCreateParams>;
+
+// What answers carry.
+
 /** A named point in a recording (our extension). */
 export const marker = {
   type: 'object',

@@ -9,7 +9,6 @@ import { posix } from 'node:path';
 import type { ServiceContext } from '../context.js';
 import { conflict, invalidField } from '../errors.js';
 import {
-  MODE_PATTERN,
   cleanViewPath,
   fsError,
   fileInfo,
@@ -33,89 +32,32 @@ import {
 } from '../host/fs/index.js';
 import type { LiveSession } from '../host/session/index.js';
 import { openSse } from '../sse.js';
-import { fileInfo as fileInfoSchema, fsEvent, fsWatch } from '../../api/schemas/fs.js';
+import {
+  fileInfo as fileInfoSchema,
+  fileBytes,
+  fsEvent,
+  fsMoveParams,
+  fsPathShapes,
+  fsPermissionsParams,
+  fsUploadForm,
+  fsUploadZipForm,
+  fsWatch,
+  fsWatchParams,
+} from '../../api/schemas/fs.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { content, created, createdEmpty, documentedBody, done, eventStream, noContent, ok } from './responses.js';
 
-const path = { type: 'string', minLength: 1, maxLength: 4096 } as const;
-const mode = { type: 'string', pattern: MODE_PATTERN } as const;
-/** A user or group name (as in /etc/passwd) or a numeric id. */
-const principal = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[^:\\s]+$' } as const;
-
-/** `{path}`: the query of read_file, list_files, file_info, download_dir_zip; the body of the deletes. */
-const pathOnly = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path'],
-  properties: { path },
-} as const;
-
-/** `{path, mode?}`: the query of write_file, the body of create_directory. */
-const pathAndMode = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path'],
-  properties: { path, mode },
-} as const;
-
-const moveBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['src_path', 'dest_path'],
-  properties: { src_path: path, dest_path: path },
-} as const;
-
-const permissionsBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path', 'mode'],
-  properties: { path, mode, owner: principal, group: principal },
-} as const;
-
-const watchBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path'],
-  properties: { path, recursive: { type: 'boolean' } },
-} as const;
+const { pathOnly, pathAndMode } = fsPathShapes;
+const moveBody = fsMoveParams;
+const permissionsBody = fsPermissionsParams;
+const watchBody = fsWatchParams;
+const uploadForm = fsUploadForm;
+const uploadZipForm = fsUploadZipForm;
 
 const watchParams = {
   type: 'object',
   required: ['id', 'watch_id'],
   properties: { ...sessionParams.properties, watch_id: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
-
-/** A file's bytes as write_file and the uploads take them (documentation only: those routes read their bodies themselves). */
-const fileBytes = { type: 'string', format: 'binary' } as const;
-
-/** upload's multipart form (documentation only: the route reads the parts itself). */
-const uploadForm = {
-  type: 'object',
-  required: ['files'],
-  properties: {
-    files: {
-      type: 'array',
-      minItems: 1,
-      description: 'Sent as the form fields `files[N][file]` and `files[N][dest_path]`, N = 0, 1, …; parent directories are created',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['file', 'dest_path'],
-        properties: { file: fileBytes, dest_path: path },
-      },
-    },
-  },
-} as const;
-
-/** upload_zip's multipart form (documentation only). */
-const uploadZipForm = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['zip_file', 'dest_path'],
-  properties: {
-    zip_file: { ...fileBytes, description: 'A zip archive' },
-    dest_path: { ...path, description: 'The directory to extract into; created if missing' },
-  },
 } as const;
 
 type Params = { id: string };

@@ -4,25 +4,14 @@
 // request is a 4xx.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { playwrightExecuteResult } from '../../api/schemas/playwright.js';
+import { DEFAULT_TIMEOUT_SEC, playwrightExecuteParams, playwrightExecuteResult } from '../../api/schemas/playwright.js';
 import type { ServiceContext } from '../context.js';
 import { responseBody } from '../host/playwright/index.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { clientGone, keepActive } from './long-requests.js';
 import { ok } from './responses.js';
 
-export const DEFAULT_TIMEOUT_SEC = 60;
-export const MAX_TIMEOUT_SEC = 300;
-
-const executeBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['code'],
-  properties: {
-    code: { type: 'string', minLength: 1 },
-    timeout_sec: { type: ['integer', 'null'], minimum: 1, maximum: MAX_TIMEOUT_SEC },
-  },
-} as const;
+const executeBody = playwrightExecuteParams;
 
 /**
  * While code runs (or waits its turn), the session counts as active, as with an open CDP connection;

@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { dateTime } from '../../api/schemas/common.js';
-import { marker, replay, type Marker, type ReplayView } from '../../api/schemas/replays.js';
+import { marker, markerCreateParams, replay, replayStartParams, type Marker, type ReplayView } from '../../api/schemas/replays.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField, notFound, ServiceError } from '../errors.js';
 import { webvtt } from '../host/recording/index.js';
@@ -16,29 +16,8 @@ import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow, liveSession, sessionParams } from './lookup.js';
 import { content, noBody, ok } from './responses.js';
 
-export const MAX_REPLAY_SECONDS = 3600;
-
-const startBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    framerate: { type: 'integer', minimum: 1, maximum: 30, default: 25 },
-    max_duration_in_seconds: { type: 'integer', minimum: 1, maximum: MAX_REPLAY_SECONDS, default: MAX_REPLAY_SECONDS },
-    record_audio: { type: 'boolean' },
-  },
-} as const;
-
-const markerBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: {
-    // Control characters would break the VTT cue and the chapter metadata lines.
-    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
-    timestamp: { type: 'string', minLength: 1, maxLength: 64 },
-    offset_ms: { type: 'integer', minimum: 0 },
-  },
-} as const;
+const startBody = replayStartParams;
+const markerBody = markerCreateParams;
 
 const replayParams = {
   type: 'object',

@@ -1,7 +1,7 @@
 export { ConfinedWalk, withWalk } from './confined-fs.js';
 export type { Existing } from './confined-fs.js';
 export { DOWNLOADS_DIR, HOME_DIR, HostView, TMP_DIR, USER_DATA_DIR } from './host-view.js';
-export { MODE_PATTERN, checkClientPath, cleanViewPath, fileInfo, fsError, mapFsErrors, notRegularError, openForRead, parseMode, writeError, writeFileFrom } from './ops.js';
+export { checkClientPath, cleanViewPath, fileInfo, fsError, mapFsErrors, notRegularError, openForRead, parseMode, writeError, writeFileFrom } from './ops.js';
 export { lookupId } from './owner.js';
 export { receiveUploads, receiveZipUpload } from './upload.js';
 export { handOverView } from './view-access.js';

@@ -56,7 +56,6 @@ export function goFileMode(st: Stats): string {
 }
 
 /** Octal mode strings ("644", "0755"); the schema has already checked the digits. */
-export const MODE_PATTERN = '^[0-7]{3,4}$';
 export function parseMode(mode: string | undefined, fallback: number): number {
   return mode === undefined ? fallback : parseInt(mode, 8);
 }

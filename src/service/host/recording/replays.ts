@@ -1,6 +1,7 @@
 // The service's replays: at most one recording per session, stopped exactly once (by the API, its
 // max duration, the session ending, or ffmpeg dying), and always finalised into a faststart MP4 with
 // the markers as chapters. Recordings a dead service left behind are finalised at the next start.
+import type { MarkerInput } from '../../../api/schemas/replays.js';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { conflict, invalidField, notFound, DomainError, unavailable } from '../errors.js';
@@ -27,11 +28,7 @@ export interface StartOptions {
   viewport: { width: number; height: number };
 }
 
-export interface MarkerInput {
-  name: string;
-  offset_ms?: number;
-  timestamp?: string;
-}
+export type { MarkerInput };
 
 interface Active {
   row: ReplayRow;
