@@ -16,7 +16,17 @@ export type {
   BrowserStatusFilter,
 } from './schemas/browsers.js';
 export type { OkResult, ErrorDetail, ErrorBody, Viewport } from './schemas/common.js';
-export type { MousePosition, ClipboardText } from './schemas/computer.js';
+export type {
+  ClickParams,
+  MoveParams,
+  PressKeyParams,
+  TypeParams,
+  ScrollParams,
+  DragParams,
+  Region,
+  MousePosition,
+  ClipboardText,
+} from './schemas/computer.js';
 export type { Extension, BrowserExtensionSelector, ExtensionListParams } from './schemas/extensions.js';
 export type { FileInfo, FsEventType, FsEvent, FsWatch } from './schemas/fs.js';
 export type { LogFrame } from './schemas/logs.js';
@@ -42,7 +52,15 @@ export type {
   BrowserPoolAcquireParams,
   BrowserPoolReleaseParams,
 } from './schemas/pools.js';
-export type { ExecResult, SpawnResult, ProcessStatus, StdinResult, ProcessOutputFrame } from './schemas/process.js';
+export type {
+  ProcessExecParams,
+  ProcessSpawnParams,
+  ExecResult,
+  SpawnResult,
+  ProcessStatus,
+  StdinResult,
+  ProcessOutputFrame,
+} from './schemas/process.js';
 export type {
   Profile,
   BrowserProfileSelector,
@@ -60,7 +78,7 @@ export type {
   ProxyCheckParams,
   ProxyListParams,
 } from './schemas/proxies.js';
-export type { Marker, ReplayView } from './schemas/replays.js';
+export type { MarkerInput, Marker, ReplayView } from './schemas/replays.js';
 export type {
   TelemetryCategory,
   TelemetryCategoryFlags,

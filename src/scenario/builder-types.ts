@@ -2,7 +2,16 @@
 // scenario writes (scenario.schema.json), typed. The schema still validates everything, so a shape the
 // types allow but the schema refuses (two locators, say) is reported at the builder call that wrote it.
 
-import type { BrowserCreateParams } from '../api/types.js';
+import type {
+  BrowserCreateParams,
+  ClickParams,
+  DragParams,
+  MoveParams,
+  PressKeyParams,
+  Region,
+  ScrollParams,
+  TypeParams,
+} from '../api/types.js';
 import type { BaseTarget, ContextOptions, TextFilter } from './plan.js';
 
 /** Milliseconds, or a string such as `"500ms"`, `"1.5s"` or `"1m"`. */
@@ -144,57 +153,24 @@ export type ExpectScreenshotValue =
       max_diff_pixel_ratio?: number;
     };
 
-export interface ScreenRegion {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export type ScreenRegion = Region;
 
 export type ScreenshotValue = null | string | { name?: string; full_page?: boolean; screen?: boolean; region?: ScreenRegion };
 
 /** X11 key names held down during a computer action, e.g. `['ctrl']`. */
 export type HoldKeys = string[];
 
-export interface ClickMouse {
-  x: number;
-  y: number;
-  button?: 'left' | 'right' | 'middle' | 'back' | 'forward';
-  click_type?: 'down' | 'up' | 'click';
-  num_clicks?: number;
-  hold_keys?: HoldKeys;
-}
+export type ClickMouse = ClickParams;
 
-export interface MoveMouse {
-  x: number;
-  y: number;
-  smooth?: boolean;
-  duration_ms?: number;
-  hold_keys?: HoldKeys;
-}
+export type MoveMouse = MoveParams;
 
-export type TypeText = string | { text: string; delay?: number };
+export type TypeText = string | TypeParams;
 
-export type PressKey = string | string[] | { keys: string[]; duration?: number; hold_keys?: HoldKeys };
+export type PressKey = string | string[] | PressKeyParams;
 
-export interface Scroll {
-  x: number;
-  y: number;
-  delta_x?: number;
-  delta_y?: number;
-  hold_keys?: HoldKeys;
-}
+export type Scroll = ScrollParams;
 
-export interface DragMouse {
-  path: [number, number][];
-  button?: 'left' | 'middle' | 'right';
-  delay?: number;
-  steps_per_segment?: number;
-  step_delay_ms?: number;
-  smooth?: boolean;
-  duration_ms?: number;
-  hold_keys?: HoldKeys;
-}
+export type DragMouse = DragParams;
 
 /** One OS-level input action, a one-key object as in YAML. */
 export type ComputerAction =
