@@ -18,16 +18,14 @@ export interface InlineProject {
 }
 
 const made: string[] = [];
-let cleanupRegistered = false;
+// Registered when a test file imports this (each file gets its own copy of the module): a hook registered
+// from inside another hook, at the first call, would not run.
+afterAll(async () => {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
 
 /** A new project folder holding `files` (path -> content); all of them are removed after the test file. */
 export async function inlineFiles(files: Record<string, string>): Promise<InlineProject> {
-  if (!cleanupRegistered) {
-    cleanupRegistered = true;
-    afterAll(async () => {
-      await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-    });
-  }
   const dir = await mkdtemp(join(tmpdir(), 'bcs-inline-'));
   made.push(dir);
   const project: InlineProject = {

@@ -1,10 +1,8 @@
 // Page actions a Playwright user reaches for, on a real page: hover, check/uncheck, select, typing key by
 // key, focus, scrolling, drag and drop and choosing files next to the scenario.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runScenarioYaml } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const PAGE = `<!doctype html><title>actions</title>
@@ -19,22 +17,16 @@ const PAGE = `<!doctype html><title>actions</title>
 <label>Photo <input type=file id=photo multiple onchange="document.getElementById('chosen').textContent = [...this.files].map((f) => f.name).join(',')"></label><span id=chosen></span>
 <p id=end>the end</p>`;
 
-let work: string;
+const project = await inlineFiles({ 'site/index.html': PAGE, 'a.txt': 'a', 'b.txt': 'b' });
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-actions-'));
-  await mkdir(join(work, 'site'));
-  await writeFile(join(work, 'site', 'index.html'), PAGE);
-  await writeFile(join(work, 'a.txt'), 'a');
-  await writeFile(join(work, 'b.txt'), 'b');
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
-const run = (name: string, yaml: string) => runScenarioYaml(work, name, yaml, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+const run = (name: string, yaml: string) => runScenarioYaml(project.dir, name, yaml, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 describe('page actions', { timeout: 120_000 }, () => {
   it('hover, check, uncheck, select, type, focus, scroll, drag and choose files', async () => {
@@ -67,10 +59,10 @@ steps:
   });
 
   it('a file to choose that is not there fails validation where it is named', async () => {
-    const file = join(work, 'missing.yaml');
-    await writeFile(file, 'name: missing\nsteps:\n  - set_input_files: { label: Photo, files: [nope.png] }\n');
+    await project.write({ 'missing.yaml': 'name: missing\nsteps:\n  - set_input_files: { label: Photo, files: [nope.png] }\n' });
+    const file = project.path('missing.yaml');
     const res = await runCli(['validate', file]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain(`${file}:3:46 no such file: ${join(work, 'nope.png')}`);
+    expect(res.stderr).toContain(`${file}:3:46 no such file: ${project.path('nope.png')}`);
   });
 });

@@ -3,31 +3,27 @@
 // and every field of the result types in runner/reporters/results.ts is in it, with a description.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocksScenario } from '../helpers/blocks-scenario.js';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 type Json = Record<string, any>;
 
 const BLOCKS = blocksScenario('blocks for the schema');
 
-let work: string;
+const project = await inlineFiles({
+  'site/index.html': `<!doctype html><title>json</title><button id="oops" onclick="console.error('boom from the page')">oops</button>`,
+});
 let svc: TestService;
 let schema: Json;
 let validate: ValidateFunction;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-reports-json-'));
-  await mkdir(join(work, 'site'));
-  await writeFile(
-    join(work, 'site', 'index.html'),
-    `<!doctype html><title>json</title><button id="oops" onclick="console.error('boom from the page')">oops</button>`,
-  );
   schema = JSON.parse(await readFile(join(ROOT, 'runner/results.schema.json'), 'utf8'));
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   // ajv-formats is CommonJS: its default export arrives as the module object or the function itself.
@@ -38,16 +34,15 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await svc?.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 async function run(name: string, fileOrYaml: string): Promise<{ code: number | null; results: Json; stderr: string }> {
   let file = fileOrYaml;
   if (fileOrYaml.includes('\n')) {
-    file = join(work, `${name}.yaml`);
-    await writeFile(file, fileOrYaml);
+    await project.write({ [`${name}.yaml`]: fileOrYaml });
+    file = project.path(`${name}.yaml`);
   }
-  const out = join(work, `${name}-out`);
+  const out = project.path(`${name}-out`);
   const res = await runCli(['run', file, '--reporter', 'json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
   return { code: res.code, results: JSON.parse(await readFile(join(out, 'results.json'), 'utf8')), stderr: res.stderr };
 }
@@ -121,11 +116,13 @@ steps:
   });
 
   it('validates a run stopped by --bail: the scenarios it never started', async () => {
-    const failing = join(work, 'bail-first.yaml');
-    const never = join(work, 'bail-second.yaml');
-    await writeFile(failing, 'name: bail first\nsteps:\n  - expect: { title: Nope, timeout: 200ms }\n');
-    await writeFile(never, 'name: bail second\nsteps:\n  - sleep: 10ms\n');
-    const out = join(work, 'bail-out');
+    await project.write({
+      'bail-first.yaml': 'name: bail first\nsteps:\n  - expect: { title: Nope, timeout: 200ms }\n',
+      'bail-second.yaml': 'name: bail second\nsteps:\n  - sleep: 10ms\n',
+    });
+    const failing = project.path('bail-first.yaml');
+    const never = project.path('bail-second.yaml');
+    const out = project.path('bail-out');
     const res = await runCli(['run', failing, never, '--bail', '--reporter', 'json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
     expect(res.code).toBe(1);
     const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));

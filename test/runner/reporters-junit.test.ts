@@ -3,24 +3,23 @@
 // parser and checked per step against results.json from the same run.
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocksScenario } from '../helpers/blocks-scenario.js';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 type Json = Record<string, any>;
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 let site: Server;
 let pageLoads = 0;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-reports-junit-'));
   // The greeting is wrong on the first load only: the first attempt fails, the retry passes.
   site = createServer((req, res) => {
     if (req.url !== '/') return void res.writeHead(404).end();
@@ -35,7 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.close();
   site?.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 /** `bcs run` with these reporters and retries, against the test service. */
@@ -66,10 +64,8 @@ describe('the junit reporter', () => {
   let flakyFile: string;
 
   beforeAll(async () => {
-    flakyFile = join(work, 'flaky.yaml');
-    await writeFile(
-      flakyFile,
-      `name: flaky <junit> & "xml"
+    await project.write({
+      'flaky.yaml': `name: flaky <junit> & "xml"
 vars: { site: "http://127.0.0.1:1" }
 replay: { record: true, framerate: 5 }
 telemetry: { console: true }
@@ -82,11 +78,7 @@ steps:
   - name: greeting
     expect: { text: Hello, timeout: 500ms }
 `,
-    );
-    const always = join(work, 'always.yaml');
-    await writeFile(
-      always,
-      `name: always fails
+      'always.yaml': `name: always fails
 steps:
   - goto: "data:text/html,<h1>Nope</h1>"
   # Not in the recorded scenario: the service refuses control characters in marker names.
@@ -96,13 +88,12 @@ steps:
     expect: { text: Never, timeout: 300ms }
   - goto: "data:text/html,skipped"
 `,
-    );
-    const blocks = join(work, 'blocks.yaml');
-    await writeFile(
-      blocks,
-      blocksScenario('blocks in junit', { softName: 'soft check' }),
-    );
-    const out = join(work, 'out');
+      'blocks.yaml': blocksScenario('blocks in junit', { softName: 'soft check' }),
+    });
+    flakyFile = project.path('flaky.yaml');
+    const always = project.path('always.yaml');
+    const blocks = project.path('blocks.yaml');
+    const out = project.path('out');
     const site = `http://127.0.0.1:${(siteAddress()).port}`;
     const code = await runReported([flakyFile, always, blocks], 'json,junit', out, { site }, 1);
     expect(code).toBe(1);
@@ -144,7 +135,7 @@ steps:
     expect(tc.failure.type).toBe('assertion');
     expect(tc.failure.message).toContain('expected text "Never" to be visible');
     expect(tc.failure['#text']).toContain(failedStep.error.location);
-    expect(failedStep.error.location).toBe(`${join(work, 'always.yaml')}:7:5`);
+    expect(failedStep.error.location).toBe(`${project.path('always.yaml')}:7:5`);
     const skipped = suite.testcase.find((c: Json) => c.skipped);
     expect(skipped.skipped.message).toBe("skipped: step 'never there' failed");
     // Every attempt failed: the earlier one is a rerun failure of the same testcase.
@@ -182,7 +173,7 @@ steps:
     const shot = flaky.steps.find((s: Json) => s.kind === 'screenshot');
     const shotCase = suite.testcase[flaky.steps.indexOf(shot)];
     expect(shotCase['system-out']).toContain(`screenshot: ${shot.artifacts[0].path}`);
-    expect(shotCase['system-out']).toContain(`[[ATTACHMENT|${join(work, 'out', shot.artifacts[0].path)}]]`);
+    expect(shotCase['system-out']).toContain(`[[ATTACHMENT|${join(project.path('out'), shot.artifacts[0].path)}]]`);
     const outs = suite.testcase.map((c: Json) => c['system-out'] ?? '').join('\n');
     expect(outs).toContain('console_error');
     expect(outs).toContain('boom from the page');
@@ -194,7 +185,7 @@ describe('the junit reporter with control blocks', () => {
   const tc = (name: string) => suite.testcase.filter((c: Json) => c.name === name);
 
   beforeAll(async () => {
-    const xml = await readFile(join(work, 'out', 'junit.xml'), 'utf8');
+    const xml = await readFile(join(project.path('out'), 'junit.xml'), 'utf8');
     suite = parser.parse(xml).testsuites.testsuite.find((s: Json) => s.name === 'blocks in junit');
   });
 
@@ -226,11 +217,13 @@ describe('the junit reporter with control blocks', () => {
 
 describe('the junit reporter after --bail', () => {
   it('lists the scenario that never started as a skipped testsuite, and the summary says so', async () => {
-    const first = join(work, 'bail-first.yaml');
-    const second = join(work, 'bail-second.yaml');
-    await writeFile(first, 'name: bail first\nsteps:\n  - expect: { title: Nope, timeout: 200ms }\n');
-    await writeFile(second, 'name: bail second\nsteps:\n  - sleep: 10ms\n');
-    const out = join(work, 'bail-out');
+    await project.write({
+      'bail-first.yaml': 'name: bail first\nsteps:\n  - expect: { title: Nope, timeout: 200ms }\n',
+      'bail-second.yaml': 'name: bail second\nsteps:\n  - sleep: 10ms\n',
+    });
+    const first = project.path('bail-first.yaml');
+    const second = project.path('bail-second.yaml');
+    const out = project.path('bail-out');
     const res = await runCli(['run', first, second, '--bail', '--reporter', 'list,junit', '--output-dir', out], {
       BCS_BASE_URL: svc.baseUrl,
       BCS_API_KEY: svc.apiKey,

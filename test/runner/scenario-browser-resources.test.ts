@@ -2,14 +2,14 @@
 // made by the admin commands: a profile carries a cookie from one run of a scenario to the next; an
 // uploaded extension changes the page; a proxy selected by name carries the traffic. With `pool:` these
 // are refused before anything runs.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSite, startTestProxy, type TestProxy, type TestSite } from '../service/proxies-fixtures.js';
 
@@ -25,15 +25,14 @@ const VISITS_PAGE = `<!doctype html><title>visits</title><body><h1 id="count"></
 </script></body>`;
 
 const PASSWORD = 'scenario-proxy-pw-7731';
+const project = await inlineFiles({});
 let svc: TestService;
-let work: string;
 let pageServer: Server;
 let origin: string;
 let site: TestSite;
 let proxy: TestProxy;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-resources-'));
   pageServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(VISITS_PAGE));
   await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
@@ -46,7 +45,6 @@ afterAll(async () => {
   pageServer.close();
   await proxy.close();
   await site.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const target = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
@@ -54,9 +52,9 @@ const bcs = (args: string[], env: Record<string, string> = {}) => runCli(args, {
 
 /** Writes `yaml` and runs it through `bcs run`; the scenario's results come back with the exit. */
 async function run(name: string, yaml: string, vars: Record<string, string> = {}): Promise<{ res: CliResult; scenario: any }> {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(file, yaml);
-  const out = join(work, `${name}-out-${Date.now()}`);
+  await project.write({ [`${name}.yaml`]: yaml });
+  const file = project.path(`${name}.yaml`);
+  const out = project.path(`${name}-out-${Date.now()}`);
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}=${v}`]);
   const res = await bcs(['run', file, '--reporter', 'json', '--output-dir', out, ...varArgs]);
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8').catch(() => '{"scenarios":[]}'));
@@ -107,13 +105,14 @@ describe('a scenario with a profile', () => {
 
 describe('a scenario with an extension and a proxy', () => {
   it.skipIf(exe.headlessShell)('loads an extension uploaded with bcs extensions upload, by name', async () => {
-    const dir = join(work, 'retitle');
-    await mkdir(dir);
-    await writeFile(join(dir, 'manifest.json'), JSON.stringify({
-      manifest_version: 3, name: 'retitle', version: '1.0',
-      content_scripts: [{ matches: ['<all_urls>'], js: ['content.js'], run_at: 'document_end' }],
-    }));
-    await writeFile(join(dir, 'content.js'), "document.title = 'changed by extension';");
+    await project.write({
+      'retitle/manifest.json': JSON.stringify({
+        manifest_version: 3, name: 'retitle', version: '1.0',
+        content_scripts: [{ matches: ['<all_urls>'], js: ['content.js'], run_at: 'document_end' }],
+      }),
+      'retitle/content.js': "document.title = 'changed by extension';",
+    });
+    const dir = project.path('retitle');
     expect((await bcs(['extensions', 'upload', dir])).code).toBe(0);
     const { res } = await run('extension', `name: extension
 vars: { origin: "" }
@@ -147,8 +146,8 @@ steps:
   });
 
   it('refuses them beside pool before anything runs, at file:line:col', async () => {
-    const file = join(work, 'leased.yaml');
-    await writeFile(file, 'name: leased\nbrowser:\n  pool: warm\n  profile: { name: shopper }\nsteps:\n  - sleep: 1ms\n');
+    await project.write({ 'leased.yaml': 'name: leased\nbrowser:\n  pool: warm\n  profile: { name: shopper }\nsteps:\n  - sleep: 1ms\n' });
+    const file = project.path('leased.yaml');
     const res = await bcs(['validate', file]);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain(`${file}:4:12 'profile' cannot be set on a lease`);

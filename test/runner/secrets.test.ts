@@ -1,26 +1,23 @@
 // Secrets end to end: read when the run starts, used in steps, never shown — not in the plan, the step
 // list, results.json, error messages or saved output — and a missing one stops the run before a browser.
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MASK, createMasker, maskDeep, resolveSecrets } from '../../runner/exec/secrets.js';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const ENV_SECRET = 'env-s3cret "quoted" & more';
 const FILE_SECRET = 'file-s3cret-value';
 
-let work: string;
+const project = await inlineFiles({ 'token.txt': `${FILE_SECRET}\n` });
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-secrets-'));
-  await writeFile(join(work, 'token.txt'), `${FILE_SECRET}\n`);
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const SCENARIO = `name: secrets
@@ -44,8 +41,8 @@ steps:
 
 describe('secrets in a run', () => {
   it('are masked in the step list, results.json, errors and names; the plan keeps their templates', async () => {
-    const file = join(work, 'secrets.yaml');
-    await writeFile(file, SCENARIO);
+    await project.write({ 'secrets.yaml': SCENARIO });
+    const file = project.path('secrets.yaml');
     const env = { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey, BCS_TEST_API_SECRET: ENV_SECRET };
 
     const plan = await runCli(['plan', file], env);
@@ -57,7 +54,7 @@ describe('secrets in a run', () => {
       expect(text).not.toContain('s3cret');
     }
 
-    const out = join(work, 'out');
+    const out = project.path('out');
     const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], env);
     expect(res.code).toBe(1);
     const json = await readFile(join(out, 'results.json'), 'utf8');
@@ -85,8 +82,8 @@ describe('secrets in a run', () => {
   });
 
   it('stops before any browser starts when a secret is missing, saying where it is declared', async () => {
-    const file = join(work, 'missing.yaml');
-    await writeFile(file, SCENARIO);
+    await project.write({ 'missing.yaml': SCENARIO });
+    const file = project.path('missing.yaml');
     const before = svc.sessions.size;
     const res = await runCli(['run', file], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
     expect(res.code).toBe(2);
@@ -95,9 +92,8 @@ describe('secrets in a run', () => {
   });
 
   it('are not needed to validate, list or plan: only a run reads them', async () => {
-    const dir = join(work, 'unset');
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'unset.yaml'), SCENARIO.replace('token.txt', 'no-such-token.txt'));
+    await project.write({ 'unset/unset.yaml': SCENARIO.replace('token.txt', 'no-such-token.txt') });
+    const dir = project.path('unset');
     for (const args of [['validate', dir], ['list', dir], ['plan', join(dir, 'unset.yaml')]]) {
       const res = await runCli(args);
       expect(res.code, `${args[0]}: ${res.stderr}`).toBe(0);
@@ -121,8 +117,8 @@ describe('masking', () => {
   });
 
   it('reads env and file secrets, dropping the file\'s final newline, and names what is missing', async () => {
-    await expect(resolveSecrets({ A: { env: 'X' }, B: { file: join(work, 'token.txt') } }, { X: 'from env' })).resolves.toEqual({ A: 'from env', B: FILE_SECRET });
+    await expect(resolveSecrets({ A: { env: 'X' }, B: { file: project.path('token.txt') } }, { X: 'from env' })).resolves.toEqual({ A: 'from env', B: FILE_SECRET });
     await expect(resolveSecrets({ A: { env: 'NOPE' } }, {})).rejects.toThrow("secret 'A': environment variable 'NOPE' is not set");
-    await expect(resolveSecrets({ B: { file: join(work, 'none.txt') } }, {})).rejects.toThrow(`secret 'B': cannot read ${join(work, 'none.txt')}`);
+    await expect(resolveSecrets({ B: { file: project.path('none.txt') } }, {})).rejects.toThrow(`secret 'B': cannot read ${project.path('none.txt')}`);
   });
 });
