@@ -3,23 +3,20 @@
 // or stdin and is never printed, checked through a real forward proxy that demands it; a profile created,
 // downloaded as a tar and deleted.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startSite, startTestProxy, type TestProxy, type TestSite } from '../service/proxies-fixtures.js';
 
 const PASSWORD = 'pw-Zq81-never-printed';
 let svc: TestService;
-let work: string;
 let site: TestSite;
 let proxy: TestProxy;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-admin-'));
   site = await startSite();
   proxy = await startTestProxy({ username: 'agent', password: PASSWORD, hosts: { 'site.test': site.port } });
   svc = await startTestService({ standby: 0, proxyCheckUrl: 'http://site.test/health' });
@@ -28,7 +25,6 @@ afterAll(async () => {
   await svc.close();
   await proxy.close();
   await site.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 /** Every output of the CLI in this file, to check that the proxy password never appears in any. */
@@ -86,14 +82,15 @@ async function zipEntries(file: string): Promise<Record<string, string>> {
 
 describe('bcs extensions', () => {
   it('zips and uploads an unpacked extension folder, lists, downloads and deletes it', { timeout: 180_000 }, async () => {
-    const dir = join(work, 'title-changer');
-    await mkdir(join(dir, 'scripts'), { recursive: true });
     const manifest = JSON.stringify({
       manifest_version: 3, name: 'title changer', version: '1.0',
       content_scripts: [{ matches: ['<all_urls>'], js: ['scripts/content.js'], run_at: 'document_end' }],
     });
-    await writeFile(join(dir, 'manifest.json'), manifest);
-    await writeFile(join(dir, 'scripts', 'content.js'), "document.title = 'changed by extension';");
+    const project = await inlineFiles({
+      'title-changer/manifest.json': manifest,
+      'title-changer/scripts/content.js': "document.title = 'changed by extension';",
+    });
+    const dir = project.path('title-changer');
 
     const uploaded = await bcs(['extensions', 'upload', dir]);
     expect(uploaded.code, uploaded.stderr).toBe(0);
@@ -104,7 +101,7 @@ describe('bcs extensions', () => {
     expect((await bcs(['extensions', 'list'])).stdout).toMatch(/^\w+\s+title-changer\s+\d+\s/m);
 
     // What the service kept is the folder, with its layout.
-    const zip = join(work, 'back.zip');
+    const zip = project.path('back.zip');
     const downloaded = await bcs(['extensions', 'download', 'title-changer', '--out', zip]);
     expect(downloaded.code, downloaded.stderr).toBe(0);
     expect((await stat(zip)).size).toBe(listed[0].size_bytes);
@@ -116,8 +113,9 @@ describe('bcs extensions', () => {
     const taken = await bcs(['extensions', 'upload', dir]);
     expect([taken.code, taken.stderr]).toEqual([1, "bcs: an extension named 'title-changer' already exists in this project (conflict)\n"]);
 
-    await mkdir(join(work, 'not-an-extension'));
-    const noManifest = await bcs(['extensions', 'upload', join(work, 'not-an-extension')]);
+    // An empty folder: inlineFiles writes files only, so this one is made by hand (removed with the project).
+    await mkdir(project.path('not-an-extension'));
+    const noManifest = await bcs(['extensions', 'upload', project.path('not-an-extension')]);
     expect(noManifest.code).toBe(2);
     expect(noManifest.stderr).toContain('no manifest.json at the top of the folder');
 
@@ -180,7 +178,8 @@ describe('bcs profiles', () => {
     expect(created).toMatchObject({ id: expect.any(String), name: 'shopper' });
     expect((await bcs(['profiles', 'list'])).stdout).toMatch(new RegExp(`^${created.id}\\s+shopper\\s+\\d{4}-`, 'm'));
 
-    const tar = join(work, 'shopper.tar');
+    const project = await inlineFiles({});
+    const tar = project.path('shopper.tar');
     const downloaded = await bcs(['profiles', 'download', 'shopper', '--out', tar]);
     expect(downloaded.code, downloaded.stderr).toBe(0);
     expect(downloaded.stdout).toBe(`wrote profile shopper to ${tar} (${(await stat(tar)).size} bytes)\n`);

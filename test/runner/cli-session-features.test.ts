@@ -1,13 +1,12 @@
 // Scenario features around the session: leasing from a pool, recording with markers, telemetry per step.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
 let svc: TestService;
 const hasFfmpeg = (() => {
   try {
@@ -22,23 +21,20 @@ if (!hasFfmpeg) console.warn('skipping replay checks that need ffprobe: not inst
 const PAGE = `<!doctype html><title>features</title>
 <button id="oops" onclick="console.error('boom from the page'); fetch('http://127.0.0.1:9/missing').catch(() => {})">oops</button>`;
 
+const project = await inlineFiles({ 'site/index.html': PAGE });
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-features-'));
-  await mkdir(join(work, 'site'));
-  await writeFile(join(work, 'site', 'index.html'), PAGE);
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 async function run(name: string, yaml: string) {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(file, yaml);
-  const out = join(work, `${name}-out`);
+  await project.write({ [`${name}.yaml`]: yaml });
+  const file = project.path(`${name}.yaml`);
+  const out = project.path(`${name}-out`);
   const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], remote());
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   return { res, out, scenario: results.scenarios[0] };

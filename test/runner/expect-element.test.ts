@@ -1,10 +1,10 @@
 // `expect` on a real page: every element condition passing and negated, locators narrowed by filters,
 // containers and frames, and failures in Playwright's words (locator, expected, received, call log).
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScenarioYaml } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const PAGE = `<!doctype html><title>Todos</title>
@@ -24,23 +24,17 @@ const BAD = `<!doctype html><html lang=en><title>Bad</title><main><h1>Bad</h1>
 <img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
 <p style="color:#777;background:#888">faint</p></main></html>`;
 
-let work: string;
+const project = await inlineFiles({ 'site/index.html': PAGE, 'site/good.html': GOOD, 'site/bad.html': BAD });
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-expect-'));
-  await mkdir(join(work, 'site'));
-  await writeFile(join(work, 'site', 'index.html'), PAGE);
-  await writeFile(join(work, 'site', 'good.html'), GOOD);
-  await writeFile(join(work, 'site', 'bad.html'), BAD);
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const run = (name: string, steps: string) =>
-  runScenarioYaml(work, name, `name: ${name}\nserve: site\nsteps:\n  - goto: /index.html\n${steps}`, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+  runScenarioYaml(project.dir, name, `name: ${name}\nserve: site\nsteps:\n  - goto: /index.html\n${steps}`, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 describe('expect on elements', { timeout: 120_000 }, () => {
   it('checks text, count, value, attributes, css and states, negated too, through filters, containers and frames', async () => {

@@ -5,9 +5,8 @@
 import xtermHeadless from '@xterm/headless';
 import { spawn as spawnPty } from 'node-pty';
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleReporter } from '../../runner/reporters/console.js';
@@ -15,12 +14,12 @@ import { createReporters } from '../../runner/reporters/index.js';
 import { runScenarios } from '../../runner/suite/run.js';
 import { blocksScenario } from '../helpers/blocks-scenario.js';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const { Terminal } = xtermHeadless;
 type Term = InstanceType<typeof Terminal>;
 
-let work: string;
 let svc: TestService;
 let site: Server;
 let pageLoads = 0;
@@ -36,10 +35,12 @@ steps:
 
 const BLOCKS = blocksScenario('blocks in the report');
 
+const project = await inlineFiles({
+  'failing.yaml': FAILING,
+  'passing.yaml': 'name: tty pass\nsteps:\n  - goto: "data:text/html,<h1>Hi</h1>"\n  - sleep: 300ms\n',
+});
+
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-reports-console-'));
-  await writeFile(join(work, 'failing.yaml'), FAILING);
-  await writeFile(join(work, 'passing.yaml'), 'name: tty pass\nsteps:\n  - goto: "data:text/html,<h1>Hi</h1>"\n  - sleep: 300ms\n');
   site = createServer((req, res) => {
     if (req.url !== '/') return void res.writeHead(404).end();
     pageLoads++;
@@ -51,7 +52,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.close();
   site?.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
@@ -101,7 +101,7 @@ async function runInPty(file: string, env: Record<string, string>): Promise<{ co
 
 describe('on a terminal', () => {
   it('redraws a live tree in place and leaves the finished scenario, its failure and the summary', async () => {
-    const { code, raw, lines } = await runInPty(join(work, 'failing.yaml'), {});
+    const { code, raw, lines } = await runInPty(project.path('failing.yaml'), {});
     expect(code, raw).toBe(1);
     expect(raw).toMatch(CURSOR_UP);
     expect(raw).toMatch(SPINNER);
@@ -118,12 +118,12 @@ describe('on a terminal', () => {
     const summary = lines.findIndex((l) => /^0 passed, 1 failed \(/.test(l));
     expect(summary, text).toBeGreaterThan(0);
     expect(lines.slice(summary)).toEqual(
-      expect.arrayContaining(['Failures:', '  1) tty failure › never there [assertion]', `     at ${join(work, 'failing.yaml')}:5:5`]),
+      expect.arrayContaining(['Failures:', '  1) tty failure › never there [assertion]', `     at ${project.path('failing.yaml')}:5:5`]),
     );
   });
 
   it('writes no colour with NO_COLOR, and still redraws', async () => {
-    const { code, raw, lines } = await runInPty(join(work, 'passing.yaml'), { NO_COLOR: '1' });
+    const { code, raw, lines } = await runInPty(project.path('passing.yaml'), { NO_COLOR: '1' });
     expect(code, raw).toBe(0);
     expect(raw).not.toMatch(COLOUR);
     expect(raw).toMatch(CURSOR_UP);
@@ -139,27 +139,26 @@ describe('scenarios running at once, one of them retried', () => {
   let out: string;
 
   beforeAll(async () => {
-    await writeFile(
-      join(work, 'flaky.yaml'),
-      `name: flaky greeting
+    await project.write({
+      'flaky.yaml': `name: flaky greeting
 vars: { site: "http://127.0.0.1:1" }
 steps:
   - goto: "{{ site }}/"
   - name: greeting
     expect: { text: Hello, timeout: 500ms }
 `,
-    );
+    });
     // A narrow, short terminal: lines must be cut to fit and the tree trimmed to the rows it has. No PTY
     // in between here to turn \n into \r\n, so the emulator does it.
     const term = new Terminal({ cols: 70, rows: 16, scrollback: 5000, allowProposedApi: true, convertEol: true });
     const ttyOut = { columns: 70, rows: 16, write: (s: string) => ((ttyRaw += s), term.write(s), true) };
-    out = join(work, 'concurrent-out');
+    out = project.path('concurrent-out');
     const reporters = [
       ...createReporters(['list', 'json', 'junit', 'html'], out, { stdout: ttyOut, tty: true, color: false, workers: 2 }),
       consoleReporter({ write: (s: string) => ((plain += s), true) }, { tty: false, color: false, workers: 2 }),
     ];
     const outcome = await runScenarios({
-      paths: [join(ROOT, 'scenarios/quickstart.yaml'), join(work, 'flaky.yaml')],
+      paths: [join(ROOT, 'scenarios/quickstart.yaml'), project.path('flaky.yaml')],
       vars: { site: `http://127.0.0.1:${(site.address() as AddressInfo).port}` },
       workers: 2,
       retries: 1,
@@ -223,8 +222,8 @@ steps:
 
 describe('off a terminal', () => {
   it('indents steps inside blocks, labels passes, marks soft, ignored and retried failures', async () => {
-    await writeFile(join(work, 'blocks.yaml'), BLOCKS);
-    const res = await runCli(['run', join(work, 'blocks.yaml')], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+    await project.write({ 'blocks.yaml': BLOCKS });
+    const res = await runCli(['run', project.path('blocks.yaml')], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
     expect(res.code).toBe(1);
     const lines = res.stdout.split('\n');
     const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
@@ -245,7 +244,7 @@ describe('off a terminal', () => {
   });
 
   it('writes one line per finished step, the failure under it, and the summary', async () => {
-    const res = await runCli(['run', join(work, 'failing.yaml')], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+    const res = await runCli(['run', project.path('failing.yaml')], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
     expect(res.code).toBe(1);
     expect(res.stdout).not.toMatch(/\x1b/);
     const lines = res.stdout.split('\n');
@@ -255,7 +254,7 @@ describe('off a terminal', () => {
     // Playwright's details follow the line, then where the step is written.
     const details = lines.slice(failed + 2, lines.findIndex((l, i) => i > failed && /^ {6}at /.test(l)) + 1);
     expect(details).toContain("      Locator: getByText('Never').visible().first()");
-    expect(details.at(-1)).toBe(`      at ${join(work, 'failing.yaml')}:5:5`);
+    expect(details.at(-1)).toBe(`      at ${project.path('failing.yaml')}:5:5`);
     expect(res.stdout).toMatch(/^0 passed, 1 failed \(/m);
     expect(res.stdout).toContain('Failures:\n  1) tty failure › never there [assertion]');
   });

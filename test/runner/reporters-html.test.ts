@@ -4,21 +4,19 @@
 // the scenarios' strings as text, and load nothing from anywhere.
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlReport } from '../../runner/reporters/html.js';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 type Json = Record<string, any>;
 
-let work: string;
-let out: string;
 let svc: TestService;
 let site: Server;
 let browser: Browser;
@@ -49,9 +47,10 @@ steps:
   - goto: "data:text/html,skipped"
 `;
 
+const project = await inlineFiles({ 'recorded.yaml': RECORDED, 'failing.yaml': FAILING });
+const out = project.path('out');
+
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-reports-html-'));
-  out = join(work, 'out');
   // The first load says the wrong thing: the recorded scenario fails once, then passes on the retry.
   site = createServer((req, res) => {
     if (req.url !== '/') return void res.writeHead(404).end();
@@ -62,10 +61,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   svc = await startTestService();
-  await writeFile(join(work, 'recorded.yaml'), RECORDED);
-  await writeFile(join(work, 'failing.yaml'), FAILING);
   const vars = { site: `http://127.0.0.1:${(site.address() as AddressInfo).port}` };
-  const code = await runReported([join(work, 'recorded.yaml'), join(work, 'failing.yaml')], 'json,html', vars, 1);
+  const code = await runReported([project.path('recorded.yaml'), project.path('failing.yaml')], 'json,html', vars, 1);
   expect(code).toBe(1);
   results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   browser = await chromium.launch({ executablePath: (await findChromium(process.env.BCS_CHROMIUM)).path });
@@ -74,7 +71,6 @@ afterAll(async () => {
   await browser?.close();
   await svc?.close();
   site?.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 /** `bcs run` with these reporters and retries, against the test service. */
@@ -134,7 +130,7 @@ describe('the html reporter', () => {
 
   it('shows the failure with its message and file:line:col, up front and at the step', async () => {
     const step = failing.steps.find((s: Json) => s.status === 'failed');
-    expect(step.error.location).toBe(`${join(work, 'failing.yaml')}:5:5`);
+    expect(step.error.location).toBe(`${project.path('failing.yaml')}:5:5`);
     const row = report.page.locator(`#s1 > details > .body > ol.steps > li[data-status="failed"]`);
     expect(await row.locator('.error pre').first().textContent()).toContain('expected text "Never" to be visible');
     // The scenario's lines around the step, its own line marked.

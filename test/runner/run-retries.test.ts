@@ -1,14 +1,14 @@
 // `--retries N` (every attempt's artifacts kept, flaky reported) and `--last-failed`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 let site: Server;
 let siteUrl: string;
@@ -16,7 +16,6 @@ let siteUrl: string;
 const titles = new Map<string, string[]>();
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-retries-'));
   svc = await startTestService();
   site = createServer((req, res) => {
     const queue = titles.get(req.url ?? '') ?? ['none'];
@@ -30,19 +29,16 @@ beforeAll(async () => {
 afterAll(async () => {
   site.close();
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 /** A scenario that opens `path` on the test site, screenshots it and expects the title `ok`. */
 async function titleCheck(file: string, name: string, path: string): Promise<string> {
-  const full = join(work, file);
-  await writeFile(
-    full,
-    `name: ${name}\nsteps:\n  - goto: "{{ site }}${path}"\n  - screenshot: page\n  - expect: { title: ok, timeout: 300ms }\n`,
-  );
-  return full;
+  await project.write({
+    [file]: `name: ${name}\nsteps:\n  - goto: "{{ site }}${path}"\n  - screenshot: page\n  - expect: { title: ok, timeout: 300ms }\n`,
+  });
+  return project.path(file);
 }
 
 async function run(args: string[], out: string) {
@@ -59,7 +55,7 @@ describe('bcs run --retries', { timeout: 180_000 }, () => {
   it('re-runs a failed scenario; passing on a retry is flaky, and every attempt keeps its own artifacts', async () => {
     titles.set('/flaky', ['nope', 'ok']);
     const file = await titleCheck('flaky.yaml', 'flaky page', '/flaky');
-    const out = join(work, 'flaky-out');
+    const out = project.path('flaky-out');
     const { res, results } = await run([file, '--retries', '2'], out);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain("retrying 'flaky page' (attempt 2 of 3)");
@@ -77,10 +73,10 @@ describe('bcs run --retries', { timeout: 180_000 }, () => {
 
   it('counts a flaky scenario one way in the list, results.json and the HTML report; names only folders that exist', async () => {
     titles.set('/flaky-once', ['nope', 'ok']);
-    const full = join(work, 'flaky-once.yaml');
     // The passing attempt writes nothing, so its attempt-2/ folder never exists.
-    await writeFile(full, `name: flaky once\nsteps:\n  - goto: "{{ site }}/flaky-once"\n  - expect: { title: ok, timeout: 300ms }\n`);
-    const out = join(work, 'flaky-once-out');
+    await project.write({ 'flaky-once.yaml': `name: flaky once\nsteps:\n  - goto: "{{ site }}/flaky-once"\n  - expect: { title: ok, timeout: 300ms }\n` });
+    const full = project.path('flaky-once.yaml');
+    const out = project.path('flaky-once-out');
     const res = await runCli(['run', full, '--retries', '1', '--var', `site=${siteUrl}`, '--reporter', 'list,json,html', '--output-dir', out], remote());
     expect(res.code, res.stderr).toBe(0);
     const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
@@ -97,7 +93,7 @@ describe('bcs run --retries', { timeout: 180_000 }, () => {
   it('stops after the last retry: the scenario fails with every attempt reported', async () => {
     titles.set('/broken', ['nope']);
     const file = await titleCheck('broken.yaml', 'broken page', '/broken');
-    const { res, results } = await run([file, '--retries', '1'], join(work, 'broken-out'));
+    const { res, results } = await run([file, '--retries', '1'], project.path('broken-out'));
     expect(res.code).toBe(1);
     const [scenario] = results.scenarios;
     expect(scenario).toMatchObject({ status: 'failed', attempt: 2 });
@@ -112,7 +108,7 @@ describe('bcs run --last-failed', { timeout: 180_000 }, () => {
     titles.set('/bad', ['nope']);
     const good = await titleCheck('good.yaml', 'good page', '/good');
     const bad = await titleCheck('bad.yaml', 'bad page', '/bad');
-    const out = join(work, 'last-failed-out');
+    const out = project.path('last-failed-out');
 
     const first = await run([good, bad], out);
     expect(first.res.code).toBe(1);
@@ -133,12 +129,12 @@ describe('bcs run --last-failed', { timeout: 180_000 }, () => {
 describe('re-running into the same --output-dir', { timeout: 120_000 }, () => {
   it("starts each scenario's folder empty and leaves what bcs did not write alone", async () => {
     titles.set('/rerun', ['ok']);
-    const full = join(work, 'rerun.yaml');
-    const out = join(work, 'rerun-out');
-    const shoot = (name: string) => writeFile(full, `name: rerun\nsteps:\n  - goto: "{{ site }}/rerun"\n  - screenshot: ${name}\n`);
+    const full = project.path('rerun.yaml');
+    const out = project.path('rerun-out');
+    const shoot = (name: string) => project.write({ 'rerun.yaml': `name: rerun\nsteps:\n  - goto: "{{ site }}/rerun"\n  - screenshot: ${name}\n` });
     await shoot('first');
     expect((await run([full], out)).res.code).toBe(0);
-    await writeFile(join(out, 'notes.txt'), 'mine');
+    await project.write({ 'rerun-out/notes.txt': 'mine' });
     await shoot('second');
     const { res, results } = await run([full], out);
     expect(res.code, res.stderr).toBe(0);
