@@ -1,20 +1,17 @@
 // Scenario annotations (skip, fixme, only with --forbid-only, slow) and data rows (`each`), from the CLI.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-annotations-'));
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
@@ -22,12 +19,13 @@ const page = (title: string) => `"data:text/html,<title>${title}</title>"`;
 
 describe('annotations and rows', { timeout: 180_000 }, () => {
   it('skip and fixme are reported as skipped with their reasons; only narrows the run; --forbid-only refuses it', async () => {
-    const dir = join(work, 'annotated');
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'a.yaml'), `name: runs\nsteps:\n  - goto: ${page('a')}\n`);
-    await writeFile(join(dir, 'b.yaml'), `name: skipped\nskip: waiting for the new checkout\nsteps:\n  - goto: ${page('b')}\n`);
-    await writeFile(join(dir, 'c.yaml'), `name: broken\nfixme: true\nsteps:\n  - expect: { title: never }\n`);
-    const out = join(work, 'annotated-out');
+    const project = await inlineFiles({
+      'annotated/a.yaml': `name: runs\nsteps:\n  - goto: ${page('a')}\n`,
+      'annotated/b.yaml': `name: skipped\nskip: waiting for the new checkout\nsteps:\n  - goto: ${page('b')}\n`,
+      'annotated/c.yaml': `name: broken\nfixme: true\nsteps:\n  - expect: { title: never }\n`,
+    });
+    const dir = project.path('annotated');
+    const out = project.path('annotated-out');
     const res = await runCli(['run', dir, '--reporter', 'list,json', '--output-dir', out], remote());
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
@@ -39,7 +37,7 @@ describe('annotations and rows', { timeout: 180_000 }, () => {
     ]);
     expect(res.stdout).toContain('skipped (skip: waiting for the new checkout)');
 
-    await writeFile(join(dir, 'd.yaml'), `name: focused\nonly: true\nsteps:\n  - goto: ${page('d')}\n`);
+    await project.write({ 'annotated/d.yaml': `name: focused\nonly: true\nsteps:\n  - goto: ${page('d')}\n` });
     const only = await runCli(['run', dir, '--reporter', 'json', '--output-dir', out], remote());
     expect(only.code, only.stderr).toBe(0);
     expect(JSON.parse(await readFile(join(out, 'results.json'), 'utf8')).scenarios.map((s: { name: string }) => s.name)).toEqual(['focused']);
@@ -50,14 +48,15 @@ describe('annotations and rows', { timeout: 180_000 }, () => {
   });
 
   it('each: one scenario per row, inline or from CSV and JSON files, each named and reported on its own', async () => {
-    const dir = join(work, 'rows');
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'users.csv'), 'user,title\nada,Ada page\ngrace,Grace page\n');
-    await writeFile(join(dir, 'pages.json'), JSON.stringify([{ n: 1 }, { n: 2 }, { n: 3 }]));
-    await writeFile(join(dir, 'csv.yaml'), `name: "greets {{ user }}"\neach: users.csv\nsteps:\n  - goto: "data:text/html,<title>{{ title }}</title>"\n  - expect: { title: "{{ title }}" }\n`);
-    await writeFile(join(dir, 'json.yaml'), `name: numbered\neach: pages.json\nsteps:\n  - exec: { command: echo, args: ["{{ n }}"], expect: { stdout: { matches: "^[12]$" } } }\n`);
-    await writeFile(join(dir, 'inline.yaml'), `name: "inline {{ who.first }}"\nslow: true\neach:\n  - { who: { first: Katherine } }\nsteps:\n  - goto: ${page('k')}\n`);
-    const out = join(work, 'rows-out');
+    const project = await inlineFiles({
+      'rows/users.csv': 'user,title\nada,Ada page\ngrace,Grace page\n',
+      'rows/pages.json': JSON.stringify([{ n: 1 }, { n: 2 }, { n: 3 }]),
+      'rows/csv.yaml': `name: "greets {{ user }}"\neach: users.csv\nsteps:\n  - goto: "data:text/html,<title>{{ title }}</title>"\n  - expect: { title: "{{ title }}" }\n`,
+      'rows/json.yaml': `name: numbered\neach: pages.json\nsteps:\n  - exec: { command: echo, args: ["{{ n }}"], expect: { stdout: { matches: "^[12]$" } } }\n`,
+      'rows/inline.yaml': `name: "inline {{ who.first }}"\nslow: true\neach:\n  - { who: { first: Katherine } }\nsteps:\n  - goto: ${page('k')}\n`,
+    });
+    const dir = project.path('rows');
+    const out = project.path('rows-out');
     const list = await runCli(['list', dir, '--json']);
     expect(JSON.parse(list.stdout).scenarios.map((s: { name: string }) => s.name)).toEqual([
       'greets ada', 'greets grace', 'inline Katherine', 'numbered [1]', 'numbered [2]', 'numbered [3]',
@@ -77,10 +76,10 @@ describe('annotations and rows', { timeout: 180_000 }, () => {
   });
 
   it('rows that cannot be read are reported at each', async () => {
-    const file = join(work, 'bad-rows.yaml');
-    await writeFile(file, 'name: bad\neach: missing.csv\nsteps:\n  - goto: about:blank\n');
+    const project = await inlineFiles({ 'bad-rows.yaml': 'name: bad\neach: missing.csv\nsteps:\n  - goto: about:blank\n' });
+    const file = project.path('bad-rows.yaml');
     const res = await runCli(['validate', file]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain(`${file}:2:7 cannot read the rows in ${join(work, 'missing.csv')}: no such file`);
+    expect(res.stderr).toContain(`${file}:2:7 cannot read the rows in ${project.path('missing.csv')}: no such file`);
   });
 });

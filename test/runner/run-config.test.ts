@@ -2,31 +2,28 @@
 // clear errors for a config that does not validate.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({
+  'suite/a.yaml': 'name: a\ntags: [smoke]\nsteps:\n  - goto: "data:text/html,a"\n',
+  'suite/b.yaml': 'name: b\ntags: [slow]\nsteps:\n  - goto: "data:text/html,b"\n',
+  'hooks/seed.yaml': 'name: seed data\nsteps:\n  - goto: "data:text/html,seed"\n',
+  'hooks/broken-seed.yaml': 'name: broken seed\nsteps:\n  - expect: { title: never, timeout: 200ms }\n',
+  'hooks/cleanup.yaml': 'name: cleanup\nsteps:\n  - goto: "data:text/html,{{ who }}"\n',
+});
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-config-'));
   svc = await startTestService();
-  await mkdir(join(work, 'suite'));
-  await mkdir(join(work, 'hooks'));
-  await writeFile(join(work, 'suite', 'a.yaml'), 'name: a\ntags: [smoke]\nsteps:\n  - goto: "data:text/html,a"\n');
-  await writeFile(join(work, 'suite', 'b.yaml'), 'name: b\ntags: [slow]\nsteps:\n  - goto: "data:text/html,b"\n');
-  await writeFile(join(work, 'hooks', 'seed.yaml'), 'name: seed data\nsteps:\n  - goto: "data:text/html,seed"\n');
-  await writeFile(join(work, 'hooks', 'broken-seed.yaml'), 'name: broken seed\nsteps:\n  - expect: { title: never, timeout: 200ms }\n');
-  await writeFile(join(work, 'hooks', 'cleanup.yaml'), 'name: cleanup\nsteps:\n  - goto: "data:text/html,{{ who }}"\n');
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
@@ -41,9 +38,8 @@ function freePort(): Promise<number> {
 }
 
 async function config(name: string, yaml: string): Promise<string> {
-  const file = join(work, name);
-  await writeFile(file, yaml);
-  return file;
+  await project.write({ [name]: yaml });
+  return project.path(name);
 }
 
 // Each test starts `bcs` (and browsers) several times: seconds apiece on a busy two-core machine.
@@ -57,7 +53,7 @@ describe('bcs.config.yaml', { timeout: 180_000 }, () => {
     expect(res.code, res.stderr).toBe(0);
     // reporter json only: no step list on stdout.
     expect(res.stdout).toBe('');
-    const results = JSON.parse(await readFile(join(work, 'config-out', 'results.json'), 'utf8'));
+    const results = JSON.parse(await readFile(join(project.path('config-out'), 'results.json'), 'utf8'));
     expect(results.scenarios.map((s: { name: string; hook?: string }) => [s.name, s.hook ?? null])).toEqual([
       ['seed data', 'before'],
       ['a', null],
@@ -76,7 +72,7 @@ describe('bcs.config.yaml', { timeout: 180_000 }, () => {
 
   it('lets flags win over the config', async () => {
     const file = await config('flags.config.yaml', 'paths: [suite]\ntags: [smoke]\nreporter: json\noutput_dir: ignored-out\n');
-    const out = join(work, 'flag-out');
+    const out = project.path('flag-out');
     const res = await runCli(['run', '--config', file, '--tag', 'slow', '--output-dir', out], remote());
     expect(res.code, res.stderr).toBe(0);
     const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
@@ -88,7 +84,7 @@ describe('bcs.config.yaml', { timeout: 180_000 }, () => {
     const res = await runCli(['run', '--config', file, '--var', 'who=cli'], remote());
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('a before hook failed');
-    const results = JSON.parse(await readFile(join(work, 'hook-out', 'results.json'), 'utf8'));
+    const results = JSON.parse(await readFile(join(project.path('hook-out'), 'results.json'), 'utf8'));
     expect(results.scenarios.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([
       ['broken seed', 'failed'],
       ['cleanup', 'passed'],
@@ -101,8 +97,10 @@ describe('bcs.config.yaml', { timeout: 180_000 }, () => {
 
   it('starts the suite web server before everything, exposes its URL, and stops it after', async () => {
     const port = await freePort();
-    await writeFile(join(work, 'app.cjs'), "require('node:http').createServer((q, r) => r.end('<title>suite app</title>')).listen(Number(process.env.PORT), '127.0.0.1');\n");
-    await writeFile(join(work, 'uses-app.yaml'), 'name: uses app\nsteps:\n  - goto: "{{ env.BCS_WEB_SERVER_URL }}/"\n  - expect: { title: suite app }\n');
+    await project.write({
+      'app.cjs': "require('node:http').createServer((q, r) => r.end('<title>suite app</title>')).listen(Number(process.env.PORT), '127.0.0.1');\n",
+      'uses-app.yaml': 'name: uses app\nsteps:\n  - goto: "{{ env.BCS_WEB_SERVER_URL }}/"\n  - expect: { title: suite app }\n',
+    });
     const file = await config(
       'web.config.yaml',
       `paths: [uses-app.yaml]\nreporter: json\noutput_dir: web-out\nweb_server:\n  command: node app.cjs\n  url: http://127.0.0.1:${port}/\n  timeout: 30s\n  env: { PORT: "${port}" }\n`,
@@ -110,7 +108,7 @@ describe('bcs.config.yaml', { timeout: 180_000 }, () => {
     const res = await runCli(['run', '--config', file], remote());
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain(`web server answering at http://127.0.0.1:${port}/`);
-    const results = JSON.parse(await readFile(join(work, 'web-out', 'results.json'), 'utf8'));
+    const results = JSON.parse(await readFile(join(project.path('web-out'), 'results.json'), 'utf8'));
     expect(results.scenarios[0].status).toBe('passed');
     // Stopped with the run: nothing answers there any more.
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
@@ -125,14 +123,13 @@ describe('bcs.config.yaml', { timeout: 180_000 }, () => {
     expect(res.stderr).toContain(`${file}:4:10 timeout must be a duration`);
     expect(res.stderr).toContain(`${file}:5:13 web_server needs 'command'`);
     expect(res.stderr).toContain(`${file}:5:20 web_server.url must be an http:// or https:// URL`);
-    const missing = await runCli(['run', '--config', join(work, 'nope.yaml')]);
+    const missing = await runCli(['run', '--config', project.path('nope.yaml')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('config file not found');
   });
 
   it('gives the embedded service the pools it declares, so pool scenarios run with a plain bcs run', async () => {
-    await mkdir(join(work, 'pooled'), { recursive: true });
-    await writeFile(join(work, 'pooled', 'lease.yaml'), 'name: lease\nbrowser: { pool: warm }\nsteps:\n  - goto: "data:text/html,<title>leased</title>"\n  - expect: { title: leased }\n');
+    await project.write({ 'pooled/lease.yaml': 'name: lease\nbrowser: { pool: warm }\nsteps:\n  - goto: "data:text/html,<title>leased</title>"\n  - expect: { title: leased }\n' });
     const file = await config('pools.config.yaml', 'paths: [pooled]\noutput_dir: pooled-out\npools:\n  warm:\n    size: 1\n    viewport: { width: 800, height: 600 }\n');
     // No --base-url: the embedded service, which has no pools of its own.
     const res = await runCli(['run', '--config', file]);
