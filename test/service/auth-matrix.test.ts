@@ -31,7 +31,8 @@ type Schema = {
   type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
-  items?: Schema;
+  /** One schema for every item, or one per position (a tuple, `[x, y]`). */
+  items?: Schema | Schema[];
   minItems?: number;
   enum?: unknown[];
   const?: unknown;
@@ -65,7 +66,8 @@ function sample(schema: Schema | undefined): unknown {
     case 'boolean':
       return false;
     case 'array':
-      return Array.from({ length: schema.minItems ?? 0 }, () => sample(schema.items));
+      if (Array.isArray(schema.items)) return schema.items.map(sample);
+      return Array.from({ length: schema.minItems ?? 0 }, () => sample(schema.items as Schema | undefined));
     default: {
       // `if/then` pairs (a tagged union): the fields the chosen tag requires are required too.
       const chosen = (schema.required ?? []).map((name) => [name, sample(schema.properties?.[name])] as const);

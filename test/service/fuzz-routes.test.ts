@@ -14,7 +14,8 @@ interface Schema {
   const?: unknown;
   properties?: Record<string, Schema>;
   required?: string[];
-  items?: Schema;
+  /** One schema for every item, or one per position (a tuple, `[x, y]`). */
+  items?: Schema | Schema[];
   anyOf?: Schema[];
   oneOf?: Schema[];
   minimum?: number;
@@ -52,7 +53,9 @@ function valueFor(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> 
       valid = fc.boolean();
       break;
     case 'array':
-      valid = fc.array(valueFor(schema.items, depth + 1), { maxLength: 3 });
+      valid = Array.isArray(schema.items)
+        ? fc.tuple(...schema.items.map((item) => valueFor(item, depth + 1)))
+        : fc.array(valueFor(schema.items, depth + 1), { maxLength: 3 });
       break;
     default: {
       const props = schema.properties ?? {};
