@@ -2,8 +2,7 @@
 // browser context, and nothing one of them leaves behind (cookies, storage of every kind, service workers,
 // permissions, pages) is there for the next; scenarios that touch their session get one of their own,
 // created ahead; a failure retires the shared session, as Playwright Test replaces a worker's browser.
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudClient } from '../../src/api/client.js';
@@ -11,18 +10,8 @@ import { compileScenario } from '../../src/scenario/compile.js';
 import { loadScenarioSource } from '../../src/scenario/load.js';
 import { BrowserSupply } from '../../runner/suite/browser-supply.js';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-
-let work: string;
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-supply-'));
-  await mkdir(join(work, 'site'));
-  await writeFile(join(work, 'site', 'index.html'), STATE_PAGE);
-  await writeFile(join(work, 'site', 'sw.js'), 'self.addEventListener("fetch", () => {});\n');
-});
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-});
 
 /**
  * Shows what the origin holds once it has looked (`#state` reads `checked ...`), and stores something of
@@ -53,6 +42,11 @@ async function store() {
 look();
 </script>`;
 
+const project = await inlineFiles({
+  'site/index.html': STATE_PAGE,
+  'site/sw.js': 'self.addEventListener("fetch", () => {});\n',
+});
+
 interface Result {
   name: string;
   status: string;
@@ -61,13 +55,10 @@ interface Result {
 }
 
 async function run(files: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stderr: string; scenarios: Result[] }> {
-  const dir = await mkdtemp(join(work, 'run-'));
-  const paths: string[] = [];
-  for (const [name, yaml] of Object.entries(files)) {
-    paths.push(join(dir, name));
-    await writeFile(join(dir, name), yaml);
-  }
-  const out = join(dir, 'out');
+  // A project folder of its own per run, as the temporary folder per run was.
+  const own = await inlineFiles(files);
+  const paths = Object.keys(files).map((name) => own.path(name));
+  const out = own.path('out');
   const res = await runCli(['run', ...paths, '--reporter', 'json', '--output-dir', out, ...args]);
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8').catch(() => `{"scenarios":[],"error":${JSON.stringify(res.stderr)}}`));
   return { code: res.code, stderr: res.stderr, scenarios: results.scenarios };
@@ -83,7 +74,7 @@ describe('browsers prepared ahead', { timeout: 240_000 }, () => {
   let site: { url: string; close(): Promise<void> };
   beforeAll(async () => {
     const { serveFolder } = await import('../../runner/exec/static-server.js');
-    site = await serveFolder(join(work, 'site'));
+    site = await serveFolder(project.path('site'));
     process.env.SITE = site.url;
   });
   afterAll(async () => {

@@ -1,10 +1,10 @@
 // Host step kinds through the real CLI against the real service: the example scenario end to end, its
 // plan, and failing expectations (exit 1, the step named, its file:line:col, the browser still released).
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 interface Step {
@@ -16,25 +16,23 @@ interface Step {
   error?: { kind: string; message: string; location: string };
 }
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-cli-host-'));
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 /** Runs a scenario that must fail at exactly one step; returns that step and the file. */
 async function failing(name: string, yaml: string, head = ''): Promise<{ failed: Step; steps: Step[]; file: string; stdout: string }> {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(file, `name: ${name}\n${head}steps:\n${yaml}`);
+  await project.write({ [`${name}.yaml`]: `name: ${name}\n${head}steps:\n${yaml}` });
+  const file = project.path(`${name}.yaml`);
   // Both reporters: the step list on stdout, results.json for the details.
-  const out = join(work, `${name}-out`);
+  const out = project.path(`${name}-out`);
   const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], remote());
   expect(res.code, res.stderr + res.stdout).toBe(1);
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
@@ -48,7 +46,7 @@ async function failing(name: string, yaml: string, head = ''): Promise<{ failed:
 
 describe('the host-apis example', () => {
   it('passes on the embedded service, with request ids and artifacts', async () => {
-    const out = join(work, 'host-apis-out');
+    const out = project.path('host-apis-out');
     const res = await runCli(['run', 'scenarios/host-apis.yaml', '--reporter', 'list,json', '--output-dir', out]);
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stdout).toContain('✓ type a note with the mouse and keyboard');
@@ -202,11 +200,11 @@ describe('failing expectations', () => {
 
 describe('invalid host steps', () => {
   it('exit 2 with file:line:col before any browser starts', async () => {
-    const file = join(work, 'invalid-host.yaml');
-    await writeFile(file, 'name: invalid\nsteps:\n  - upload: { files: [{ from: missing.txt, to: /tmp/x }] }\n  - wait_process: nobody\n');
+    await project.write({ 'invalid-host.yaml': 'name: invalid\nsteps:\n  - upload: { files: [{ from: missing.txt, to: /tmp/x }] }\n  - wait_process: nobody\n' });
+    const file = project.path('invalid-host.yaml');
     const res = await runCli(['run', file], remote());
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain(`${file}:3:31 local file not found: ${join(work, 'missing.txt')}`);
+    expect(res.stderr).toContain(`${file}:3:31 local file not found: ${project.path('missing.txt')}`);
     expect(res.stderr).toContain(`${file}:4:19 unknown process 'nobody': no earlier spawn step has 'save: nobody'`);
     expect(res.stdout).not.toContain('running');
   });

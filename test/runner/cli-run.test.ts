@@ -1,29 +1,26 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-cli-'));
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 async function scenario(name: string, yaml: string): Promise<string> {
-  const file = join(work, name);
-  await writeFile(file, yaml);
-  return file;
+  await project.write({ [name]: yaml });
+  return project.path(name);
 }
 
 async function deletedSessions(): Promise<{ session_id: string; end_reason: string }[]> {
@@ -32,7 +29,7 @@ async function deletedSessions(): Promise<{ session_id: string; end_reason: stri
 
 describe('bcs run', () => {
   it('runs the quickstart on the embedded service, writing results JSON and the screenshot', async () => {
-    const out = join(work, 'quickstart-out');
+    const out = project.path('quickstart-out');
     const res = await runCli(['run', 'scenarios/quickstart.yaml', '--reporter', 'list,json', '--output-dir', out]);
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stdout).toContain('running 1 scenario on embedded service');

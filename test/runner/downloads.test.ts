@@ -2,11 +2,11 @@
 // browser host in /home/kernel/Downloads, where a second download of the same name replaces the first.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScenarioYaml } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const CSV = 'id,name\n1,Ada\n2,Grace\n';
@@ -14,13 +14,12 @@ const HOME = `<!doctype html><title>home</title>
 <a id=csv href="/export.csv">export</a>
 <button id=late onclick="setTimeout(() => location.href = '/export.csv', 300)">export later</button>`;
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 let app: Server;
 let env: Record<string, string>;
 let appUrl: string;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-downloads-'));
   app = createServer((req, res) => {
     if (req.url === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(HOME);
     if (req.url === '/export.csv') return res.writeHead(200, { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="report.csv"' }).end(CSV);
@@ -34,12 +33,11 @@ beforeAll(async () => {
 afterAll(async () => {
   app.close();
   await svc?.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 describe('wait_for_download', { timeout: 120_000 }, () => {
   it('keeps what a step downloaded, checks it, and finds it on the browser host', async () => {
-    const { res, out, main } = await runScenarioYaml(work, 'downloads', `name: downloads
+    const { res, out, main } = await runScenarioYaml(project.dir, 'downloads', `name: downloads
 base_url: ${appUrl}
 steps:
   - goto: /
@@ -62,7 +60,7 @@ steps:
   });
 
   it('fails, naming what did download, when the wanted file never comes; and on content that differs', async () => {
-    const { res, main } = await runScenarioYaml(work, 'no-download', `name: no-download
+    const { res, main } = await runScenarioYaml(project.dir, 'no-download', `name: no-download
 base_url: ${appUrl}
 steps:
   - goto: /

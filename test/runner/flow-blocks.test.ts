@@ -1,32 +1,29 @@
 // Control blocks run for real (bcs CLI, real service, real Chromium): results flat in execution order,
 // a block's result before its steps', depth and iteration set, skipped steps reported with the reason.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudClient } from '../../src/api/client.js';
 import { compileScenario, loadScenarioSource } from '../../src/scenario/index.js';
 import { executePlan } from '../../runner/exec/execute.js';
 import type { StepResult } from '../../runner/reporters/results.js';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-flow-'));
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
-async function run(name: string, yaml: string | undefined, file = join(work, `${name}.yaml`)) {
-  if (yaml !== undefined) await writeFile(file, yaml);
-  const out = join(work, `${name}-out`);
+async function run(name: string, file = project.path(`${name}.yaml`)) {
+  const out = project.path(`${name}-out`);
   const res = await runCli(['run', file, '--reporter', 'json', '--output-dir', out], remote());
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   return { res, out, scenario: results.scenarios[0] as { status: string; steps: StepResult[] } };
@@ -38,7 +35,7 @@ const shape = (steps: StepResult[]) =>
 
 describe('blocks at run time', () => {
   it('runs the control-flow example: include in a loop, a loop over a saved list, repeat, if, retry, hooks', async () => {
-    const { res, out, scenario } = await run('example', undefined, 'scenarios/examples/control-flow.yaml');
+    const { res, out, scenario } = await run('example', 'scenarios/examples/control-flow.yaml');
     expect(res.code, res.stderr).toBe(0);
     expect(scenario.status).toBe('passed');
     const main = scenario.steps.filter((s) => s.phase === 'main');
@@ -79,7 +76,8 @@ describe('blocks at run time', () => {
   });
 
   it('decides at run time: a condition on an exit code, items and a count from saved values; a failure inside a loop', async () => {
-    const { res, scenario } = await run('runtime', `name: runtime
+    await project.write({
+      'runtime.yaml': `name: runtime
 steps:
   - exec: { command: sh, args: [-c, "printf 'a\\\\nb\\\\nc\\\\n'"], save: letters }
   - exec: { command: sh, args: [-c, "exit 3"], expect: { exit_code: any }, save: probe }
@@ -105,7 +103,9 @@ steps:
   - exec: "echo not reached"
 after:
   - exec: "echo cleaning up"
-`);
+`,
+    });
+    const { res, scenario } = await run('runtime');
     expect(res.code, res.stderr).toBe(1);
     expect(scenario.status).toBe('failed');
     expect(shape(scenario.steps)).toEqual([
@@ -143,7 +143,7 @@ after:
 
 describe('function steps', () => {
   it('run the TypeScript function named in the plan, save its result, and conditions see it', async () => {
-    const loaded = loadScenarioSource(join(work, 'fn.yaml'), `name: function steps
+    const loaded = loadScenarioSource(project.path('fn.yaml'), `name: function steps
 steps:
   - goto: "data:text/html,<title>From the page</title>"
   - function: fn-1
@@ -157,7 +157,7 @@ steps:
     const finished: StepResult[] = [];
     const result = await executePlan(plan, {
       client: new CloudClient({ baseUrl: svc.baseUrl, apiKey: svc.apiKey }),
-      outputDir: join(work, 'fn-out'),
+      outputDir: project.path('fn-out'),
       reporter: { stepFinished: (_plan, r) => finished.push(r) },
       signal: new AbortController().signal,
       functions: { 'fn-1': async ({ page }) => ({ title: await page.title() }) },

@@ -1,28 +1,26 @@
 // How failures flow (bcs CLI, real service, real Chromium): retries of a step and of a block, steps
 // allowed to fail, soft assertions, before/after hooks, block timeouts and the screenshot taken on failure.
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StepResult } from '../../runner/reporters/results.js';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-flow-errors-'));
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 async function run(name: string, yaml: string) {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(file, yaml);
-  const out = join(work, `${name}-out`);
+  await project.write({ [`${name}.yaml`]: yaml });
+  const file = project.path(`${name}.yaml`);
+  const out = project.path(`${name}-out`);
   const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   const scenario = results.scenarios[0] as { status: string; steps: StepResult[] };
@@ -157,7 +155,7 @@ steps:
     expect(passes.length).toBeGreaterThanOrEqual(2);
     expect(passes.length).toBeLessThan(6);
     expect(main.at(-1)).toMatchObject({ kind: 'goto', status: 'skipped' });
-    const files = await readdir(join(work, 'block-timeout-out', 'block-timeout'));
+    const files = await readdir(project.path('block-timeout-out/block-timeout'));
     expect(files.some((f) => f.startsWith('failure-'))).toBe(true);
   });
 });

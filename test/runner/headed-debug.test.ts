@@ -2,25 +2,22 @@
 // authority cookie, as a desktop's X server does), and `--debug` stops before each step until told to go.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
 import { startCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 
 const run = promisify(execFile);
 const support = await headfulSupport((await findChromium(process.env.BCS_CHROMIUM)).headlessShell);
 if (!support.available) console.warn(`skipping --headed: ${support.reason}`);
 
-let work: string;
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-headed-'));
-});
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
+const project = await inlineFiles({
+  'shown.yaml': 'name: shown\nsteps:\n  - goto: "data:text/html,<title>Shown here</title><h1>hi</h1>"\n  - sleep: 4s\n  - expect: { title: Shown here }\n',
+  'stepped.yaml': 'name: stepped\nsteps:\n  - goto: "data:text/html,<title>one</title>"\n  - expect: { title: one }\n  - goto: "data:text/html,<title>two</title>"\n',
+  'stopped.yaml': 'name: stopped\nsteps:\n  - goto: "data:text/html,<title>one</title>"\n  - expect: { title: one }\n',
 });
 
 /** An X authority file with one cookie for any host's display `number` (FamilyWild), as xauth writes it. */
@@ -34,7 +31,8 @@ describe.skipIf(!support.available)('bcs run --headed', { timeout: 120_000 }, ()
   let env: Record<string, string>;
   beforeAll(async () => {
     // The "desktop": a display of its own that only holders of its cookie may use.
-    const auth = join(work, 'Xauthority');
+    // Binary and owner-only: written here, as inlineFiles writes text with the default mode.
+    const auth = project.path('Xauthority');
     const number = String(100 + Math.floor(Math.random() * 800));
     await writeFile(auth, xauthority(number, randomBytes(16)), { mode: 0o600 });
     xvfb = spawn('Xvfb', [`:${number}`, '-auth', auth, '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
@@ -51,9 +49,8 @@ describe.skipIf(!support.available)('bcs run --headed', { timeout: 120_000 }, ()
   });
 
   it("shows each scenario's browser on the display it runs from", async () => {
-    const file = join(work, 'shown.yaml');
-    await writeFile(file, 'name: shown\nsteps:\n  - goto: "data:text/html,<title>Shown here</title><h1>hi</h1>"\n  - sleep: 4s\n  - expect: { title: Shown here }\n');
-    const { done } = startCli(['run', file, '--headed', '--output-dir', join(work, 'out'), '--reporter', 'list'], env);
+    const file = project.path('shown.yaml');
+    const { done } = startCli(['run', file, '--headed', '--output-dir', project.path('out'), '--reporter', 'list'], env);
     // The window is on the user's display while the scenario runs.
     await expect
       .poll(() => run('xdotool', ['search', '--name', 'Shown here'], { env: { ...process.env, ...env } }).then((r) => r.stdout.trim(), () => ''), { timeout: 30_000 })
@@ -63,7 +60,7 @@ describe.skipIf(!support.available)('bcs run --headed', { timeout: 120_000 }, ()
   });
 
   it('--headed without a display says so', async () => {
-    const { done } = startCli(['run', join(work, 'shown.yaml'), '--headed'], { DISPLAY: '' });
+    const { done } = startCli(['run', project.path('shown.yaml'), '--headed'], { DISPLAY: '' });
     const res = await done;
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('--headed needs a display to show the browsers on, and DISPLAY is not set');
@@ -72,9 +69,8 @@ describe.skipIf(!support.available)('bcs run --headed', { timeout: 120_000 }, ()
 
 describe('bcs run --debug', { timeout: 120_000 }, () => {
   it('stops before each step: Enter runs one, c the rest of the scenario', async () => {
-    const file = join(work, 'stepped.yaml');
-    await writeFile(file, 'name: stepped\nsteps:\n  - goto: "data:text/html,<title>one</title>"\n  - expect: { title: one }\n  - goto: "data:text/html,<title>two</title>"\n');
-    const { child, done } = startCli(['run', file, '--debug', '--output-dir', join(work, 'dbg')], { DISPLAY: '' }, { stdin: 'pipe' });
+    const file = project.path('stepped.yaml');
+    const { child, done } = startCli(['run', file, '--debug', '--output-dir', project.path('dbg')], { DISPLAY: '' }, { stdin: 'pipe' });
     let err = '';
     child.stderr!.on('data', (d) => (err += d));
     await expect.poll(() => err, { timeout: 60_000 }).toContain(`stepped: next is "goto data:text/html,<title>one</title>" (${file}:3:5)`);
@@ -89,9 +85,8 @@ describe('bcs run --debug', { timeout: 120_000 }, () => {
   });
 
   it('q stops the run as Ctrl-C does', async () => {
-    const file = join(work, 'stopped.yaml');
-    await writeFile(file, 'name: stopped\nsteps:\n  - goto: "data:text/html,<title>one</title>"\n  - expect: { title: one }\n');
-    const { child, done } = startCli(['run', file, '--debug', '--output-dir', join(work, 'q')], { DISPLAY: '' }, { stdin: 'pipe' });
+    const file = project.path('stopped.yaml');
+    const { child, done } = startCli(['run', file, '--debug', '--output-dir', project.path('q')], { DISPLAY: '' }, { stdin: 'pipe' });
     let err = '';
     child.stderr!.on('data', (d) => (err += d));
     await expect.poll(() => err, { timeout: 60_000 }).toContain('stopped: next is');

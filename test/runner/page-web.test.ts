@@ -2,12 +2,12 @@
 // abort and change requests, HTTP requests that share the page's cookies, and waiting for a response.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StepResult } from '../../runner/reporters/results.js';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const HOME = `<!doctype html><title>home</title>
@@ -17,13 +17,11 @@ const HOME = `<!doctype html><title>home</title>
 <button id=load onclick="fetch('/api/items').then((r) => r.json()).then((j) => document.getElementById('out').textContent = j.items.join(','), () => document.getElementById('out').textContent = 'offline')">load</button>
 <p id=out></p>`;
 
-let work: string;
+const project = await inlineFiles({ 'items.json': JSON.stringify({ items: ['from', 'a', 'file'] }) });
 let svc: TestService;
 let app: Server;
 let appUrl: string;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-web-'));
-  await writeFile(join(work, 'items.json'), JSON.stringify({ items: ['from', 'a', 'file'] }));
   app = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'sid=abc123; Path=/' }).end(HOME);
@@ -42,13 +40,12 @@ beforeAll(async () => {
 afterAll(async () => {
   app.close();
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 async function run(name: string, steps: string, head = '') {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(file, `name: ${name}\nbase_url: ${appUrl}\n${head}steps:\n  - goto: /\n${steps}`);
-  const out = join(work, `${name}-out`);
+  await project.write({ [`${name}.yaml`]: `name: ${name}\nbase_url: ${appUrl}\n${head}steps:\n  - goto: /\n${steps}` });
+  const file = project.path(`${name}.yaml`);
+  const out = project.path(`${name}-out`);
   const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   return { res, file, main: (results.scenarios[0].steps as StepResult[]).filter((s) => s.phase === 'main') };

@@ -1,38 +1,29 @@
 // Exit codes and their precedence (130 > 3 > 1 > 4 > 0), `--timeout` and `--bail`.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({
+  'passes.yaml': 'name: passes\nsteps:\n  - goto: "data:text/html,x"\n',
+  'fails.yaml': 'name: fails\nsteps:\n  - goto: "data:text/html,<title>a</title>"\n  - expect: { title: b, timeout: 300ms }\n',
+  'slow.yaml': 'name: slow\nsteps:\n  - goto: "data:text/html,x"\n  - sleep: 20s\n  - goto: "data:text/html,never"\n',
+  'no-pool.yaml': 'name: no pool\nbrowser: { pool: does-not-exist, acquire_timeout: 1s }\nsteps:\n  - goto: "data:text/html,x"\n',
+});
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-exit-'));
   svc = await startTestService();
-  await Promise.all([
-    write('passes.yaml', 'name: passes\nsteps:\n  - goto: "data:text/html,x"\n'),
-    write('fails.yaml', 'name: fails\nsteps:\n  - goto: "data:text/html,<title>a</title>"\n  - expect: { title: b, timeout: 300ms }\n'),
-    write('slow.yaml', 'name: slow\nsteps:\n  - goto: "data:text/html,x"\n  - sleep: 20s\n  - goto: "data:text/html,never"\n'),
-    write('no-pool.yaml', 'name: no pool\nbrowser: { pool: does-not-exist, acquire_timeout: 1s }\nsteps:\n  - goto: "data:text/html,x"\n'),
-  ]);
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
-async function write(name: string, yaml: string): Promise<string> {
-  const file = join(work, name);
-  await writeFile(file, yaml);
-  return file;
-}
-
-const f = (name: string) => join(work, name);
+const f = (name: string) => project.path(name);
 
 async function run(name: string, args: string[]) {
-  const out = join(work, `${name}-out`);
+  const out = project.path(`${name}-out`);
   const res = await runCli(['run', ...args, '--reporter', 'json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   return { res, results };

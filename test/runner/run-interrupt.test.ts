@@ -1,33 +1,27 @@
 // Ctrl-C during a parallel run: every running scenario's browser is released, scenarios not yet started
 // are reported as skipped, the partial report is written, and the exit code is 130.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const long = (i: number) => `name: long ${i}\nsteps:\n  - goto: "data:text/html,x"\n  - sleep: 60s\n`;
+const project = await inlineFiles({ 'long-1.yaml': long(1), 'long-2.yaml': long(2), 'long-3.yaml': long(3) });
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-interrupt-'));
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 // Each test starts `bcs` (and browsers) several times: seconds apiece on a busy two-core machine.
 describe('Ctrl-C during bcs run --workers', { timeout: 180_000 }, () => {
   it('releases every acquired browser, writes the partial report and exits 130', async () => {
-    const files: string[] = [];
-    for (const i of [1, 2, 3]) {
-      const file = join(work, `long-${i}.yaml`);
-      await writeFile(file, `name: long ${i}\nsteps:\n  - goto: "data:text/html,x"\n  - sleep: 60s\n`);
-      files.push(file);
-    }
-    const out = join(work, 'out');
+    const files = [1, 2, 3].map((i) => project.path(`long-${i}.yaml`));
+    const out = project.path('out');
     // A session per scenario (these only drive pages, so they would share one otherwise).
     const { child, done } = startCli(['run', ...files, '--workers', '2', '--isolation', 'session', '--reporter', 'json', '--output-dir', out], {
       BCS_BASE_URL: svc.baseUrl,
@@ -61,8 +55,8 @@ describe('Ctrl-C during bcs run --workers', { timeout: 180_000 }, () => {
   });
 
   it('deletes the sessions the run shared and prepared', async () => {
-    const out = join(work, 'shared-out');
-    const files = [join(work, 'long-1.yaml'), join(work, 'long-2.yaml'), join(work, 'long-3.yaml')];
+    const out = project.path('shared-out');
+    const files = [project.path('long-1.yaml'), project.path('long-2.yaml'), project.path('long-3.yaml')];
     const { child, done } = startCli(['run', ...files, '--workers', '2', '--reporter', 'json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
     // Both running scenarios are in their step of 60 s, in contexts of the shared session.
     await eventually(async () => {

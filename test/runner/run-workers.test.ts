@@ -2,22 +2,20 @@
 // `--shard i/n` runs its part of the selection and says which in the results.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-workers-'));
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 interface Result {
@@ -30,9 +28,8 @@ interface Result {
 }
 
 async function write(name: string, yaml: string): Promise<string> {
-  const file = join(work, name);
-  await writeFile(file, yaml);
-  return file;
+  await project.write({ [name]: yaml });
+  return project.path(name);
 }
 
 const span = (r: Result) => ({ start: Date.parse(r.started_at), end: Date.parse(r.started_at) + r.duration_ms });
@@ -43,7 +40,7 @@ describe('bcs run --workers', { timeout: 180_000 }, () => {
     const files = await Promise.all(
       [1, 2, 3].map((i) => write(`parallel-${i}.yaml`, `name: parallel ${i}\nsteps:\n  - goto: "data:text/html,<title>p${i}</title>"\n  - sleep: 2s\n`)),
     );
-    const out = join(work, 'parallel-out');
+    const out = project.path('parallel-out');
     // A session per scenario (page-only scenarios would share one otherwise), so three creates at once.
     const res = await runCli(['run', ...files, '--workers', '3', '--isolation', 'session', '--reporter', 'list,json', '--output-dir', out]);
     expect(res.code, res.stderr).toBe(0);
@@ -70,7 +67,7 @@ describe('bcs run --workers', { timeout: 180_000 }, () => {
       [1, 2, 3, 4].map((i) => write(`pooled-${i}.yaml`, `name: pooled ${i}\nbrowser: { pool: two-seats }\nsteps:\n  - goto: "data:text/html,x"\n  - sleep: 1s\n`)),
     );
     const free = await write('unpooled.yaml', 'name: unpooled\nsteps:\n  - goto: "data:text/html,x"\n');
-    const out = join(work, 'pooled-out');
+    const out = project.path('pooled-out');
     const res = await runCli(['run', ...pooled, free, '--workers', '4', '--reporter', 'json', '--output-dir', out], {
       BCS_BASE_URL: svc.baseUrl,
       BCS_API_KEY: svc.apiKey,
@@ -90,7 +87,7 @@ describe('bcs run --workers', { timeout: 180_000 }, () => {
 
   it('runs only its shard, records it in results that match the results schema', async () => {
     const files = await Promise.all(['x', 'y', 'z'].map((n) => write(`shard-${n}.yaml`, `name: shard ${n}\nsteps:\n  - goto: "data:text/html,${n}"\n`)));
-    const out = join(work, 'shard-out');
+    const out = project.path('shard-out');
     const res = await runCli(['run', ...files, '--shard', '1/2', '--workers', '2', '--reporter', 'json', '--output-dir', out], {
       BCS_BASE_URL: svc.baseUrl,
       BCS_API_KEY: svc.apiKey,

@@ -2,21 +2,20 @@
 // failing runs shouted on stderr and posted to a webhook, no overlapping runs, graceful stop.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 let receiver: Server;
 let receiverUrl: string;
 const posts: { headers: Record<string, unknown>; body: any }[] = [];
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-schedule-'));
   svc = await startTestService();
   receiver = createServer((req, res) => {
     let body = '';
@@ -32,16 +31,14 @@ beforeAll(async () => {
 afterAll(async () => {
   receiver.close();
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 const EVERY_SECOND = '* * * * * *';
 
 async function write(name: string, yaml: string): Promise<string> {
-  const file = join(work, name);
-  await writeFile(file, yaml);
-  return file;
+  await project.write({ [name]: yaml });
+  return project.path(name);
 }
 
 async function runDirs(history: string): Promise<string[]> {
@@ -52,7 +49,7 @@ async function runDirs(history: string): Promise<string[]> {
 describe('bcs schedule', { timeout: 180_000 }, () => {
   it('runs on the cron, keeps each run in its own history folder and indexes the trend', async () => {
     const file = await write('ok.yaml', 'name: stays green\nsteps:\n  - goto: "data:text/html,<title>ok</title>"\n');
-    const history = join(work, 'green-history');
+    const history = project.path('green-history');
     const res = await runCli(['schedule', file, '--cron', EVERY_SECOND, '--history', history, '--max-runs', '2', '--reporter', 'list'], remote());
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/bcs schedule: schedule '\* \* \* \* \* \*': first run at /);
@@ -74,7 +71,7 @@ describe('bcs schedule', { timeout: 180_000 }, () => {
 
   it('logs a failing run loudly and posts it to the webhook without secrets', async () => {
     const file = await write('red.yaml', 'name: goes red\nsteps:\n  - goto: "data:text/html,<title>a</title>"\n  - expect: { title: b, timeout: 200ms }\n');
-    const history = join(work, 'red-history');
+    const history = project.path('red-history');
     posts.length = 0;
     const res = await runCli(['schedule', file, '--cron', EVERY_SECOND, '--history', history, '--max-runs', '1', '--webhook', receiverUrl], remote());
     // With --max-runs the exit code is the last run's.
@@ -97,7 +94,7 @@ describe('bcs schedule', { timeout: 180_000 }, () => {
 
   it('never overlaps runs: ticks during a run are skipped; a stop interrupts the run and keeps its partial report', async () => {
     const file = await write('long.yaml', 'name: takes long\nsteps:\n  - goto: "data:text/html,x"\n  - sleep: 60s\n');
-    const history = join(work, 'long-history');
+    const history = project.path('long-history');
     const { child, done } = startCli(['schedule', file, '--cron', EVERY_SECOND, '--history', history], remote());
     let stdout = '';
     child.stdout!.on('data', (d) => (stdout += d));

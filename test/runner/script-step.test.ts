@@ -1,24 +1,20 @@
 // The `script` step: JavaScript the runner runs on the scenario's own page, so what it sets up (a route, a
 // dialog handler) acts on the later steps; its result is saved and reported; its mistakes are located.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runScenarioYaml } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-script-'));
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
-const run = (name: string, yaml: string) => runScenarioYaml(work, name, yaml, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+const run = (name: string, yaml: string) => runScenarioYaml(project.dir, name, yaml, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 describe('script steps', { timeout: 120_000 }, () => {
   it('set up routes and dialog handlers that later steps meet, and save what they return', async () => {
@@ -56,8 +52,8 @@ steps:
     expect(res.code).toBe(1);
     expect(main[1]!.error).toEqual({ kind: 'step', message: 'not the page I wanted: t (at line 2 of the script)', location: `${file}:4:5` });
 
-    const bad = join(work, 'bad.yaml');
-    await writeFile(bad, 'name: bad\nsteps:\n  - script: "return await page.title("\n');
+    await project.write({ 'bad.yaml': 'name: bad\nsteps:\n  - script: "return await page.title("\n' });
+    const bad = project.path('bad.yaml');
     const valid = await runCli(['validate', bad]);
     expect(valid.code).toBe(2);
     expect(valid.stderr).toContain(`${bad}:3:13 the script does not compile: `);

@@ -1,23 +1,21 @@
 // Playwright traces: recorded per the scenario's `trace:` or `--trace`, each step a named group, kept per the
 // mode, linked from the results and the HTML report, and served by `bcs show-trace`.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-trace-'));
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 async function entry(buffer: Buffer, name: string): Promise<string> {
@@ -41,9 +39,11 @@ async function commandLines(): Promise<string> {
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 async function run(name: string, trace: string, title: string, extra: string[] = []) {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(file, `name: ${name}\ntrace: ${trace}\nsteps:\n  - goto: "data:text/html,<title>t</title><button>go</button>"\n  - click: { role: button }\n  - expect: { title: ${title}, timeout: 300ms }\n`);
-  const out = join(work, `${name}-out`);
+  await project.write({
+    [`${name}.yaml`]: `name: ${name}\ntrace: ${trace}\nsteps:\n  - goto: "data:text/html,<title>t</title><button>go</button>"\n  - click: { role: button }\n  - expect: { title: ${title}, timeout: 300ms }\n`,
+  });
+  const file = project.path(`${name}.yaml`);
+  const out = project.path(`${name}-out`);
   const res = await runCli(['run', file, '--reporter', 'list,json,html', '--output-dir', out, ...extra], remote());
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   return { res, out, scenario: results.scenarios[0] };

@@ -1,36 +1,33 @@
 // TypeScript scenarios end to end: the real `bcs` runs and plans `.scenario.ts` files against the real
 // service and Chromium, and function steps get the live page, context, browser, session and variables.
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudClient } from '../../src/api/index.js';
 import { scenario, type FunctionTable, type Plan } from '../../src/scenario/index.js';
 import { executePlan } from '../../runner/exec/execute.js';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
-let project: string;
+const project = await inlineFiles({});
 let svc: TestService;
 beforeAll(async () => {
-  project = await mkdtemp(join(tmpdir(), 'bcs-ts-run-'));
-  // A user's project: this package installed in its node_modules.
-  await mkdir(join(project, 'node_modules'));
-  await symlink(ROOT, join(project, 'node_modules', 'browser-scenarios'), 'dir');
+  // A user's project: this package installed in its node_modules (a symlink, which inlineFiles does not write).
+  await mkdir(project.path('node_modules'));
+  await symlink(ROOT, project.path('node_modules/browser-scenarios'), 'dir');
   svc = await startTestService();
 });
 afterAll(async () => {
   await svc.close();
-  await rm(project, { recursive: true, force: true });
 });
 
 const remote = () => ({ BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
 
 async function write(name: string, text: string): Promise<string> {
-  const file = join(project, name);
-  await writeFile(file, text);
-  return file;
+  await project.write({ [name]: text });
+  return project.path(name);
 }
 
 const PAGE = 'data:text/html,<title>Typed</title><input aria-label=Note><p id=out></p><script>document.querySelector("input").addEventListener("keydown",e=>{if(e.key==="Enter")document.getElementById("out").textContent="Saved: "+e.target.value})</script>';
@@ -118,7 +115,7 @@ describe('function steps', () => {
   }
 
   async function run(plan: Plan, functions: FunctionTable) {
-    const outputDir = join(project, 'fn-out');
+    const outputDir = project.path('fn-out');
     return executePlan(plan, { client: client(), outputDir, reporter: {}, signal: new AbortController().signal, functions });
   }
 

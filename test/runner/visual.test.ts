@@ -3,12 +3,12 @@
 // and diff images (in the HTML report too), and --update-snapshots rewrites the baseline.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScenarioYaml } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // The clock changes every run and the spinner never stops: the mask and Playwright's stopped animations
@@ -19,13 +19,12 @@ const page = (color: string) => `<!doctype html><body style="margin:0;font:16px 
 <div style="width:40px;height:40px;background:navy;animation:spin 1s linear infinite"></div>
 <style>@keyframes spin { to { transform: rotate(360deg) } }</style></body>`;
 
-let work: string;
+const project = await inlineFiles({});
 let svc: TestService;
 let app: Server;
 let env: Record<string, string>;
 let appUrl: string;
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-visual-'));
   app = createServer((req, res) => {
     const color = new URL(req.url ?? '/', 'http://x').searchParams.get('color') ?? 'teal';
     res.writeHead(200, { 'content-type': 'text/html' }).end(page(color));
@@ -38,7 +37,6 @@ beforeAll(async () => {
 afterAll(async () => {
   app.close();
   await svc?.close();
-  await rm(work, { recursive: true, force: true });
 });
 
 const scenario = (color: string) => `name: looks
@@ -52,19 +50,19 @@ steps:
 
 describe('expect_screenshot', { timeout: 180_000 }, () => {
   it('writes a missing baseline and fails, then passes, fails on a change with the diff, and updates on request', async () => {
-    const baseline = join(work, 'looks.yaml-snapshots', 'home.png');
+    const baseline = project.path('looks.yaml-snapshots/home.png');
 
-    const first = await runScenarioYaml(work, 'looks', scenario('teal'), env);
+    const first = await runScenarioYaml(project.dir, 'looks', scenario('teal'), env);
     expect(first.res.code).toBe(1);
     expect(first.main[1]!.error?.message).toContain(`no baseline yet: wrote this screenshot to ${baseline}`);
     expect(first.main[1]!.artifacts.map((a) => a.path)).toContain('looks/home-actual.png');
     expect(existsSync(baseline)).toBe(true);
-    expect(existsSync(join(work, 'looks.yaml-snapshots', 'card.png'))).toBe(true);
+    expect(existsSync(project.path('looks.yaml-snapshots/card.png'))).toBe(true);
 
-    const second = await runScenarioYaml(work, 'looks', scenario('teal'), env);
+    const second = await runScenarioYaml(project.dir, 'looks', scenario('teal'), env);
     expect(second.res.code, second.res.stdout).toBe(0);
 
-    const changed = await runScenarioYaml(work, 'looks', scenario('crimson'), env, ['--reporter', 'list,json,html']);
+    const changed = await runScenarioYaml(project.dir, 'looks', scenario('crimson'), env, ['--reporter', 'list,json,html']);
     expect(changed.res.code).toBe(1);
     const step = changed.main[1]!;
     expect(step.error?.message).toMatch(/\d+ pixels \(ratio [\d.]+ of all image pixels\) are different\. \(baseline .*home\.png\)/);
@@ -74,11 +72,11 @@ describe('expect_screenshot', { timeout: 180_000 }, () => {
     expect(html).toContain('looks/home-diff.png');
 
     const before = await readFile(baseline);
-    const updated = await runScenarioYaml(work, 'looks', scenario('crimson'), env, ['--update-snapshots']);
+    const updated = await runScenarioYaml(project.dir, 'looks', scenario('crimson'), env, ['--update-snapshots']);
     expect(updated.res.code, updated.res.stdout).toBe(0);
     expect(updated.main[1]!.output).toEqual({ baseline, written: 'changed' });
     expect((await readFile(baseline)).equals(before)).toBe(false);
-    const again = await runScenarioYaml(work, 'looks', scenario('crimson'), env);
+    const again = await runScenarioYaml(project.dir, 'looks', scenario('crimson'), env);
     expect(again.res.code).toBe(0);
   });
 });

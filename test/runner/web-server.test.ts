@@ -1,29 +1,24 @@
 // The app under test as a process group: started, awaited, and stopped with everything it spawned; and
 // the scenario-level `web_server:` around a real run.
 import { readFileSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answers, startWebServer } from '../../runner/exec/web-server.js';
 import { runCli } from '../helpers/cli.js';
+import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-let work: string;
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'bcs-web-server-'));
+const project = await inlineFiles({
   // Answers 404 everywhere but /ready: any status below 500 means the server is up.
-  await writeFile(join(work, 'app.mjs'), `
+  'app.mjs': `
 import { createServer } from 'node:http';
 const port = Number(process.env.PORT);
 console.log('booting on ' + port);
 createServer((req, res) => { res.statusCode = req.url === '/ready' ? 200 : 404; res.end('app ' + req.url); })
   .listen(port, '127.0.0.1', () => console.log('listening'));
-`);
+`,
 });
-afterAll(() => rm(work, { recursive: true, force: true }));
 
 async function freePort(): Promise<number> {
   const server = createNetServer();
@@ -54,7 +49,7 @@ describe('startWebServer', () => {
     const port = await freePort();
     // A helper the command leaves running in the background must go too.
     const server = await startWebServer({
-      command: `sleep 300 & exec node app.mjs`, cwd: work, env: { PORT: String(port) }, url: `http://127.0.0.1:${port}/not-a-page`, timeoutMs: 15_000,
+      command: `sleep 300 & exec node app.mjs`, cwd: project.dir, env: { PORT: String(port) }, url: `http://127.0.0.1:${port}/not-a-page`, timeoutMs: 15_000,
     });
     expect(server.reused).toBe(false);
     expect(server.url).toBe(`http://127.0.0.1:${port}/not-a-page`);
@@ -146,12 +141,12 @@ describe('web_server in a scenario', () => {
   });
 
   it('a server that does not come up is an infrastructure error, before any browser', async () => {
-    const file = join(work, 'broken.yaml');
-    await writeFile(file, `name: broken server
+    await project.write({ 'broken.yaml': `name: broken server
 web_server: { command: "echo cannot start; exit 1", url: "http://127.0.0.1:9/" }
 steps:
   - goto: "{{ web_server.url }}"
-`);
+` });
+    const file = project.path('broken.yaml');
     const before = svc.sessions.size;
     const res = await runCli(['run', file, '--json'], remote());
     expect(res.code).toBe(3);
