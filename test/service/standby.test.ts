@@ -17,13 +17,11 @@ const warmedUp = () => eventually(() => (svc.standby.available === 1 ? true : un
 
 
 describe('warm standby', () => {
-  it('hands a standby browser to a plain create: fast, fresh, working, and refilled in the background', async () => {
+  it('hands a standby browser to a plain create: fresh, working, and refilled in the background', async () => {
     await warmedUp();
     const handoffs = svc.standby.handoffs;
     const before = Date.now();
-    const t = performance.now();
     const res = await svc.call('POST', '/browsers', { body: { name: 'warm', tags: { via: 'standby' }, timeout_seconds: 120 } });
-    const ms = performance.now() - t;
     expect(res.status).toBe(200);
     expect(svc.standby.handoffs).toBe(handoffs + 1);
     const b = res.body;
@@ -53,12 +51,11 @@ describe('warm standby', () => {
 
     await warmedUp();
     expect((await svc.call('DELETE', '/browsers/warm')).status).toBe(204);
-    // A handoff costs a few ms, a launch hundreds (bench/pool-latency.ts); loose here, for loaded machines.
-    const t2 = performance.now();
+    // Other launch options launch cold: the standby is not handed out. (How much faster a handoff is than a
+    // launch depends on the machine's load: bench/pool-latency.ts measures it, no test times it.)
     const cold = await svc.call('POST', '/browsers', { body: { stealth: true } });
-    const coldMs = performance.now() - t2;
+    expect(cold.status).toBe(200);
     expect(svc.standby.handoffs).toBe(handoffs + 1);
-    expect(ms).toBeLessThan(coldMs / 2);
     await svc.call('DELETE', `/browsers/${cold.body.session_id}`);
   });
 
