@@ -11,10 +11,10 @@ export interface OpenApiInfo {
   version: string;
 }
 
-type Operation = { responses?: Record<string, unknown>; requestBody?: { required?: boolean }; [OPTIONAL_BODY]?: boolean };
-
 /** Carried from a route's schema to its operation (@fastify/swagger copies `x-` keys), then removed. */
 const OPTIONAL_BODY = 'x-bcs-optional-body';
+
+type Operation = { responses?: Record<string, unknown>; requestBody?: { required?: boolean }; [OPTIONAL_BODY]?: boolean };
 
 /**
  * Registers the generator; routes registered after this (in a later plugin) are collected. The document

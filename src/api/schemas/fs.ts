@@ -13,7 +13,7 @@ const mode = { type: 'string', pattern: MODE_PATTERN } as const;
 const principal = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[^:\\s]+$' } as const;
 
 /** `{path}`: the query of read_file, list_files, file_info, download_dir_zip; the body of the deletes. */
-const pathOnly = {
+export const pathOnly = {
   type: 'object',
   additionalProperties: false,
   required: ['path'],
@@ -21,7 +21,7 @@ const pathOnly = {
 } as const;
 
 /** `{path, mode?}`: the query of write_file, the body of create_directory. */
-const pathAndMode = {
+export const pathAndMode = {
   type: 'object',
   additionalProperties: false,
   required: ['path'],
@@ -48,9 +48,6 @@ export const fsWatchParams = {
   required: ['path'],
   properties: { path, recursive: { type: 'boolean' } },
 } as const;
-
-/** The path shapes several routes share, as query or body. */
-export const fsPathShapes = { pathOnly, pathAndMode } as const;
 
 /** A file's bytes as write_file and the uploads take them (documentation only: those routes read their bodies themselves). */
 export const fileBytes = { type: 'string', format: 'binary' } as const;

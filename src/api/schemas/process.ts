@@ -1,6 +1,7 @@
 // Processes on the browser host as the wire shows them (/browsers/{id}/process/*). The hosted API's shapes,
 // with our additions marked: a timeout is exit_code 124 with timed_out, and exec output is capped per stream.
 import type { FromSchema } from 'json-schema-to-ts';
+import { dateTime } from './common.js';
 
 // What requests send.
 
@@ -64,7 +65,6 @@ export type ProcessExecParams = FromSchema<typeof processExecParams>;
 export type ProcessSpawnParams = FromSchema<typeof processSpawnParams>;
 
 // What answers carry.
-import { dateTime } from './common.js';
 
 export const execResult = {
   type: 'object',

@@ -37,7 +37,8 @@ import {
   fileBytes,
   fsEvent,
   fsMoveParams,
-  fsPathShapes,
+  pathAndMode,
+  pathOnly,
   fsPermissionsParams,
   fsUploadForm,
   fsUploadZipForm,
@@ -47,7 +48,6 @@ import {
 import { liveSession, sessionParams } from './lookup.js';
 import { content, created, createdEmpty, documentedBody, done, eventStream, noContent, ok } from './responses.js';
 
-const { pathOnly, pathAndMode } = fsPathShapes;
 const moveBody = fsMoveParams;
 const permissionsBody = fsPermissionsParams;
 const watchBody = fsWatchParams;
