@@ -48,6 +48,7 @@ const HOST_DEPS: Record<string, string[]> = {
   profiles: ['browser', 'fs', 'session'],
   extensions: ['browser', 'fs', 'profiles', 'session'],
   pools: ['browser', 'extensions', 'fs', 'profiles', 'proxy', 'session'],
+  apps: ['fs', 'process'],
 };
 /**
  * The runner's layers, lowest first: results and reporters; executing one plan; running suites of them

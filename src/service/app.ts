@@ -9,6 +9,7 @@ import { newId } from './ids.js';
 import { installOpenApi } from './openapi.js';
 import pkg from '../../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
+import { registerAppRoutes } from './routes/apps.js';
 import { installAuditLog } from './routes/audit.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
 import { registerComputerRoutes } from './routes/computer.js';
@@ -118,6 +119,7 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerProxyRoutes,
   registerProfileRoutes,
   registerExtensionRoutes,
+  registerAppRoutes,
 ];
 
 /**

@@ -11,6 +11,8 @@ export interface AuthContext {
   keyProjectId: string | null;
   /** The project the request acts in; null is the organisation's default scope. */
   projectId: string | null;
+  /** The key is an app worker's (host/apps/keys.ts): it never administers the organisation. */
+  appCode?: boolean;
 }
 
 export interface RouteEntry {
@@ -32,6 +34,8 @@ declare module 'fastify' {
 
 export interface AuthDeps {
   keys: ApiKeysRepo;
+  /** Short-lived keys of app code (host/apps/keys.ts): project-scoped as they say, never org admins. */
+  appKeys?: { authenticate(key: string): { id: string; projectId: string | null } | undefined };
   projects: ProjectsRepo;
   now: () => Date;
   /** When false, project operations and the project header answer 404 `projects_disabled`. */
@@ -70,10 +74,11 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.addHook('onRequest', async (req: FastifyRequest) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw unauthorized('missing API key: send Authorization: Bearer <key>');
-    const record = deps.keys.authenticate(token, deps.now());
+    const appKey = deps.appKeys?.authenticate(token);
+    const record = appKey ? { id: appKey.id, project_id: appKey.projectId } : deps.keys.authenticate(token, deps.now());
     if (!record) throw unauthorized('invalid, expired or deleted API key');
     // Set before the project is checked, so a refused project choice is still attributed to the key.
-    req.auth = { keyId: record.id, keyProjectId: record.project_id, projectId: record.project_id };
+    req.auth = { keyId: record.id, keyProjectId: record.project_id, projectId: record.project_id, appCode: appKey !== undefined };
     // Administration acts on the organisation, not in a project: there the header (which SDK clients send
     // on every call once configured) is ignored, so an archived or deleted project cannot lock an admin out.
     if (isOrgAdmin(req.routeOptions.url)) return;
@@ -109,6 +114,7 @@ function selectProject(deps: AuthDeps, auth: AuthContext, chosen: string): strin
 
 /** Route hook of organisation administration. */
 async function requireOrgKey(req: FastifyRequest): Promise<void> {
+  if (req.auth.appCode) throw forbidden(`app code cannot call ${req.method} ${req.routeOptions.url}: organization administration needs an organization API key`);
   if (req.auth.keyProjectId !== null) {
     throw forbidden(`this API key is scoped to project '${req.auth.keyProjectId}'; ${req.method} ${req.routeOptions.url} needs an organization-wide key`);
   }

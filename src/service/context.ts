@@ -9,6 +9,7 @@ import type { ProfileStore } from './host/profiles/index.js';
 import type { ProxyService } from './host/proxy/index.js';
 import type { ProcessRegistry, Sandbox } from './host/process/index.js';
 import type { TelemetryHub } from './host/telemetry/index.js';
+import type { AppEvents, AppKeys, Deployments, Invocations } from './host/apps/index.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';
 import type { AuditRepo } from './store/audit-repo.js';
 import type { BrowsersRepo } from './store/browsers-repo.js';
@@ -56,4 +57,12 @@ export interface ServiceContext {
   keyRotationGraceDays: number;
   /** One record per mutating request. */
   audit: AuditRepo;
+  /** Deployed apps and the invocations of their actions, with the events both stream. */
+  deployments: Deployments;
+  invocations: Invocations;
+  appEvents: AppEvents;
+  /** The API keys app workers are given (accepted beside stored keys). */
+  appKeys: AppKeys;
+  /** How often event streams send `sse_heartbeat`. */
+  heartbeatMs: number;
 }

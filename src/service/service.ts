@@ -22,10 +22,13 @@ import { Computers } from './host/input/index.js';
 import { PlaywrightExecutor } from './host/playwright/index.js';
 import { ReplayManager } from './host/recording/index.js';
 import { TelemetryHub, OtlpExporter, type OtlpDestination } from './host/telemetry/index.js';
+import { ActionWorkers, AppEvents, AppKeys, Deployments, Invocations, WorkerLauncher } from './host/apps/index.js';
 import { newApiKey } from './ids.js';
 import { ApiKeysRepo, isExpired } from './store/api-keys-repo.js';
 import { AuditRepo } from './store/audit-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
+import { DeploymentsRepo } from './store/deployments-repo.js';
+import { InvocationsRepo } from './store/invocations-repo.js';
 import { openDatabase } from './store/db.js';
 import { LimitsRepo } from './store/limits-repo.js';
 import { PoolsRepo } from './store/pools-repo.js';
@@ -71,6 +74,10 @@ export interface ServiceOptions {
   requireSandbox?: boolean;
   /** Headful sessions show on this existing X display instead of a virtual screen each (`bcs run --headed`). */
   display?: { display: string; xauthority?: string };
+  /** How often deployment and invocation event streams send `sse_heartbeat` (default 10 s). */
+  heartbeatMs?: number;
+  /** How long a deployment's loaded spare worker waits for an invocation before it is stopped (default 10 min). */
+  spareWorkerIdleMs?: number;
 }
 
 /** startService was asked for a sandbox (requireSandbox) and there is none; the message says why. */
@@ -177,8 +184,44 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   pools.setLimit(limit);
   sessions.setAdmission((onDemand, projectId) => limit.admitSession(onDemand, projectId));
   const standby = new Standby(sessions, opts.standby ?? 1, log);
+  // Apps: deployments build into <dataDir>/deployments; each invocation runs in a worker of its own, whose
+  // SDK reaches this service (its address is known once it listens) with a key of the deployment's project.
+  let baseUrl = '';
+  const appKeys = new AppKeys();
+  const invocationsRepo = new InvocationsRepo(db);
+  const appEvents = new AppEvents(invocationsRepo, now);
+  const workers = new ActionWorkers({
+    launcher: new WorkerLauncher({ sandbox, dir: join(opts.dataDir, 'app-workers'), serviceIsRoot: process.getuid?.() === 0 }),
+    keys: appKeys,
+    baseUrl: () => baseUrl,
+    spareIdleMs: opts.spareWorkerIdleMs,
+  });
+  let invocations: Invocations | undefined;
+  const deployments = new Deployments({
+    repo: new DeploymentsRepo(db),
+    events: appEvents,
+    workers,
+    secrets: SecretsBox.forDataDir(opts.dataDir),
+    dir: join(opts.dataDir, 'deployments'),
+    now,
+    log,
+    onStopped: (id, reason) => invocations?.deploymentStopped(id, reason),
+  });
+  invocations = new Invocations({
+    repo: invocationsRepo,
+    deployments,
+    workers,
+    events: appEvents,
+    now,
+    maxConcurrent: (projectId) => (projectId === null ? null : limits.project(projectId).max_concurrent_invocations),
+    browsers: { of: (id) => browsers.activeOfInvocation(id).map((b) => b.id), end: (id, detail) => sessions.end(id, 'deleted', detail) },
+    log,
+  });
+  await deployments.recover();
+  invocations.recover();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers: new Computers(), playwright, proxies, profiles, extensions,
-    projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db) });
+    projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db),
+    deployments, invocations, appEvents, appKeys, heartbeatMs: opts.heartbeatMs ?? 10_000 });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
@@ -211,6 +254,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   await app.listen({ host, port: opts.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  // App workers reach the service on loopback whatever address it serves others on.
+  baseUrl = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : urlHost}:${port}`;
 
   let closing: Promise<void> | undefined;
   return {
@@ -228,6 +273,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     close: () =>
       (closing ??= (async () => {
         pools.close();
+        await invocations.close();
+        await Promise.all([deployments.close(), workers.close()]);
         await standby.close();
         await sessions.closeAll('service_shutdown', 'the service was stopped');
         await app.close();

@@ -5,6 +5,7 @@
 import { request } from 'node:http';
 import { ZipFile } from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zipOf } from '../helpers/app-zip.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
@@ -160,6 +161,24 @@ async function extensionZip(): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** A deployment of a one-action app in the key's project, and a finished invocation of it. */
+async function deployedApp(headers: Record<string, string>): Promise<{ deployments: string; invocations: string }> {
+  const form = new FormData();
+  const app = "import { Kernel } from '@onkernel/sdk';\nnew Kernel().app('owned-app').action('echo', async (_ctx, p) => p);\n";
+  form.append('file', new Blob([new Uint8Array(await zipOf({ 'index.js': app }))]), 'app.zip');
+  const res = await fetch(`${svc.baseUrl}/deployments`, { method: 'POST', headers, body: form });
+  const deployment = (await res.json()) as { id: string };
+  expect(res.status, JSON.stringify(deployment)).toBe(200);
+  await eventually(async () => {
+    const d = (await svc.call('GET', `/deployments/${deployment.id}`, { headers })).body;
+    if (d.status === 'failed') throw new Error(d.status_reason);
+    return d.status === 'running' ? true : undefined;
+  }, 60_000);
+  const invoked = await svc.call('POST', '/invocations', { headers, body: { app_name: 'owned-app', version: 'latest', action_name: 'echo', payload: '1' } });
+  expect(invoked.body.status, JSON.stringify(invoked.body)).toBe('succeeded');
+  return { deployments: deployment.id, invocations: invoked.body.id };
+}
+
 describe('a project-scoped key and another project', () => {
   it('finds nothing of the other project on any route of a project resource', async () => {
     const a = (await svc.call('POST', '/org/projects', { body: { name: 'owner' } })).body;
@@ -188,6 +207,7 @@ describe('a project-scoped key and another project', () => {
       profiles: await created('/profiles', { name: 'owned-profile' }),
       proxies: await created('/proxies', { type: 'datacenter', name: 'owned-proxy' }),
       extensions: await upload(),
+      ...(await deployedApp(asA)),
     };
     await eventually(async () => ((await svc.call('GET', '/browser_pools/owned-pool', { headers: asA })).body.available_count === 1 ? true : undefined), 30_000);
 
@@ -219,7 +239,7 @@ describe('a project-scoped key and another project', () => {
     expect(statuses.size).toBeGreaterThan(50);
 
     // Lists, names and CDP keep to the project as well.
-    for (const list of ['/browsers?status=all', '/browser_pools', '/profiles', '/proxies', '/extensions']) {
+    for (const list of ['/browsers?status=all', '/browser_pools', '/profiles', '/proxies', '/extensions', '/deployments', '/apps', '/invocations']) {
       expect((await svc.call('GET', list, { headers: asB })).body, list).toEqual([]);
       expect((await svc.call('GET', list, { headers: asA })).body.length, list).toBeGreaterThan(0);
     }

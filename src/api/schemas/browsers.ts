@@ -135,6 +135,12 @@ export const browserCreateParams = {
     },
     // Only URLs that cannot be read as a Chromium command-line switch.
     start_url: { type: 'string', maxLength: 8192, pattern: '^(https?://|about:|data:)' },
+    invocation_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: 'The running invocation of a deployed action this browser belongs to: listed under it and ended with it',
+    },
     name: { type: 'string', minLength: 1, maxLength: 255 },
     tags: requestTags,
     kiosk_mode: { type: 'boolean' },

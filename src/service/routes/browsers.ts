@@ -45,6 +45,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
       if (req.body.headless === false && !ctx.headful.available) {
         throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${ctx.headful.reason}; create with headless: true`);
       }
+      if (req.body.invocation_id !== undefined) ctx.invocations.checkRunning(req.auth.projectId, req.body.invocation_id, 'body.invocation_id');
       // Resolved before anything launches; a bad selection is a 400 naming the field.
       const proxy = ctx.proxies?.select(req.auth.projectId, req.body, 'body');
       const params = withResources(req.auth.projectId, req.body, ctx);

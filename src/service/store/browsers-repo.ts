@@ -1,5 +1,6 @@
 // Browser session records. Live process state lives in the session manager; this is what survives.
 import type { Db } from './db.js';
+import { likePattern } from './sql.js';
 import type { BrowserEndReason, BrowserStatusFilter, Viewport } from '../../api/types.js';
 
 export interface BrowserRow {
@@ -25,6 +26,8 @@ export interface BrowserRow {
   /** The profile the session was started from, and whether its state is written back when it ends. */
   profile_id: string | null;
   profile_save_changes: boolean;
+  /** The invocation of a deployed action the session was created for (its browsers end with it). */
+  invocation_id: string | null;
 }
 
 type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed' | 'profile_save_changes'> & {
@@ -47,7 +50,7 @@ export interface ListQuery {
 }
 
 const COLUMNS = `id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
-  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes`;
+  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes, invocation_id`;
 
 export class BrowsersRepo {
   private readonly stmts;
@@ -57,13 +60,14 @@ export class BrowsersRepo {
       insert: db.prepare(
         `INSERT INTO browsers (${COLUMNS}) VALUES (@id, @project_id, @name, @tags, @headless, @stealth, @kiosk_mode,
           @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir, @sandboxed, @pool_id,
-          @profile_id, @profile_save_changes)`,
+          @profile_id, @profile_save_changes, @invocation_id)`,
       ),
       byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE id = ?`),
       activeByName: db.prepare<[string, string], StoredRow>(
         `SELECT ${COLUMNS} FROM browsers WHERE ifnull(project_id, '') = ? AND name = ? AND deleted_at IS NULL`,
       ),
       active: db.prepare<[], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE deleted_at IS NULL`),
+      activeOfInvocation: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE invocation_id = ? AND deleted_at IS NULL ORDER BY seq`),
       end: db.prepare(
         `UPDATE browsers SET deleted_at = @at, end_reason = @reason, end_detail = @detail WHERE id = @id AND deleted_at IS NULL`,
       ),
@@ -89,6 +93,11 @@ export class BrowsersRepo {
 
   listActive(): BrowserRow[] {
     return this.stmts.active.all().map(fromStored);
+  }
+
+  /** Active sessions created for an invocation, oldest first. */
+  activeOfInvocation(invocationId: string): BrowserRow[] {
+    return this.stmts.activeOfInvocation.all(invocationId).map(fromStored);
   }
 
   setProcess(id: string, pid: number, userDataDir: string): void {
@@ -143,7 +152,7 @@ export class BrowsersRepo {
         OR lower(ifnull(profile_id, '')) LIKE @query ESCAPE '\\'
         OR profile_id IN (SELECT id FROM profiles WHERE lower(ifnull(name, '')) LIKE @query ESCAPE '\\')
         OR id IN (SELECT browser_id FROM browser_proxies WHERE lower(ifnull(proxy_id, '')) LIKE @query ESCAPE '\\'))`);
-      params.query = `%${q.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      params.query = likePattern(q.query);
     }
     Object.entries(q.tags ?? {}).forEach(([key, value], i) => {
       where.push(`json_extract(tags, @tagPath${i}) = @tagValue${i}`);

@@ -209,4 +209,59 @@ export const migrations: string[] = [
   );
   INSERT INTO organization (id, org_id) VALUES (1, lower(hex(randomblob(12))));
   `,
+  // Apps: deployments (the uploaded code and its build), the app versions they register, invocations of
+  // their actions, and the log and state events both stream. A version is live in one running deployment
+  // at a time; the unique index makes that exact under races.
+  `
+  CREATE TABLE deployments (
+    seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
+    id                  TEXT NOT NULL UNIQUE,
+    project_id          TEXT,
+    status              TEXT NOT NULL,
+    status_reason       TEXT,
+    entrypoint_rel_path TEXT,
+    env_vars            TEXT NOT NULL,
+    version             TEXT NOT NULL,
+    app_name            TEXT,
+    source_checksum     TEXT NOT NULL,
+    created_at          TEXT NOT NULL,
+    updated_at          TEXT
+  );
+  CREATE TABLE app_versions (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    id            TEXT NOT NULL UNIQUE,
+    project_id    TEXT,
+    deployment_id TEXT NOT NULL,
+    app_name      TEXT NOT NULL,
+    version       TEXT NOT NULL,
+    actions       TEXT NOT NULL,
+    live          INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX app_versions_live ON app_versions (ifnull(project_id, ''), app_name, version) WHERE live = 1;
+  CREATE TABLE invocations (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    id            TEXT NOT NULL UNIQUE,
+    project_id    TEXT,
+    deployment_id TEXT NOT NULL,
+    app_name      TEXT NOT NULL,
+    version       TEXT NOT NULL,
+    action_name   TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    status_reason TEXT,
+    payload       TEXT,
+    output        TEXT,
+    started_at    TEXT NOT NULL,
+    started_ms    INTEGER NOT NULL,
+    finished_at   TEXT
+  );
+  CREATE INDEX invocations_status ON invocations (status);
+  CREATE TABLE app_events (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    owner_id  TEXT NOT NULL,
+    ts_ms     INTEGER NOT NULL,
+    event     TEXT NOT NULL
+  );
+  CREATE INDEX app_events_owner ON app_events (owner_id, seq);
+  ALTER TABLE browsers ADD COLUMN invocation_id TEXT;
+  `,
 ];

@@ -2,6 +2,7 @@
 // a session's `pool_id` in the browsers table says which pool it belonged to.
 import type { BrowserPoolConfig } from '../../api/types.js';
 import type { Db } from './db.js';
+import { likePattern } from './sql.js';
 
 /**
  * The stored config; `name` lives in its own column (unique per project). `profile_id` and `extension_ids`
@@ -82,7 +83,7 @@ export class PoolsRepo {
     if (q.query) {
       where.push(`(id = @id OR lower(ifnull(name, '')) LIKE @query ESCAPE '\\')`);
       params.id = q.query;
-      params.query = `%${q.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      params.query = likePattern(q.query);
     }
     const rows = this.db
       .prepare<Record<string, unknown>, StoredRow>(

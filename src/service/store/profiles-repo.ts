@@ -1,6 +1,7 @@
 // Browser profiles: id, name and times. The state itself is files under <dataDir>/profiles/<id>/ (host/profiles/profiles.ts);
 // which sessions loaded a profile is in the browsers table (`profile_id`, `profile_save_changes`).
 import type { Db } from './db.js';
+import { likePattern } from './sql.js';
 
 export interface ProfileRow {
   id: string;
@@ -92,7 +93,7 @@ export function listNamed<T>(db: Db, table: string, columns: string, q: NamedLis
   }
   if (q.query) {
     where.push(`(lower(id) LIKE @query ESCAPE '\\' OR lower(ifnull(name, '')) LIKE @query ESCAPE '\\')`);
-    params.query = `%${q.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    params.query = likePattern(q.query);
   }
   const rows = db
     .prepare<Record<string, unknown>, T>(`SELECT ${columns} FROM ${table} WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit OFFSET @offset`)

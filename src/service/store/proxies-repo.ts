@@ -2,6 +2,7 @@
 // A custom proxy's password is stored sealed by the caller (secrets-box.ts); this never sees plaintext.
 import type { BrowserProxyMode, ProxyConfig, ProxyProtocol, ProxyType } from '../../api/types.js';
 import type { Db } from './db.js';
+import { likePattern } from './sql.js';
 
 export interface ProxyRow {
   id: string;
@@ -107,7 +108,7 @@ export class ProxiesRepo {
         OR lower(ifnull(json_extract(config, '$.host'), '')) LIKE @query ESCAPE '\\'
         OR lower(ifnull(ip_address, '')) LIKE @query ESCAPE '\\')`);
       params.id = q.query;
-      params.query = `%${q.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      params.query = likePattern(q.query);
     }
     const rows = this.db
       .prepare<Record<string, unknown>, StoredRow>(

@@ -4,12 +4,8 @@
 // hosted VM keeps them) and Chromium loads them with --load-extension. The headless shell cannot load
 // extensions; full Chromium can, headful or in new headless mode.
 import type { Multipart } from '@fastify/multipart';
-import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { NAME_PATTERN } from '../../../api/schemas/common.js';
 import type { BrowserExtensionSelector, Extension } from '../../../api/types.js';
 import { DomainError, conflict, invalidField, notFound } from '../errors.js';
@@ -18,7 +14,7 @@ import type { ExtensionRow, ExtensionsRepo } from '../../store/extensions-repo.j
 import type { NamedListQuery } from '../../store/profiles-repo.js';
 import type { LaunchPreparer, ChromiumExecutable } from '../browser/index.js';
 import { unpackExtension } from './extension-zip.js';
-import { HOME_DIR } from '../fs/index.js';
+import { HOME_DIR, multipartError, spoolUpload } from '../fs/index.js';
 import { copyProfileTree } from '../profiles/index.js';
 import type { Logger } from '../session/index.js';
 import { findInProject } from '../find-in-project.js';
@@ -77,7 +73,7 @@ export class ExtensionStore {
           if (part.fieldname === 'file') {
             if (part.type !== 'file') throw invalidField(`${input}.file`, 'must be a file part');
             if (received) throw invalidField(`${input}.file`, 'is given more than once');
-            received = await spool(part.file, join(staging, 'upload.zip'));
+            received = await spoolUpload(part.file, join(staging, 'upload.zip'));
           } else if (part.fieldname === 'name') {
             if (part.type !== 'field' || typeof part.value !== 'string') throw invalidField(`${input}.name`, 'must be a text field');
             name = part.value;
@@ -197,32 +193,6 @@ export class ExtensionStore {
 
 function nameTaken(name: string): DomainError {
   return conflict(`an extension named '${name}' already exists in this project`);
-}
-
-/** Writes an upload to `path`, counting and hashing the exact bytes on the way. */
-async function spool(source: NodeJS.ReadableStream, path: string): Promise<{ path: string; size: number; checksum: string }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      done(null, chunk);
-    },
-  });
-  await pipeline(source, tap, createWriteStream(path, { mode: 0o600 }));
-  return { path, size, checksum: hash.digest('hex') };
-}
-
-/**
- * The multipart parser's own failures (a truncated body, a missing boundary) are plain Errors: the
- * client's doing, so a 400. Typed errors (ours, and its 413 for a file over the limit) pass unchanged.
- */
-function multipartError(err: unknown, input: string): unknown {
-  const e = err as { code?: unknown; statusCode?: unknown };
-  if (err instanceof DomainError || e.code !== undefined || e.statusCode !== undefined) return err;
-  if (err instanceof Error && err.constructor === Error) return invalidField(input, `is not a well-formed multipart body (${err.message})`);
-  return err;
 }
 
 /** Whether browsers launched with `exe` can load extensions: the headless shell cannot, full Chromium can. */

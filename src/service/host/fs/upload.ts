@@ -7,7 +7,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { DomainError, invalidField } from '../errors.js';
 import type { ConfinedWalk } from './confined-fs.js';
@@ -36,7 +37,7 @@ class Spool {
  * The multipart parser's own failures (a truncated body, a missing boundary) are plain Errors without
  * an errno code: the client's doing, so a 400 rather than a 500. Everything else passes unchanged.
  */
-function bodyError(err: unknown, input: string): unknown {
+export function multipartError(err: unknown, input: string): unknown {
   const e = err as { code?: unknown; statusCode?: unknown };
   if (err instanceof DomainError || e.code !== undefined || e.statusCode !== undefined) return err;
   if (err instanceof Error && err.constructor === Error) return invalidField(input, `is not a well-formed multipart body (${err.message})`);
@@ -77,7 +78,7 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, walk: Conf
       walk.mkdirAll(posix.dirname(cleanViewPath(dest.clientPath)), 0o755);
       await writeFileFrom(source, walk, dest.clientPath, { createMode: 0o644 });
     } catch (err) {
-      throw writeError(bodyError(err, input), dest.field, dest.clientPath);
+      throw writeError(multipartError(err, input), dest.field, dest.clientPath);
     }
   };
   try {
@@ -97,10 +98,10 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, walk: Conf
       if (item.sawFile) throw invalidField(field, 'is given more than once');
       item.sawFile = true;
       if (item.dest) await deliver(holdErrors(part.file), item.dest);
-      else item.spooled = await spool.save(part).catch((err) => Promise.reject(fsError(bodyError(err, input), field, part.filename)));
+      else item.spooled = await spool.save(part).catch((err) => Promise.reject(fsError(multipartError(err, input), field, part.filename)));
     }
   } catch (err) {
-    throw bodyError(err, input);
+    throw multipartError(err, input);
   } finally {
     await spool.remove();
   }
@@ -139,8 +140,23 @@ export async function receiveZipUpload(parts: AsyncIterable<Multipart>, walk: Co
     }
     await extractZip(zipPath, walk, cleanViewPath(dest), `${input}.zip_file`).catch((err) => Promise.reject(fsError(err, `${input}.zip_file`, dest)));
   } catch (err) {
-    throw bodyError(err, input);
+    throw multipartError(err, input);
   } finally {
     await spool.remove();
   }
+}
+
+/** Writes an upload to `path`, counting and hashing (SHA-256) the exact bytes on the way. */
+export async function spoolUpload(source: NodeJS.ReadableStream, path: string): Promise<{ path: string; size: number; checksum: string }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  await pipeline(source, tap, createWriteStream(path, { mode: 0o600 }));
+  return { path, size, checksum: hash.digest('hex') };
 }

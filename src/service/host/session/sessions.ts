@@ -230,6 +230,7 @@ export class SessionManager {
       pool_id: poolId,
       profile_id: params.profile?.id ?? null,
       profile_save_changes: params.profile?.save_changes === true,
+      invocation_id: params.invocation_id ?? null,
     };
     try {
       this.deps.repo.insert(row);

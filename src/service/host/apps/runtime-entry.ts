@@ -1,0 +1,53 @@
+// The program an action worker runs: esbuild bundles this generated entry together with the app, so the
+// app's own `@onkernel/sdk` registry (the one its `kernel.app(name)` calls fill) is the one read here.
+// Over the IPC channel the worker reports its apps once the app has loaded ('ready'), then runs at most
+// one invocation ('invoke' → 'result') and waits to be killed: each invocation has a process of its own.
+
+/** Messages the worker sends. */
+export type WorkerMessage =
+  | { type: 'ready'; apps: { name: string; actions: { name: string }[] }[] }
+  | { type: 'load_error'; message: string }
+  | { type: 'result'; ok: true; output: string }
+  | { type: 'result'; ok: false; error: string };
+
+/** The message that starts an invocation. */
+export interface InvokeMessage {
+  type: 'invoke';
+  invocation_id: string;
+  app_name: string;
+  action_name: string;
+  /** JSON text, or absent. */
+  payload?: string;
+}
+
+/** The entry's source; `entrypoint` is the app's entry file as an absolute path at build time. */
+export function runtimeEntrySource(entrypoint: string): string {
+  return `
+import { appRegistry } from '@onkernel/sdk';
+const send = (msg) => new Promise((resolve) => process.send(msg, undefined, undefined, () => resolve()));
+const describe = (err) => (err instanceof Error ? (err.stack || err.message) : String(err));
+try {
+  await import(${JSON.stringify(entrypoint)});
+} catch (err) {
+  await send({ type: 'load_error', message: describe(err) });
+  process.exit(1);
+}
+process.on('message', async (msg) => {
+  if (!msg || msg.type !== 'invoke') return;
+  process.env.KERNEL_INVOCATION_ID = msg.invocation_id;
+  const app = appRegistry.getAppByName(msg.app_name);
+  const action = app && app.getAction(msg.action_name);
+  if (!action) return send({ type: 'result', ok: false, error: 'action ' + JSON.stringify(msg.action_name) + ' is not defined by app ' + JSON.stringify(msg.app_name) });
+  try {
+    const payload = msg.payload === undefined ? undefined : JSON.parse(msg.payload);
+    const value = await action.handler({ invocation_id: msg.invocation_id }, payload);
+    const output = JSON.stringify(value === undefined ? null : value);
+    await send({ type: 'result', ok: true, output });
+  } catch (err) {
+    console.error(describe(err));
+    await send({ type: 'result', ok: false, error: err instanceof Error ? err.message : String(err) });
+  }
+});
+await send({ type: 'ready', apps: appRegistry.export().apps });
+`;
+}
