@@ -5,6 +5,7 @@
 import { BrowsersResource } from './browsers.js';
 import type { ApiResponse, HttpMethod, RequestOptions, Requester } from './requester.js';
 import { ApiConnectionError, ApiError, ApiTimeoutError, errorFromResponse } from './errors.js';
+import { readEventStream } from './events.js';
 import { paginateOffset } from './pagination.js';
 import { buildUrl, normalizeBaseUrl } from './query.js';
 import { DEFAULT_RETRY_BASE_MS, isRetryableResponse, retryDelayMs, sleep } from './retry.js';
@@ -83,6 +84,25 @@ export class CloudClient implements Requester {
   /** Iterates every item of an offset-paginated list (`offset`/`limit`, `X-Has-More`, `X-Next-Offset`). */
   paginate<T>(path: string, query?: Record<string, unknown>, pageSize?: number): AsyncIterableIterator<T> {
     return paginateOffset<T>(this, path, query, pageSize);
+  }
+
+  /**
+   * Follows a server-sent event stream (`GET …/events`), yielding each frame's JSON until the server ends
+   * it. Not retried: a follow that broke is resumed by the caller with `since`.
+   */
+  events<T>(path: string, opts: { query?: Record<string, unknown>; signal?: AbortSignal } = {}): AsyncIterableIterator<T> {
+    const relPath = path.startsWith('/') ? path : `/${path}`;
+    const headers = new Headers(this.#buildInit('GET', {}).headers);
+    headers.set('Accept', 'text/event-stream');
+    return readEventStream<T>({
+      url: buildUrl(this.baseUrl, relPath, opts.query),
+      headers,
+      path: relPath,
+      secrets: [this.#apiKey],
+      connectTimeoutMs: this.#timeoutMs,
+      signal: opts.signal,
+      fetch: this.#fetch,
+    });
   }
 
   async #attempt<T>(

@@ -129,7 +129,7 @@ describe('deployments', () => {
     const empty = await deploy({ 'index.ts': "import { Kernel } from '@onkernel/sdk';\nnew Kernel({ apiKey: 'x' }).app('empty');\n" });
     expect((await settle(empty.id)).deployment.status_reason).toMatch(/app 'empty' defines no action/);
     const throws = await deploy({ 'index.ts': "throw new Error('cannot start');\n" });
-    expect((await settle(throws.id)).deployment.status_reason).toMatch(/cannot start/);
+    expect((await settle(throws.id)).deployment.status_reason).toMatch(/cannot start \(at index\.ts:1:7\)/);
     const apps = (await kernel.apps.list()).getPaginatedItems().map((a) => a.app_name);
     expect(apps).toEqual(['titles']);
   }, 90_000);

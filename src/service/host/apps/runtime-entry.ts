@@ -25,7 +25,17 @@ export function runtimeEntrySource(entrypoint: string): string {
   return `
 import { appRegistry } from '@onkernel/sdk';
 const send = (msg) => new Promise((resolve) => process.send(msg, undefined, undefined, () => resolve()));
-const describe = (err) => (err instanceof Error ? (err.stack || err.message) : String(err));
+// The error's message and where in the app it was thrown (source-mapped: file:line:column in the zip).
+const describe = (err) => {
+  if (!(err instanceof Error)) return String(err);
+  const root = process.cwd() + '/';
+  for (const line of String(err.stack || '').split('\\n').slice(1)) {
+    const m = /\\(?((?:file:\\/\\/)?\\/[^()]+):(\\d+):(\\d+)\\)?$/.exec(line.trim());
+    const file = m && m[1].replace(/^file:\\/\\//, '');
+    if (file && file.startsWith(root) && !file.includes('/node_modules/')) return err.message + ' (at ' + file.slice(root.length) + ':' + m[2] + ':' + m[3] + ')';
+  }
+  return err.message;
+};
 try {
   await import(${JSON.stringify(entrypoint)});
 } catch (err) {
@@ -44,7 +54,7 @@ process.on('message', async (msg) => {
     const output = JSON.stringify(value === undefined ? null : value);
     await send({ type: 'result', ok: true, output });
   } catch (err) {
-    console.error(describe(err));
+    console.error(err instanceof Error && err.stack ? err.stack : String(err));
     await send({ type: 'result', ok: false, error: err instanceof Error ? err.message : String(err) });
   }
 });
