@@ -134,6 +134,33 @@ describe('deployments', () => {
     expect(apps).toEqual(['titles']);
   }, 90_000);
 
+  it("installs the app's dependencies from its lockfile (npm ci, scripts off) and bundles them", async () => {
+    const files = {
+      'package.json': JSON.stringify({ name: 'deps-app', version: '1.0.0', dependencies: { greet: 'file:vendor/greet' }, scripts: { postinstall: 'touch /tmp/should-not-run' } }),
+      'package-lock.json': JSON.stringify({
+        name: 'deps-app',
+        version: '1.0.0',
+        lockfileVersion: 3,
+        requires: true,
+        packages: {
+          '': { name: 'deps-app', version: '1.0.0', dependencies: { greet: 'file:vendor/greet' } },
+          'node_modules/greet': { resolved: 'vendor/greet', link: true },
+          'vendor/greet': { version: '1.0.0' },
+        },
+      }),
+      'vendor/greet/package.json': JSON.stringify({ name: 'greet', version: '1.0.0', main: 'index.js' }),
+      'vendor/greet/index.js': "module.exports = (n) => 'hi ' + n;\n",
+      'src/main.ts': "import { Kernel } from '@onkernel/sdk';\nimport greet from 'greet';\nnew Kernel().app('deps').action('greet', async (_ctx, p?: string) => greet(p));\n",
+    };
+    const d = await deploy(files, { entrypoint_rel_path: './src/main.ts' });
+    const { events, deployment } = await settle(d.id);
+    expect(deployment.status, deployment.status_reason).toBe('running');
+    expect(deployment.entrypoint_rel_path).toBe('./src/main.ts');
+    expect(events.some((e) => e.event === 'log' && /installing dependencies \(npm ci/.test(e.message))).toBe(true);
+    const inv = await kernel.invocations.create({ app_name: 'deps', version: 'latest', action_name: 'greet', payload: '"you"' });
+    expect(inv.output).toBe('"hi you"');
+  }, 90_000);
+
   it('refuses a GitHub source and a missing file with a 400 naming the field', async () => {
     const github = await svc.call('POST', '/deployments', { body: { source: { type: 'github', url: 'https://github.com/a/b', ref: 'main', entrypoint: 'index.ts' } } });
     expect(github.status).toBe(400);

@@ -228,8 +228,12 @@ export class Invocations {
   private async end(id: string, state: Running, ending: Ending): Promise<void> {
     this.running.delete(id);
     this.finish(id, ending);
-    await state.leased?.release();
+    // The worker's teardown is not the caller's wait (a sync invoke answers once the run has ended); its
+    // key is revoked at once. The invocation's browsers are ended before it answers.
+    const released = state.leased?.release();
+    released?.catch(() => {});
     await this.endBrowsers(id, `its invocation ${ending.status}`);
+    if (this.closed) await released;
   }
 
   private finish(id: string, ending: Ending): void {

@@ -93,7 +93,8 @@ export class ActionWorkers {
     leased ??= await this.start(dep);
     leased.worker.used = true;
     if (!this.closed) {
-      const next = this.start(dep);
+      // Started after this turn, so the fork does not stand between the taken worker and its invocation.
+      const next = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.start(dep));
       next.catch(() => {});
       const timer = setTimeout(() => this.drop(dep.id), this.opts.spareIdleMs ?? SPARE_IDLE_MS);
       timer.unref();
