@@ -132,6 +132,8 @@ describe('limits and timeouts', () => {
     expect(final.status).toBe('failed');
     expect(final.status_reason).toMatch(/did not finish within 10 s/);
     expect(events.some((e) => e.event === 'error')).toBe(true);
+    // Ten seconds of a stream with heartbeats every 100 ms.
+    expect(events.some((e) => e.event === 'sse_heartbeat')).toBe(true);
   }, 40_000);
 });
 
@@ -189,5 +191,29 @@ describe('stopping and restarting', () => {
     expect(after.status_reason).toMatch(/service restarted/);
     const again = await invoke('where', { path: '/' });
     expect(again.status, again.status_reason).toBe('succeeded');
+  }, 60_000);
+});
+
+describe('without the sandbox', () => {
+  it(process.getuid?.() === 0 ? 'a root service refuses to run app code: the deployment fails saying why' : 'a non-root service runs app code as itself', async () => {
+    const other = await startTestService({ sandbox: 'off' });
+    try {
+      const client = new Kernel({ apiKey: other.apiKey, baseURL: other.baseUrl, maxRetries: 0 });
+      const created = await client.deployments.create({ file: await toFile(await zipOf({ 'index.ts': APP }), 'app.zip') });
+      for await (const _ of await client.deployments.follow(created.id)) {
+        // to the end
+      }
+      const d = await client.deployments.retrieve(created.id);
+      if (process.getuid?.() === 0) {
+        expect(d.status).toBe('failed');
+        expect(d.status_reason).toMatch(/never runs as root/);
+      } else {
+        expect(d.status, d.status_reason).toBe('running');
+        const inv = await client.invocations.create({ app_name: 'probe', version: 'latest', action_name: 'where', payload: '{"path":"/"}' });
+        expect(JSON.parse(inv.output!).uid).toBe(process.getuid?.());
+      }
+    } finally {
+      await other.close();
+    }
   }, 60_000);
 });

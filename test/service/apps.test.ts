@@ -1,11 +1,13 @@
 // Deployments and invocations through the hosted SDK, unchanged: a real KernelApp is zipped, deployed,
 // loaded in its worker, and its actions invoked; one of them drives a real browser with Playwright.
 import Kernel, { toFile } from '@onkernel/sdk';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zipOf } from '../helpers/app-zip.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
 const APP = `
 import { Kernel, type KernelContext } from '@onkernel/sdk';
@@ -132,6 +134,8 @@ describe('deployments', () => {
     expect((await settle(throws.id)).deployment.status_reason).toMatch(/cannot start \(at index\.ts:1:7\)/);
     const apps = (await kernel.apps.list()).getPaginatedItems().map((a) => a.app_name);
     expect(apps).toEqual(['titles']);
+    // Nothing of a failed deployment stays but its record.
+    await eventually(async () => (existsSync(join(svc.dataDir, 'deployments', throws.id)) ? undefined : true), 10_000);
   }, 90_000);
 
   it("installs the app's dependencies from its lockfile (npm ci, scripts off) and bundles them", async () => {

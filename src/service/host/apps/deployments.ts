@@ -89,9 +89,7 @@ export class Deployments {
   async stop(row: DeploymentRow): Promise<void> {
     if (row.status === 'stopped' || row.status === 'failed') return;
     this.opts.repo.stop(row.id, 'stopped', 'stopped by request', this.opts.now());
-    this.opts.workers.drop(row.id);
-    this.publishState(row.id);
-    this.opts.onStopped?.(row.id, 'the deployment was stopped');
+    this.stopped(row.id, 'the deployment was stopped');
   }
 
   /** The live version of an app in the project, with the deployment that runs it. */
@@ -219,11 +217,7 @@ export class Deployments {
       live: 1,
     }));
     repo.goLive(row.id, versions, [...replace], `replaced by deployment ${row.id}`, now());
-    for (const old of replace) {
-      this.opts.workers.drop(old);
-      this.publishState(old);
-      this.opts.onStopped?.(old, `the deployment was replaced by ${row.id}`);
-    }
+    for (const old of replace) this.stopped(old, `the deployment was replaced by ${row.id}`);
     for (const v of versions) {
       const { env_vars: _omitted, deployment: _d, ...summary } = this.presentApp(v);
       events.publish(row.id, { event: 'app_version_summary', ...summary });
@@ -245,6 +239,22 @@ export class Deployments {
     this.opts.repo.stop(id, 'failed', reason, this.opts.now());
     this.opts.events.publish(id, { event: 'error', error: { code: 'deployment_failed', message: reason } });
     this.publishState(id);
+    void this.removeFiles(id);
+  }
+
+  /** A deployment stopped (by request, or replaced): its spare goes, its runs fail, its files are removed. */
+  private stopped(id: string, reason: string): void {
+    this.opts.workers.drop(id);
+    this.publishState(id);
+    this.opts.onStopped?.(id, reason);
+    void this.removeFiles(id);
+  }
+
+  /** Only the record stays of a deployment that no longer runs. */
+  private async removeFiles(id: string): Promise<void> {
+    // A build still writing there finishes first (it checks the status before going live).
+    await this.building.get(id)?.catch(() => {});
+    await rm(join(this.opts.dir, id), { recursive: true, force: true }).catch((err: unknown) => this.opts.log.warn({ err, deployment: id }, 'could not remove a deployment folder'));
   }
 
   private publishState(id: string): void {
