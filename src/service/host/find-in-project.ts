@@ -1,5 +1,5 @@
-// How every named resource is addressed: by id, else by name, and only within the caller's project, so a
-// resource of another project is exactly as absent as one that does not exist.
+// How every resource is addressed: by id (named ones else by name), and only within the caller's project,
+// so a resource of another project is exactly as absent as one that does not exist.
 import { notFound } from './errors.js';
 
 export interface NamedRepo<R> {
@@ -13,4 +13,11 @@ export function findInProject<R extends { project_id: string | null }>(repo: Nam
   const byName = repo.getByName(projectId, idOrName);
   if (byName) return byName;
   throw notFound(what, idOrName);
+}
+
+/** A resource addressed by id only, within the project. */
+export function findByIdInProject<R extends { project_id: string | null }>(repo: { get(id: string): R | undefined }, projectId: string | null, id: string, what: string): R {
+  const row = repo.get(id);
+  if (!row || (row.project_id ?? null) !== projectId) throw notFound(what, id);
+  return row;
 }

@@ -1,6 +1,5 @@
 // /deployments, /apps and /invocations: deploying app code, listing the apps it registered, invoking their
 // actions and following both. The work is host/apps/; these only hand over input and shape answers.
-import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   appListQuery,
@@ -25,12 +24,13 @@ import {
 import { browserSession } from '../../api/schemas/browsers.js';
 import type { ServiceContext } from '../context.js';
 import { deploymentSettled, invocationSettled, type AppEvent } from '../host/apps/index.js';
-import { followAppEvents } from './app-events.js';
+import { followAppEvents, type FollowOptions } from './app-events.js';
 import { presentSession, wsOrigin } from './browsers.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idParams } from './params.js';
 import { eventStream, noContent, ok, page } from './responses.js';
 import { parseInstant } from './telemetry.js';
+import { acceptMultipart } from './uploads.js';
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
@@ -41,12 +41,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   const { deployments, invocations, appEvents: events, now } = ctx;
 
   void app.register(async (scope) => {
-    // Scoped here so the multipart parser serves only this route.
-    await scope.register(multipart, { limits: { fileSize: MAX_ZIP_BYTES, files: 1, fields: 250, parts: 260, fieldSize: 64 * 1024 } });
-    scope.addHook('onSend', async (req, reply, payload) => {
-      if (!req.raw.complete) reply.header('connection', 'close');
-      return payload;
-    });
+    await acceptMultipart(scope, { fileSize: MAX_ZIP_BYTES, files: 1, fields: 250, parts: 260, fieldSize: 64 * 1024 });
     scope.post(
       '/deployments',
       {
@@ -87,12 +82,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     { schema: { params: idParams, querystring: followQuery, response: eventStream('Build logs and states until the deployment settles', deploymentEvent) } },
     async (req, reply) => {
       const row = deployments.get(req.auth.projectId, req.params.id);
-      await followAppEvents(req, reply, {
-        events,
-        ownerId: row.id,
-        since: req.query.since,
-        now,
-        heartbeatMs: ctx.heartbeatMs,
+      await follow(req, reply, row.id, {
         isEnd: (e) => e.event === 'deployment_state' && deploymentSettled((e.deployment as { status: string }).status),
         settledState: () => {
           const current = deployments.get(req.auth.projectId, row.id);
@@ -170,12 +160,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     { schema: { params: idParams, querystring: followQuery, response: eventStream("The action's output and states until it ends", invocationEvent) } },
     async (req, reply) => {
       const row = invocations.get(req.auth.projectId, req.params.id);
-      await followAppEvents(req, reply, {
-        events,
-        ownerId: row.id,
-        since: req.query.since,
-        now,
-        heartbeatMs: ctx.heartbeatMs,
+      await follow(req, reply, row.id, {
         isEnd: (e) => e.event === 'invocation_state' && invocationSettled((e.invocation as { status: string }).status),
         settledState: () => {
           const current = invocations.get(req.auth.projectId, row.id);
@@ -197,6 +182,11 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     await invocations.deleteBrowsers(req.auth.projectId, req.params.id);
     return reply.code(204).send();
   });
+
+  /** The event stream of a deployment or invocation, from the request's `since`. */
+  function follow(req: FastifyRequest<{ Querystring: { since?: string } }>, reply: FastifyReply, ownerId: string, end: Pick<FollowOptions, 'isEnd' | 'settledState'>) {
+    return followAppEvents(req, reply, { events, ownerId, since: req.query.since, now, heartbeatMs: ctx.heartbeatMs, ...end });
+  }
 
   function stateEvent(event: string, fields: Record<string, unknown>): AppEvent {
     return { event, ...fields, timestamp: now().toISOString() };

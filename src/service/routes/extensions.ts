@@ -3,12 +3,12 @@
 import { extension } from '../../api/schemas/extensions.js';
 import { errorBody } from '../../api/schemas/common.js';
 import { content, created, documentedBody, noContent, ok, page } from './responses.js';
-import multipart from '@fastify/multipart';
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { ServiceError, invalidField } from '../errors.js';
 import type { ExtensionStore } from '../host/extensions/index.js';
 import { setPageHeaders } from './offset-paging.js';
+import { acceptMultipart } from './uploads.js';
 import { idOrNameParams, namedListQuery as listQuery, type IdOrNameParams as IdParams } from './params.js';
 
 export interface ExtensionRouteDeps {
@@ -33,13 +33,7 @@ export function registerExtensionRoutes(app: FastifyInstance, deps: ExtensionRou
   const find = (projectId: string | null, idOrName: string) => extensions.find(projectId, idOrName);
 
   void app.register(async (scope) => {
-    // Scoped here so the multipart parser serves only this route.
-    await scope.register(multipart, { limits: { fileSize: MAX_ZIP_BYTES, files: 1, fields: 4, parts: 5, fieldSize: 1024 } });
-    // An upload refused before its body was read closes the connection, or the unread rest would sit in it.
-    scope.addHook('onSend', async (req, reply, payload) => {
-      if (!req.raw.complete) reply.header('connection', 'close');
-      return payload;
-    });
+    await acceptMultipart(scope, { fileSize: MAX_ZIP_BYTES, files: 1, fields: 4, parts: 5, fieldSize: 1024 });
     scope.post(
       '/extensions',
       {

@@ -1,8 +1,7 @@
 // /browsers/{id}/fs/*: the browser host's file system as the hosted API exposes it, confined to the
 // session's host view. Every path is walked inside the view by host/fs/confined-fs.ts, for reads and writes
 // alike, so the kernel keeps each operation in the view whatever a session's processes do meanwhile.
-import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { chmod, chown, lstat, readdir, rename, unlink } from 'node:fs/promises';
 import { posix } from 'node:path';
@@ -47,6 +46,7 @@ import {
 } from '../../api/schemas/fs.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { content, created, createdEmpty, documentedBody, done, eventStream, noContent, ok } from './responses.js';
+import { acceptMultipart, closeIfBodyUnread } from './uploads.js';
 
 const moveBody = fsMoveParams;
 const permissionsBody = fsPermissionsParams;
@@ -86,16 +86,6 @@ function notRoot(clientPath: string, field: string): void {
   if (cleanViewPath(clientPath) === '/') throw invalidField(field, 'must not be the root directory');
 }
 
-/**
- * Uploads stream their bodies, so an error can be answered before the client has sent everything.
- * Like Go's net/http, such a connection is then closed rather than kept: the unread rest of the body
- * would otherwise sit in it (and keep shutdown waiting for a request that never completes).
- */
-async function closeIfBodyUnread(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  if (!req.raw.complete) reply.header('connection', 'close');
-  return payload;
-}
-
 export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const live = (req: FastifyRequest<{ Params: Params }>) => liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
 
@@ -126,9 +116,8 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
   });
 
   void app.register(async (scope) => {
-    // Scoped here so the multipart parser serves only fs uploads. Files may be as large as the disk.
-    await scope.register(multipart, { limits: { fileSize: Infinity, fieldSize: 64 * 1024, parts: 1000 } });
-    scope.addHook('onSend', closeIfBodyUnread);
+    // Only fs uploads parse multipart. Files may be as large as the disk.
+    await acceptMultipart(scope, { fileSize: Infinity, fieldSize: 64 * 1024, parts: 1000 });
 
     scope.get<{ Params: Params; Querystring: PathArgs }>(
       '/browsers/:id/fs/read_file',

@@ -6,7 +6,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { project, projectCreateParams, projectLimits, projectLimitsUpdateParams, projectUpdateParams } from '../../api/schemas/org.js';
 import { noContent, ok, page } from './responses.js';
 import type { FastifyInstance } from 'fastify';
-import type { Project, ProjectLimits, ProjectStatus } from '../../api/types.js';
+import type { Project, ProjectLimits } from '../../api/types.js';
 import { projectsDisabled } from '../auth.js';
 import { ServiceError, conflict, invalidField, notFound } from '../errors.js';
 import type { LimitsRepo, StoredProjectLimits } from '../store/limits-repo.js';

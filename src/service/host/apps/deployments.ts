@@ -9,10 +9,11 @@ import { REGION, type AppVersion, type Deployment, type DeploymentCreateParams }
 import { newId } from '../../ids.js';
 import type { SecretsBox } from '../../secrets-box.js';
 import type { AppVersionRow, DeploymentRow, DeploymentsRepo, DeploymentListQuery, AppListQuery } from '../../store/deployments-repo.js';
-import { DomainError, invalidField, notFound } from '../errors.js';
+import { DomainError, invalidField } from '../errors.js';
 import { BuildError, buildDeployment } from './build.js';
 import { checkParams, readDeployParts } from './deploy-request.js';
 import type { AppEvents } from './events.js';
+import { findByIdInProject } from '../find-in-project.js';
 import type { DiscoveredApp } from './worker.js';
 import type { ActionWorkers, DeploymentRuntime } from './workers.js';
 
@@ -72,9 +73,7 @@ export class Deployments {
   }
 
   get(projectId: string | null, id: string): DeploymentRow {
-    const row = this.opts.repo.get(id);
-    if (!row || row.project_id !== projectId) throw notFound('deployment', id);
-    return row;
+    return findByIdInProject(this.opts.repo, projectId, id, 'deployment');
   }
 
   list(q: DeploymentListQuery): { rows: DeploymentRow[]; hasMore: boolean } {

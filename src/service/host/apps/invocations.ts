@@ -6,9 +6,10 @@
 import type { Invocation, InvocationCreateParams, InvocationUpdateParams } from '../../../api/schemas/apps.js';
 import { newId } from '../../ids.js';
 import type { InvocationListQuery, InvocationRow, InvocationsRepo } from '../../store/invocations-repo.js';
-import { DomainError, conflict, invalidField, notFound } from '../errors.js';
+import { DomainError, conflict, invalidField } from '../errors.js';
 import type { Deployments } from './deployments.js';
 import type { AppEvents } from './events.js';
+import { findByIdInProject } from '../find-in-project.js';
 import type { WorkerOutcome } from './worker.js';
 import type { ActionWorkers, LeasedWorker } from './workers.js';
 
@@ -108,9 +109,7 @@ export class Invocations {
   }
 
   get(projectId: string | null, id: string): InvocationRow {
-    const row = this.opts.repo.get(id);
-    if (!row || row.project_id !== projectId) throw notFound('invocation', id);
-    return row;
+    return findByIdInProject(this.opts.repo, projectId, id, 'invocation');
   }
 
   list(q: InvocationListQuery): { rows: InvocationRow[]; hasMore: boolean } {

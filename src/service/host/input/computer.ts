@@ -3,7 +3,7 @@
 // batch runs without interleaving.
 import type { ClickParams, DragParams, MoveParams, PressKeyParams, ScrollParams, TypeParams } from '../../../api/schemas/computer.js';
 import { DomainError, invalidField } from '../errors.js';
-import type { InputDevice, MouseButton, Region } from './device.js';
+import type { InputDevice, Region } from './device.js';
 import { MODIFIER_BITS, isModifier, keyForChar, parseCombo, type KeyDef } from './keysyms.js';
 import { Mutex } from './mutex.js';
 
