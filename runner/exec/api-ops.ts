@@ -113,7 +113,12 @@ async function requestBody(call: ApiCall): Promise<Pick<RequestOptions, 'body' |
     }
     return { body: form };
   }
-  return call.body === undefined ? {} : { body: call.body };
+  if (call.body === undefined) return {};
+  if (!call.json_text?.length) return { body: call.body };
+  // The API takes these fields as JSON text; templates inside them were resolved with the rest of the call.
+  const body = { ...(call.body as Record<string, unknown>) };
+  for (const field of call.json_text) if (body[field] !== undefined) body[field] = JSON.stringify(body[field]);
+  return { body };
 }
 
 async function readLocal(file: string): Promise<Buffer> {

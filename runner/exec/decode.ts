@@ -1,6 +1,7 @@
 // API responses → the fields that expectations check and saved variables expose (the shapes are listed
 // with `Decoder` in src/scenario/plan.ts and in src/scenario/saves.ts, which checks templates against them).
 import { createHash } from 'node:crypto';
+import type { Invocation } from '../../src/api/schemas/apps.js';
 import type { Decoder } from '../../src/scenario/plan.js';
 import { StepFailure } from './failures.js';
 
@@ -88,7 +89,33 @@ export function decode(decoder: Decoder, data: unknown): Decoded {
         context: [{ subject: 'stderr', text: r.stderr ?? '' }].filter((c) => c.text.trim() !== ''),
       };
     }
+    case 'invocation':
+      return decodeInvocation(data as Invocation);
   }
+}
+
+/**
+ * A finished invocation: its output (JSON text on the wire) parsed. A failed one has no output; its reason
+ * is shown with any check that fails, unless the check is on the reason itself.
+ */
+function decodeInvocation(r: Invocation): Decoded {
+  const fields: Record<string, unknown> = { id: r.id, status: r.status };
+  if (r.status_reason !== undefined) fields.status_reason = r.status_reason;
+  const decoded: Decoded = { fields, text: '' };
+  if (r.output === undefined) {
+    const why = r.status === 'failed' ? 'the invocation failed, so there is no output' : `the invocation has no output (it is ${r.status})`;
+    decoded.absent = { output: why };
+  } else {
+    try {
+      fields.output = JSON.parse(r.output);
+      decoded.text = typeof fields.output === 'string' ? fields.output : r.output;
+    } catch (err) {
+      decoded.absent = { output: `the output is not JSON (${(err as Error).message})` };
+      decoded.text = r.output;
+    }
+  }
+  if (r.status_reason) decoded.context = [{ subject: 'status_reason', text: r.status_reason }];
+  return decoded;
 }
 
 function fromBase64(b64: string | undefined): string {

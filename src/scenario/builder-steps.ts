@@ -6,7 +6,7 @@ import { ComputerActions } from './builder-computer.js';
 import { callerOf, type CallSite, type SiteTable } from './builder-sites.js';
 import type {
   ClickValue, ClipboardValue, ComputerAction, ConditionValue, Duration, ExecValue, ExecuteValue, ScriptValue, ExpectValue, FillValue,
-  DialogValue, FunctionStepOptions, GotoValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, WaitForDownloadValue, ExpectScreenshotValue, ExpectAccessibleValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
+  DialogValue, FunctionStepOptions, GotoValue, InvokeValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, WaitForDownloadValue, ExpectScreenshotValue, ExpectAccessibleValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
   TargetValue, UploadFile, UploadValue, WaitFileValue, WaitProcessValue, WriteFileValue,
 } from './builder-types.js';
 import type { FunctionTable, StepFunction } from './functions.js';
@@ -38,7 +38,7 @@ export const STEP_METHODS = {
   unroute: 'unroute', request: 'request', wait_for_response: 'waitForResponse', wait_for_download: 'waitForDownload', save_storage_state: 'saveStorageState', expect: 'expect', expect_soft: 'expectSoft',
   screenshot: 'screenshot', expect_screenshot: 'expectScreenshot', expect_accessible: 'expectAccessible', sleep: 'sleep', computer: 'computer', clipboard: 'clipboard', exec: 'exec',
   spawn: 'spawn', wait_process: 'waitProcess', read_file: 'readFile', write_file: 'writeFile', upload: 'upload',
-  wait_file: 'waitFile', execute: 'execute', script: 'script', marker: 'marker', if: 'if', repeat: 'repeat', for_each: 'forEach',
+  wait_file: 'waitFile', execute: 'execute', invoke: 'invoke', script: 'script', marker: 'marker', if: 'if', repeat: 'repeat', for_each: 'forEach',
   retry: 'retry', include: 'include', function: 'fn',
 } as const satisfies Record<string, keyof StepsBuilder>;
 
@@ -234,6 +234,11 @@ export class StepsBuilder {
   /** Playwright code run next to the browser by the service (a string: no closures); see `fn` for local code. */
   execute(code: ExecuteValue, opts?: StepOptions): this {
     return this.add('execute', code, opts, this.execute);
+  }
+
+  /** Runs an action of a deployed app and checks how it ended (it must succeed unless `expect.status` says otherwise). */
+  invoke(invocation: InvokeValue, opts?: StepOptions): this {
+    return this.add('invoke', invocation, opts, this.invoke);
   }
 
   /** JavaScript the runner runs with the scenario's own `page`, `context`, `browser`, `vars`, `signal` (see `fn` for a real function). */

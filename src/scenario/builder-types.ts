@@ -212,11 +212,11 @@ export type SpawnValue = string | (CommandFields & { save?: string });
 
 export type WaitProcessValue = string | { process: string; timeout?: Duration; expect?: { exit_code?: ExitCode } };
 
-export interface JsonCheck {
+/** A value inside a JSON document: equal to a JSON value, or a string that contains or matches text. */
+export type JsonCheck = {
   /** `$.items[0].name`; default `$`, the whole document. */
   path?: string;
-  equals: unknown;
-}
+} & ({ equals: unknown } | { contains: string } | { matches: string });
 
 export type JsonExpect = JsonCheck | JsonCheck[];
 
@@ -251,6 +251,29 @@ export type ScriptValue = string | { code: string; save?: string };
 export type ExecuteValue =
   | string
   | { code: string; timeout?: Duration; expect?: { result?: unknown; json?: JsonExpect }; save?: string };
+
+export interface InvokeExpect {
+  /** Default `succeeded`. */
+  status?: 'succeeded' | 'failed';
+  status_reason?: MatchValue;
+  /** The action's return value, compared deeply. */
+  output?: unknown;
+  /** Values at paths inside the output. */
+  json?: JsonExpect;
+}
+
+/** An action of a deployed app: `version` defaults to `latest`; `payload` is any JSON value. */
+export interface InvokeValue {
+  app: string;
+  action: string;
+  version?: string;
+  payload?: unknown;
+  async?: boolean;
+  timeout?: Duration;
+  expect?: InvokeExpect;
+  expect_soft?: InvokeExpect;
+  save?: string;
+}
 
 /**
  * The body of `POST /browsers` (profile, extensions and proxy included), or `pool` (plus `acquire_timeout`,

@@ -1,6 +1,7 @@
 // A validated scenario → a Plan: implicit setup (secrets, serve, web server, create browser), the main
 // steps (`before`, `steps`, `after`; blocks hold theirs, numbered depth-first), implicit teardown (delete
-// browser, stop the web server, stop serving). See plan.ts for the shapes.
+// browser, stop the web server, stop serving). A scenario whose steps need no browser (invoke steps) gets
+// none. See plan.ts for the shapes.
 
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -126,7 +127,6 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
       root.report(['context', 'device'], `unknown device '${device}'${near ? `; did you mean '${near}'?` : ''} (Playwright's device registry names ${opts.devices().length})`);
     }
   }
-  setup.push(...session.setup);
 
   const steps = new StepCompiler({
     defaultTimeout: (data.timeout !== undefined ? durationAt(data.timeout, ['timeout'], root.report) : DEFAULT_STEP_TIMEOUT_MS) * (data.slow ? SLOW_FACTOR : 1),
@@ -140,7 +140,11 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   const scope = { file: root, sub };
   const main = [...steps.list(tree.before, scope, 'before'), ...steps.list(tree.steps, scope), ...steps.list(tree.after, scope, 'after')];
 
-  teardown.push(...session.teardown);
+  // A scenario whose steps act on no browser (invoking deployed actions) is not given one it would not use.
+  if (needsBrowser(data, main)) {
+    setup.push(...session.setup);
+    teardown.push(...session.teardown);
+  }
   if (server) teardown.push(server.teardown);
   if (data.serve !== undefined) {
     teardown.push({
@@ -161,6 +165,28 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   if (opts.row) plan.scenario.row = opts.row;
   if (data.trace && data.trace !== 'off') plan.trace = data.trace;
   return plan;
+}
+
+/** Step kinds that call no API of the session and touch no page. */
+const BROWSERLESS_KINDS = new Set(['invoke']);
+/** Blocks need a browser only for what their steps (and conditions) do. */
+const BLOCK_KINDS = new Set(['if', 'repeat', 'for_each', 'retry', 'include']);
+/** Scenario fields that configure the browser, its pages or what is recorded of them. */
+const BROWSER_FIELDS = ['browser', 'context', 'replay', 'telemetry', 'trace'] as const;
+
+/**
+ * Whether the scenario uses a browser: any step that is not browserless, a use of `{{ session.* }}`
+ * anywhere in the steps, or a browser setting of its own (asking for a browser gets one).
+ */
+function needsBrowser(data: ScenarioData, main: PlanStep[]): boolean {
+  if (BROWSER_FIELDS.some((f) => data[f] !== undefined)) return true;
+  const leafNeeds = (step: PlanStep): boolean => {
+    const b = step.block;
+    if (!b) return !BROWSERLESS_KINDS.has(step.kind);
+    if (!BLOCK_KINDS.has(step.kind)) return true;
+    return (b.type === 'if' ? [...b.then, ...b.else] : b.steps).some(leafNeeds);
+  };
+  return main.some(leafNeeds) || /\{\{\s*session\./.test(JSON.stringify(main));
 }
 
 function annotationsOf(data: ScenarioData): Annotations | undefined {

@@ -298,14 +298,21 @@ export function matchAssertion(subject: string, v: string | Obj, at: DataPath, c
   return { subject, ...match };
 }
 
+/** `json: { path, equals | contains | matches }` (or a list of them): checks on values inside `subject`. */
 export function jsonAssertions(subject: string, v: unknown, at: DataPath, ctx: KindContext): Assertion[] {
   const list = Array.isArray(v) ? (v as Obj[]) : [v as Obj];
   return list.map((check, i) => {
+    const where = [...at, ...(Array.isArray(v) ? [i] : [])];
     const jsonPath = typeof check.path === 'string' ? check.path : '$';
     try {
       if (!hasTemplate(jsonPath)) parseJsonPath(jsonPath);
     } catch (err) {
-      ctx.report([...at, ...(Array.isArray(v) ? [i] : []), 'path'], `invalid JSON path: ${(err as Error).message}`);
+      ctx.report([...where, 'path'], `invalid JSON path: ${(err as Error).message}`);
+    }
+    const text = (['contains', 'matches'] as const).find((k) => typeof check[k] === 'string');
+    if (text) {
+      const { subject: _, ...match } = matchAssertion(subject, { [text]: check[text] }, where, ctx);
+      return { subject, json_path: jsonPath, ...match } as Assertion;
     }
     return { subject, json_path: jsonPath, equals: check.equals };
   });
@@ -329,7 +336,7 @@ function fileMode(v: string | number, at: DataPath, ctx: KindContext): string {
   return text;
 }
 
-function api(call: ApiCall): Operation {
+export function api(call: ApiCall): Operation {
   // Empty lists and absent options are left out, so plans stay short to read and compare.
   const out: Obj = { op: 'api' };
   for (const [key, value] of Object.entries(call)) {
@@ -343,7 +350,7 @@ function nonEmpty<K extends string>(key: K, list: Assertion[]): Partial<Record<K
   return list.length ? ({ [key]: list } as Record<K, Assertion[]>) : {};
 }
 
-function saveOf(v: unknown): string | undefined {
+export function saveOf(v: unknown): string | undefined {
   return isObj(v) && typeof v.save === 'string' ? v.save : undefined;
 }
 

@@ -198,9 +198,10 @@ export type FormField = { name: string; value: string } | { name: string; file: 
  * `exec` → exit_code, stdout, stderr (decoded from base64, one trailing newline removed), duration_ms, timed_out;
  * `spawn` → process_id, pid, started_at; `process_status` → state, exit_code;
  * `file` (bytes) → text, size_bytes, sha256, json (when the text parses); `file_info` → the FileInfo fields;
- * `clipboard` → text; `execute` → result, stdout, stderr (and `success: false` fails the step).
+ * `clipboard` → text; `execute` → result, stdout, stderr (and `success: false` fails the step);
+ * `invocation` → id, status, status_reason, output (the action's JSON text parsed).
  */
-export type Decoder = 'exec' | 'spawn' | 'process_status' | 'file' | 'file_info' | 'clipboard' | 'execute';
+export type Decoder = 'exec' | 'spawn' | 'process_status' | 'file' | 'file_info' | 'clipboard' | 'execute' | 'invocation';
 
 /** A condition on one value. `equals` compares JSON values deeply; `one_of` is equality with any of them. */
 export type Condition =
@@ -220,6 +221,11 @@ export interface ApiCall {
   query?: Record<string, string>;
   /** Sent as JSON. At most one of body, raw_body, form. */
   body?: unknown;
+  /**
+   * Fields of `body` the API takes as JSON text (an invocation's `payload`): each is serialised when the
+   * call is made, after run-time templates inside it are resolved, so the plan shows it as data.
+   */
+  json_text?: string[];
   raw_body?: RawBody;
   form?: FormField[];
   /** `bytes` for binary responses (screenshots, files); default `json`. */

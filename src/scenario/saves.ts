@@ -1,5 +1,5 @@
-// Variables that steps save at run time (`save: out` on exec, read_file, spawn, clipboard, execute, and a
-// function step's result). Their values only exist while the scenario runs, so the compiler leaves
+// Variables that steps save at run time (`save: out` on exec, read_file, spawn, clipboard, execute, invoke,
+// and a function step's result). Their values only exist while the scenario runs, so the compiler leaves
 // `{{ out.stdout }}` for the runner, but it checks now that every use comes after the step that saves the
 // name (in execution order, across blocks and included files) and that the field exists, so a typo is a
 // file:line:col error rather than a failure halfway through a run.
@@ -14,6 +14,7 @@ const FIELDS = {
   read_file: { fields: ['text', 'size_bytes', 'sha256', 'json'], open: ['json'] },
   clipboard: { fields: ['text'], open: [] },
   execute: { fields: ['result', 'stdout', 'stderr'], open: ['result'] },
+  invoke: { fields: ['id', 'status', 'status_reason', 'output'], open: ['output'] },
   request: { fields: ['status', 'headers', 'text', 'json'], open: ['json', 'headers'] },
   wait_for_response: { fields: ['status', 'headers', 'text', 'json', 'url'], open: ['json', 'headers'] },
   wait_for_download: { fields: ['name', 'path', 'url', 'file', 'text', 'size_bytes', 'sha256', 'json'], open: ['json'] },

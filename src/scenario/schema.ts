@@ -59,7 +59,7 @@ const EXPECTED: Record<string, string> = {
   '/$defs/wait_file': 'expected an absolute path, or an object with path and optional timeout, min_bytes',
   '/$defs/execute': 'expected JavaScript code, or an object with code and optional timeout, expect, expect_soft, save',
   '/$defs/script': 'expected JavaScript code, or an object with code and optional save',
-  '/$defs/json_expect': 'expected { path, equals } or a list of them',
+  '/$defs/json_expect': 'expected { path, equals | contains | matches } or a list of them',
   '/$defs/file_mode': 'expected an octal mode such as "644" or "0600"',
   '/$defs/save_name': 'expected a variable name: letters, digits and _, not starting with a digit',
   '/$defs/abs_path': 'expected an absolute path such as /tmp/report.txt',
@@ -89,6 +89,10 @@ const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> 
   '/$defs/browser_profile': { none: "a profile needs 'name' or 'id'", many: "select the profile by 'name' or by 'id', not both" },
   '/$defs/browser_extension': { none: "an extension needs 'name' or 'id'", many: "select the extension by 'name' or by 'id', not both" },
   '/$defs/browser_proxy': { none: "a proxy needs one of 'name', 'id' or 'mode'", many: "a proxy has exactly one of 'name', 'id' and 'mode'" },
+  '/$defs/json_check': {
+    none: 'a JSON check needs one of equals, contains, matches',
+    many: 'a JSON check has exactly one of equals, contains, matches',
+  },
   '/$defs/var_condition': {
     none: "a var condition needs one of equals, one_of, contains, matches, at_least",
     many: 'a var condition has exactly one of equals, one_of, contains, matches, at_least',

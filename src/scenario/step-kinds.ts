@@ -1,5 +1,6 @@
 // One step's kind, its value already substituted, → the operations it performs: page steps here, host
-// steps in host-steps.ts, computer batches in computer-steps.ts, replay markers in session-steps.ts.
+// steps in host-steps.ts, computer batches in computer-steps.ts, replay markers in session-steps.ts,
+// invocations of deployed actions in invoke-steps.ts.
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import type { ElementCheck, ElementState, Match, Operation, PageAction } from '.
 import { hasTemplate } from './template.js';
 import { markerOperation } from './session-steps.js';
 import { ACCESSIBILITY_KINDS, compileAccessibilityStep } from './accessibility-steps.js';
+import { INVOKE_KINDS, compileInvokeStep } from './invoke-steps.js';
 import { SNAPSHOT_KINDS, compileSnapshotStep } from './snapshot-steps.js';
 import { WEB_KINDS, baseFor, compileWebStep } from './web-steps.js';
 
@@ -28,6 +30,7 @@ export function compileKind(kind: string, written: unknown, ctx: KindContext): C
   if ((WEB_KINDS as readonly string[]).includes(kind)) return compileWebStep(kind, written, ctx);
   if ((SNAPSHOT_KINDS as readonly string[]).includes(kind)) return compileSnapshotStep(kind, written, ctx);
   if ((ACCESSIBILITY_KINDS as readonly string[]).includes(kind)) return compileAccessibilityStep(kind, written, ctx);
+  if ((INVOKE_KINDS as readonly string[]).includes(kind)) return compileInvokeStep(kind, written, ctx);
   if (kind === 'screenshot' && isObj(written) && written.region !== undefined) {
     ctx.report([...ctx.at, 'region'], "'region' needs 'screen: true': a page screenshot is the page's viewport or full page");
   }

@@ -253,7 +253,7 @@ describe('step kinds', () => {
     screenshot: ['shot'], sleep: [10], computer: [(c: { key(k: string): unknown }) => c.key('Return')],
     clipboard: [{ write: 'x' }], exec: ['true'], spawn: ['sleep 1'], wait_process: [{ process: 'job' }],
     read_file: ['/tmp/a'], write_file: [{ path: '/tmp/a', content: 'x' }], upload: [[{ from: 'a', to: '/tmp/a' }]],
-    wait_file: ['/tmp/a'], execute: ['return 1'], script: ['return 1'], marker: ['m'], function: ['call', () => 1],
+    wait_file: ['/tmp/a'], execute: ['return 1'], invoke: [{ app: 'titles', action: 'title', payload: { n: 1 }, timeout: 5000, expect: { json: { path: '$.t', contains: 'a' } } }], script: ['return 1'], marker: ['m'], function: ['call', () => 1],
     expect_soft: [{ text: 'hi' }], if: [{ exists: 'x' }, (s: StepsBuilder) => s.goto('a')], repeat: [2, (s: StepsBuilder) => s.goto('a')],
     for_each: [['a', 'b'], (s: StepsBuilder) => s.goto('{{ item }}')], retry: [2, (s: StepsBuilder) => s.goto('a')], include: ['other.yaml'],
   };

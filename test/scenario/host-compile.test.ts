@@ -333,6 +333,139 @@ describe('execute', () => {
   });
 });
 
+describe('invoke', () => {
+  test('one POST that waits: body, payload as data sent as JSON text, succeeded by default, checks in order, save', () => {
+    const step = only(
+      [
+        '  - invoke:',
+        '      app: titles',
+        '      action: title',
+        '      version: "1.0.0"',
+        '      payload: { url: "{{ site }}/", depth: 2, tags: [a] }',
+        '      timeout: 90s',
+        '      expect:',
+        '        output: { title: Hello }',
+        '        json: [{ path: $.title, contains: ell }, { path: $.title, matches: "^H" }, { path: $.n, equals: 2 }]',
+        '      save: result',
+        '',
+      ].join('\n'),
+      'vars: { site: "http://127.0.0.1:8000" }\n',
+    );
+    expect(step.name).toBe('invoke titles/title@1.0.0');
+    expect(step.timeout_ms).toBe(90_000);
+    expect(step.operations).toEqual([
+      {
+        op: 'api', method: 'POST', path: '/invocations',
+        body: { app_name: 'titles', version: '1.0.0', action_name: 'title', payload: { url: 'http://127.0.0.1:8000/', depth: 2, tags: ['a'] } },
+        json_text: ['payload'],
+        decode: 'invocation',
+        expect: [
+          { subject: 'status', equals: 'succeeded' },
+          { subject: 'output', equals: { title: 'Hello' } },
+          { subject: 'output', json_path: '$.title', contains: 'ell' },
+          { subject: 'output', json_path: '$.title', matches: '^H' },
+          { subject: 'output', json_path: '$.n', equals: 2 },
+        ],
+        save: 'result',
+      },
+    ]);
+  });
+
+  test('the shortest form: version latest, no payload, at least 60 s unless a timeout says otherwise', () => {
+    const [plain, stepTimeout] = main('  - invoke: { app: a, action: b }\n  - invoke: { app: a, action: b }\n    timeout: 5s\n');
+    expect(plain!.name).toBe('invoke a/b');
+    expect(plain!.timeout_ms).toBe(60_000);
+    expect(plain!.operations).toEqual([
+      {
+        op: 'api', method: 'POST', path: '/invocations', body: { app_name: 'a', version: 'latest', action_name: 'b' },
+        decode: 'invocation', expect: [{ subject: 'status', equals: 'succeeded' }],
+      },
+    ]);
+    expect(stepTimeout!.timeout_ms).toBe(5_000);
+  });
+
+  test('expecting a failure: status and its reason; soft checks; a soft status drops the default', () => {
+    const [failed, soft] = main(
+      [
+        '  - invoke: { app: a, action: fail, payload: null, expect: { status: failed, status_reason: { contains: boom } } }',
+        '  - invoke: { app: a, action: b, expect_soft: { status: succeeded, output: 3 } }',
+        '',
+      ].join('\n'),
+    );
+    expect(failed!.operations[0]).toMatchObject({
+      body: { payload: null },
+      json_text: ['payload'],
+      expect: [{ subject: 'status', equals: 'failed' }, { subject: 'status_reason', contains: 'boom' }],
+    });
+    expect(soft!.operations[0]).not.toHaveProperty('expect');
+    expect(soft!.operations[0]).toMatchObject({ expect_soft: [{ subject: 'status', equals: 'succeeded' }, { subject: 'output', equals: 3 }] });
+  });
+
+  test('async: a POST that queues it (the service stops it at the timeout), then a poll until it has ended', () => {
+    const [step, untimed] = main('  - invoke: { app: a, action: b, async: true, timeout: 2m, expect: { output: ok }, save: r }\n  - invoke: { app: a, action: b, async: true, timeout: 3s }\n');
+    expect(step!.timeout_ms).toBe(120_000);
+    const id = (step!.operations[0] as { save: string }).save;
+    expect(id).toMatch(/^invocation-\d+$/);
+    expect(step!.operations).toEqual([
+      { op: 'api', method: 'POST', path: '/invocations', body: { app_name: 'a', version: 'latest', action_name: 'b', async: true, async_timeout_seconds: 120 }, save: id },
+      {
+        op: 'poll', method: 'GET', path: `/invocations/{{ ${id}.id }}`, decode: 'invocation',
+        until: [{ subject: 'status', one_of: ['succeeded', 'failed'] }], interval_ms: 250, waiting_for: 'the invocation of a/b to end',
+        expect: [{ subject: 'status', equals: 'succeeded' }, { subject: 'output', equals: 'ok' }], save: 'r',
+      },
+    ]);
+    // The service's least async timeout is 10 s; the step still stops waiting at 3 s.
+    expect(untimed!.timeout_ms).toBe(3_000);
+    expect(untimed!.operations[0]).toMatchObject({ body: { async_timeout_seconds: 10 } });
+  });
+
+  test('saved fields are checked; output is open', () => {
+    const steps = main('  - invoke: { app: a, action: b, save: r }\n  - exec: "echo {{ r.output.title }} {{ r.status }} {{ r.id }} {{ r }}"\n');
+    expect(steps[1]!.operations[0]).toMatchObject({ body: { args: ['-c', 'echo {{ r.output.title }} {{ r.status }} {{ r.id }} {{ r }}'] } });
+    expect(errors('  - invoke: { app: a, action: b, save: r }\n  - exec: "echo {{ r.result }} {{ r.status.x }}"\n')).toEqual([
+      "4:11 'r' (saved by invoke) has no field 'result'; expected one of id, status, status_reason, output",
+      "4:11 'r.status' is an invoke field with nothing inside it",
+    ]);
+  });
+
+  test('bad JSON paths, regular expressions and async timeouts, where written', () => {
+    expect(
+      errors(
+        [
+          '  - invoke: { app: a, action: b, expect: { json: { path: title, equals: 1 }, status_reason: { matches: "(" } } }',
+          '  - invoke: { app: a, action: b, expect_soft: { json: [{ path: $.a, matches: "[" }] } }',
+          '  - invoke: { app: a, action: b, async: true, timeout: 61m }',
+          '',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      '3:58 invalid JSON path: a JSON path starts with $, e.g. $.items[0].name',
+      expect.stringMatching(/^3:104 invalid regular expression: /),
+      expect.stringMatching(/^4:78 invalid regular expression: /),
+      "5:56 with async: true an action may run at most 1h (the service's async_timeout_seconds)",
+    ]);
+  });
+});
+
+describe('a scenario that needs no browser', () => {
+  const setupKinds = (steps: string, head = '') => compile(steps, head).steps.filter((s) => s.phase !== 'main').map((s) => s.kind);
+
+  test('invoke steps alone, in blocks too, create no browser; serving a folder still works', () => {
+    expect(setupKinds('  - invoke: { app: a, action: b }\n')).toEqual([]);
+    expect(setupKinds('  - repeat: { times: 2, steps: [{ invoke: { app: a, action: b, save: r } }] }\n  - if: { var: r.status, equals: succeeded }\n    then: [{ invoke: { app: a, action: c } }]\n')).toEqual([]);
+    expect(setupKinds('  - invoke: { app: a, action: b, payload: "{{ serve.url }}" }\n', 'serve: .\n')).toEqual(['serve', 'serve_stop']);
+  });
+
+  test('any other step, a browser setting or a use of the session gets one', () => {
+    const browser = ['browser', 'release'];
+    expect(setupKinds('  - invoke: { app: a, action: b }\n  - goto: "data:text/html,x"\n')).toEqual(browser);
+    expect(setupKinds('  - repeat: { times: 1, steps: [{ exec: ls }] }\n  - invoke: { app: a, action: b }\n')).toEqual(browser);
+    expect(setupKinds('  - invoke: { app: a, action: b }\n', 'browser: { headless: true }\n')).toEqual(browser);
+    expect(setupKinds('  - invoke: { app: a, action: b }\n', 'replay: { record: true }\n')).toEqual(['browser', 'replay', 'replay_stop', 'release']);
+    expect(setupKinds('  - invoke: { app: a, action: b, payload: { cdp: "{{ session.cdp_ws_url }}" } }\n')).toEqual(browser);
+  });
+});
+
 describe('saved variables', () => {
   test('later steps use them; they stay templates for the runner, also in names', () => {
     const steps = main(

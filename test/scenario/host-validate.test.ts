@@ -34,6 +34,10 @@ describe('host steps: valid shapes', () => {
         '  - execute: return 1',
         '  - execute: { code: return 1, timeout: 10s, expect: { result: 1, json: { equals: 1 } }, save: r }',
         '  - screenshot: { screen: true, region: { x: 0, y: 0, width: 10, height: 10 } }',
+        '  - invoke: { app: titles, action: title }',
+        '  - invoke: { app: titles, action: title, version: "1.0", payload: [1, { a: null }], async: true, timeout: 1m, save: inv }',
+        '  - invoke: { app: a, action: b, payload: x, expect: { status: failed, status_reason: { contains: boom }, output: null, json: { path: $.a, matches: "^x" } } }',
+        '  - invoke: { app: a, action: b, expect_soft: { output: { a: [1] }, json: [{ equals: 1 }, { path: $.b, contains: y }] } }',
       ]),
     ).toEqual([]);
   });
@@ -107,7 +111,7 @@ describe('host steps: problems at their positions', () => {
       `${FILE}:3:24 steps[0].read_file.path: expected an absolute path such as /tmp/report.txt`,
       `${FILE}:3:40 steps[0].read_file.save_to: expected a file name without folders, such as report.pdf`,
       `${FILE}:3:63 steps[0].read_file.expect.sha256: expected 64 hexadecimal digits`,
-      `${FILE}:3:74 steps[0].read_file.expect.json: missing required field 'equals'`,
+      `${FILE}:3:74 steps[0].read_file.expect.json: a JSON check needs one of equals, contains, matches`,
       `${FILE}:4:16 steps[1].read_file: missing required field 'path'`,
       `${FILE}:4:28 unknown field 'size' in steps[1].read_file.expect; expected one of equals, contains, matches, bytes_at_least, sha256, json`,
       `${FILE}:5:45 steps[2].write_file: use 'content' or 'from', not both; found 'content' and 'from'`,
@@ -115,6 +119,29 @@ describe('host steps: problems at their positions', () => {
       `${FILE}:6:17 steps[3].write_file: expected 'content' (text) or 'from' (a local file)`,
       `${FILE}:7:23 steps[4].upload.files[0]: missing required field 'to'`,
       `${FILE}:8:39 steps[5].wait_file.min_bytes must be >= 0`,
+    ]);
+  });
+
+  test('invoke', () => {
+    expect(
+      problems([
+        '  - invoke: { app: titles, action: title, versoin: "1.0" }',
+        '  - invoke: { action: title, version: 2, async: yes }',
+        '  - invoke: { app: "", action: b, expect: { status: done, outptu: 1 } }',
+        '  - invoke: { app: a, action: b, timeout: 30, expect: { json: { path: $.a, equals: 1, contains: x } } }',
+        '  - invoke: titles/title',
+      ]),
+    ).toEqual([
+      `${FILE}:3:43 unknown field 'versoin' in steps[0].invoke; did you mean 'version'? expected one of app, action, version, payload, async, timeout, expect, expect_soft, save`,
+      `${FILE}:4:13 steps[1].invoke: missing required field 'app'`,
+      `${FILE}:4:39 steps[1].invoke.version must be a string`,
+      `${FILE}:4:49 steps[1].invoke.async must be a boolean`,
+      `${FILE}:5:20 steps[2].invoke.app must not be empty`,
+      `${FILE}:5:53 steps[2].invoke.expect.status must be one of succeeded, failed`,
+      `${FILE}:5:59 unknown field 'outptu' in steps[2].invoke.expect; did you mean 'output'? expected one of status, status_reason, output, json`,
+      `${FILE}:6:43 steps[3].invoke.timeout: a duration needs a unit: write "30ms" or "30s" (a bare number 30 could mean either)`,
+      `${FILE}:6:87 steps[3].invoke.expect.json: a JSON check has exactly one of equals, contains, matches; found 'equals' and 'contains'`,
+      `${FILE}:7:13 steps[4].invoke must be an object`,
     ]);
   });
 
