@@ -89,6 +89,9 @@ function webServerOf(config: SuiteConfig | undefined): ((signal: AbortSignal) =>
 const program = new Command('bcs')
   .description('Browser scenarios on a local, wire-compatible Browser Cloud API')
   .version(pkg.version)
+  // Options after a command are that command's: `bcs deploy DIR --version 1.0` is the app's version, while
+  // `bcs --version` still prints bcs's own.
+  .enablePositionalOptions()
   .showHelpAfterError()
   .exitOverride();
 

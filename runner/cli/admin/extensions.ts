@@ -82,13 +82,12 @@ async function archiveOf(path: string): Promise<{ bytes: Uint8Array<ArrayBuffer>
   return { bytes: await zipFolder(full), name };
 }
 
-/** Every regular file under `dir`, in a stable order, as a zip held in memory. */
-export async function zipFolder(dir: string): Promise<Uint8Array<ArrayBuffer>> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  const files = entries
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-    .sort();
+/**
+ * Every regular file under `dir`, in a stable order, as a zip held in memory. Folders named in `exclude`
+ * are skipped at any depth, without being walked (an app's `node_modules`, `.git`).
+ */
+export async function zipFolder(dir: string, exclude: readonly string[] = []): Promise<Uint8Array<ArrayBuffer>> {
+  const files = (await filesUnder(dir, new Set(exclude))).sort();
   const { default: yazl } = await import('yazl');
   const zip = new yazl.ZipFile();
   for (const file of files) zip.addBuffer(await readFile(file), relative(dir, file).split(sep).join('/'));
@@ -101,4 +100,15 @@ export async function zipFolder(dir: string): Promise<Uint8Array<ArrayBuffer>> {
   }).catch((err: Error) => {
     throw new AdminError(`cannot zip ${dir}: ${err.message}`);
   });
+}
+
+async function filesUnder(dir: string, exclude: ReadonlySet<string>): Promise<string[]> {
+  const files: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!exclude.has(e.name)) files.push(...(await filesUnder(path, exclude)));
+    } else if (e.isFile()) files.push(path);
+  }
+  return files;
 }

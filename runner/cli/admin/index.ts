@@ -1,7 +1,10 @@
-// The administration commands: `bcs keys`, `projects`, `profiles`, `extensions`, `proxies` and `pools`. They act on a
-// running service (`--base-url`/`BCS_BASE_URL`, `--api-key`/`BCS_API_KEY`) through the API client only.
+// The administration commands: `bcs keys`, `projects`, `profiles`, `extensions`, `proxies` and `pools`, and
+// apps: `deploy`, `invoke`, `apps`, `deployments` and `invocations`. They act on a running service
+// (`--base-url`/`BCS_BASE_URL`, `--api-key`/`BCS_API_KEY`) through the API client only.
 import type { Command } from 'commander';
+import { registerApps } from './apps.js';
 import { registerExtensions } from './extensions.js';
+import { registerInvocations } from './invocations.js';
 import { registerKeys } from './keys.js';
 import type { Finish } from './output.js';
 import { registerProfiles } from './profiles.js';
@@ -16,4 +19,6 @@ export function registerAdmin(program: Command, finish: Finish): void {
   registerExtensions(program, finish);
   registerProxies(program, finish);
   registerPools(program, finish);
+  registerApps(program, finish);
+  registerInvocations(program, finish);
 }

@@ -1,5 +1,6 @@
-// What every `bcs keys|projects|profiles|extensions|proxies` command shares: the target flags, the client,
-// `--json` or a readable table, and one mapping of failures to messages and exit codes:
+// What every administration command (`bcs keys|projects|profiles|extensions|proxies|pools`, `deploy`,
+// `invoke`, `apps|deployments|invocations`) shares: the target flags, the client, `--json` or a readable
+// table, and one mapping of failures to messages and exit codes:
 //   the API refused (4xx/5xx): `bcs: <message> (<code>)`, exit 1
 //   the service could not be reached or did not answer in time: exit 3
 //   bad flags or arguments: exit 2
@@ -35,6 +36,8 @@ export interface Admin {
   call<T>(method: HttpMethod, path: string, opts?: RequestOptions): Promise<T>;
   /** Every item of an offset-paginated list. */
   list<T>(path: string, query?: Record<string, unknown>): Promise<T[]>;
+  /** The frames of a server-sent event stream (`…/events`) until the service ends it; not retried. */
+  events<T>(path: string, query?: Record<string, unknown>): AsyncIterableIterator<T>;
   /** Strings that must not appear in any message this command prints (a proxy password). */
   secrets: string[];
 }
@@ -99,6 +102,7 @@ function connect(o: Record<string, unknown>, secrets: string[]): Admin {
       for await (const item of client.paginate<T>(path, query, 100)) items.push(item);
       return items;
     },
+    events: (path, query) => client.events(path, { query }),
   };
 }
 
