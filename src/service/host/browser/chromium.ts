@@ -226,6 +226,9 @@ function lastLines(text: string, n: number): string {
   return text.trim().split('\n').slice(-n).join(' | ');
 }
 
+/** How long the measurement waits for the window to have a size. */
+const FRAME_SETTLE_MS = 5_000;
+
 /**
  * New-headless (and headful) Chromium keeps room for its toolbar inside --window-size, so the page
  * is smaller than asked. Measured once per executable by launching it and comparing outer and inner size;
@@ -259,13 +262,18 @@ export async function measureWindowFrame(exe: ChromiumExecutable, userDataDir: s
     const page = targetInfos.find((t) => t.type === 'page');
     if (!page) return { width: 0, height: 0 };
     const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: page.targetId, flatten: true });
-    const { result } = await cdp.send<{ result: { value: [number, number] } }>(
-      'Runtime.evaluate',
-      { expression: '[outerWidth - innerWidth, outerHeight - innerHeight]', returnByValue: true },
-      sessionId,
-    );
-    const [width, height] = result.value;
-    return { width: Math.max(0, width), height: Math.max(0, height) };
+    // Right after start some builds (Chromium 150) report an outer size of 0 until the window is sized.
+    const deadline = Date.now() + FRAME_SETTLE_MS;
+    for (;;) {
+      const { result } = await cdp.send<{ result: { value: [number, number, number, number] } }>(
+        'Runtime.evaluate',
+        { expression: '[outerWidth, outerHeight, innerWidth, innerHeight]', returnByValue: true },
+        sessionId,
+      );
+      const [outerW, outerH, innerW, innerH] = result.value;
+      if ((outerW > 0 && outerH > 0) || Date.now() > deadline) return { width: Math.max(0, outerW - innerW), height: Math.max(0, outerH - innerH) };
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   } finally {
     cdp.close();
     await browser.kill();
