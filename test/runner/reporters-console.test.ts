@@ -145,7 +145,7 @@ vars: { site: "http://127.0.0.1:1" }
 steps:
   - goto: "{{ site }}/"
   - name: greeting
-    expect: { text: Hello, timeout: 500ms }
+    expect: { text: Hello, timeout: 3s }
 `,
     });
     // A narrow, short terminal: lines must be cut to fit and the tree trimmed to the rows it has. No PTY
@@ -193,7 +193,7 @@ steps:
       expect(count(ttyLines, new RegExp(`^ {2}${step.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} {2}`)), `${step}\n${text}`).toBe(1);
     }
     // Playwright's own timeout usually reports first; on a loaded machine the step's deadline may.
-    expect(count(ttyLines, /^ {2}↻ attempt 1 failed: 'greeting' (expected text "Hello" to be visible|step timed out after 500 ms)/), text).toBe(1);
+    expect(count(ttyLines, /^ {2}↻ attempt 1 failed: 'greeting' (expected text "Hello" to be visible|step timed out after 3000 ms)/), text).toBe(1);
     expect(count(ttyLines, /^ {2}passed in .* \(flaky: passed on attempt 2\)$/), text).toBe(1);
     expect(count(ttyLines, /^ {2}✓ greeting {2}/), text).toBe(1);
   });

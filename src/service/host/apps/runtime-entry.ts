@@ -20,11 +20,23 @@ export interface InvokeMessage {
   payload?: string;
 }
 
+/**
+ * Written to stdout and stderr after an invocation's output and before its result: pipes and the IPC
+ * channel are read independently, so the service waits for this to know it has every line (see worker.ts).
+ */
+export const OUTPUT_END = '\u0000bcs-output-end';
+
 /** The entry's source; `entrypoint` is the app's entry file as an absolute path at build time. */
 export function runtimeEntrySource(entrypoint: string): string {
   return `
 import { appRegistry } from '@onkernel/sdk';
-const send = (msg) => new Promise((resolve) => process.send(msg, undefined, undefined, () => resolve()));
+const sendNow = (msg) => new Promise((resolve) => process.send(msg, undefined, undefined, () => resolve()));
+const endOutput = (stream) => new Promise((resolve) => stream.write(${JSON.stringify(OUTPUT_END)} + '\\n', () => resolve()));
+// A result follows the output it came after: the marker tells the service every line has arrived.
+const send = async (msg) => {
+  if (msg.type === 'result') await Promise.all([endOutput(process.stdout), endOutput(process.stderr)]);
+  return sendNow(msg);
+};
 // The error's message and where in the app it was thrown (source-mapped: file:line:column in the zip).
 const describe = (err) => {
   if (!(err instanceof Error)) return String(err);

@@ -3,7 +3,7 @@
 // there: the service sees messages, output lines and the exit, and kills the whole process group.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { signalPid } from '../process/index.js';
-import type { InvokeMessage, WorkerMessage } from './runtime-entry.js';
+import { OUTPUT_END, type InvokeMessage, type WorkerMessage } from './runtime-entry.js';
 
 export interface WorkerCommand {
   file: string;
@@ -27,6 +27,9 @@ export type OutputLine = (line: string, stream: 'stdout' | 'stderr') => void;
 
 /** Output of a line longer than this is cut: one line is one log event. */
 const MAX_LINE = 64 * 1024;
+const OUTPUT_END_WAIT_MS = 2_000;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /** Lines kept while nobody listens yet (a spare loading): handed to the first listener. */
 const MAX_BUFFERED = 1000;
 
@@ -38,6 +41,9 @@ export class ActionWorker {
   private listener: OutputLine | undefined;
   private buffered: [string, 'stdout' | 'stderr'][] = [];
   private onResult: ((m: Extract<WorkerMessage, { type: 'result' }>) => void) | undefined;
+  /** Streams whose end-of-output marker has arrived since the invocation started. */
+  private readonly outputEnded = new Set<'stdout' | 'stderr'>();
+  private onOutputEnded: (() => void) | undefined;
   private dead = false;
   /** Set once the worker was handed an invocation; a worker runs one. */
   used = false;
@@ -86,8 +92,14 @@ export class ActionWorker {
   /** Runs one invocation; resolves with its result, or with the exit when the process ended first. */
   async run(msg: Omit<InvokeMessage, 'type'>): Promise<WorkerOutcome> {
     this.used = true;
+    // Every output line before the result is handed on before the result is: the worker marks the end of
+    // its output on both pipes before it sends the result (a closed pipe or a hung write waits at most 2 s).
+    const outputEnded = new Promise<void>((resolve) => (this.onOutputEnded = () => this.outputEnded.size === 2 && resolve()));
     const result = new Promise<WorkerOutcome>((resolve) => {
-      this.onResult = (m) => resolve(m.ok ? { kind: 'result', ok: true, output: m.output } : { kind: 'result', ok: false, error: m.error });
+      this.onResult = (m) => {
+        const outcome: WorkerOutcome = m.ok ? { kind: 'result', ok: true, output: m.output } : { kind: 'result', ok: false, error: m.error };
+        void Promise.race([outputEnded, delay(OUTPUT_END_WAIT_MS)]).then(() => resolve(outcome));
+      };
     });
     const exit = this.exited.then((detail): WorkerOutcome => ({ kind: 'exited', detail }));
     if (!this.dead) this.child.send({ type: 'invoke', ...msg } satisfies InvokeMessage, (err) => err && this.kill());
@@ -109,6 +121,13 @@ export class ActionWorker {
     const source = this.child[stream]!;
     source.setEncoding('utf8');
     const emit = (line: string) => {
+      if (line.endsWith(OUTPUT_END)) {
+        // Text the app wrote without a newline ends up before the marker: it is a line of its own.
+        if (line.length > OUTPUT_END.length) emit(line.slice(0, -OUTPUT_END.length));
+        this.outputEnded.add(stream);
+        this.onOutputEnded?.();
+        return;
+      }
       const text = line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}… (cut)` : line;
       if (this.listener) this.listener(text, stream);
       else if (this.buffered.length < MAX_BUFFERED) this.buffered.push([text, stream]);
