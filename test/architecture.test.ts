@@ -49,6 +49,9 @@ const HOST_DEPS: Record<string, string[]> = {
   extensions: ['browser', 'fs', 'profiles', 'session'],
   pools: ['browser', 'extensions', 'fs', 'profiles', 'proxy', 'session'],
   apps: ['fs', 'process'],
+  credentials: [],
+  sites: ['proxy'],
+  auth: ['browser', 'credentials', 'fs', 'process', 'profiles', 'proxy', 'session', 'sites'],
 };
 /**
  * The runner's layers, lowest first: results and reporters; executing one plan; running suites of them

@@ -86,3 +86,26 @@ export type {
   TelemetryEvent,
   TelemetryEnvelope,
 } from './schemas/telemetry.js';
+export type {
+  Credential,
+  CredentialCreateParams,
+  CredentialUpdateParams,
+  CredentialListParams,
+  TotpCode as CredentialTotpCode,
+  CredentialProvider,
+  CredentialProviderCreateParams,
+  CredentialProviderUpdateParams,
+  CredentialProviderListParams,
+  CredentialProviderItem,
+  CredentialProviderTestResult,
+} from './schemas/credentials.js';
+export type {
+  ManagedAuth,
+  ConnectionCreateParams,
+  ConnectionUpdateParams,
+  ConnectionListParams,
+  LoginParams,
+  LoginResponse,
+  SubmitParams,
+  TimelineEvent,
+} from './schemas/auth-connections.js';

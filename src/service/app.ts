@@ -10,9 +10,13 @@ import { installOpenApi } from './openapi.js';
 import pkg from '../../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
 import { registerAppRoutes } from './routes/apps.js';
+import { registerAuthConnectionRoutes } from './routes/auth-connections.js';
+import { registerSiteConfigRoutes } from './routes/site-configs.js';
 import { installAuditLog } from './routes/audit.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
 import { registerComputerRoutes } from './routes/computer.js';
+import { registerCredentialProviderRoutes } from './routes/credential-providers.js';
+import { registerCredentialRoutes } from './routes/credentials.js';
 import { registerFsRoutes } from './routes/fs.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerOrgRoutes } from './routes/org.js';
@@ -120,6 +124,10 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerProfileRoutes,
   registerExtensionRoutes,
   registerAppRoutes,
+  registerCredentialRoutes,
+  registerCredentialProviderRoutes,
+  registerAuthConnectionRoutes,
+  registerSiteConfigRoutes,
 ];
 
 /**

@@ -72,6 +72,8 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   });
 
   app.addHook('onRequest', async (req: FastifyRequest) => {
+    // A page opened by a link (a login flow's hosted page) checks the token in its URL itself.
+    if (req.routeOptions.config?.selfAuthenticated) return;
     const token = bearerToken(req.headers.authorization);
     if (!token) throw unauthorized('missing API key: send Authorization: Bearer <key>');
     const appKey = deps.appKeys?.authenticate(token);

@@ -9,7 +9,11 @@ import type { ProfileStore } from './host/profiles/index.js';
 import type { ProxyService } from './host/proxy/index.js';
 import type { ProcessRegistry, Sandbox } from './host/process/index.js';
 import type { TelemetryHub } from './host/telemetry/index.js';
-import type { AppEvents, AppKeys, Deployments, Invocations } from './host/apps/index.js';
+import type { AppKeys, Deployments, Invocations } from './host/apps/index.js';
+import type { EventLog } from './host/event-log.js';
+import type { AuthConnections, LoginFlows } from './host/auth/index.js';
+import type { SiteConfigs } from './host/sites/index.js';
+import type { CredentialProviders, CredentialStore } from './host/credentials/index.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';
 import type { AuditRepo } from './store/audit-repo.js';
 import type { BrowsersRepo } from './store/browsers-repo.js';
@@ -57,12 +61,21 @@ export interface ServiceContext {
   keyRotationGraceDays: number;
   /** One record per mutating request. */
   audit: AuditRepo;
-  /** Deployed apps and the invocations of their actions, with the events both stream. */
+  /** Deployed apps and the invocations of their actions, with the events they and login flows stream. */
   deployments: Deployments;
   invocations: Invocations;
-  appEvents: AppEvents;
+  events: EventLog;
   /** The API keys app workers are given (accepted beside stored keys). */
   appKeys: AppKeys;
+  /** Credentials (sealed login values and TOTP secrets) and the organisation's external providers. */
+  credentials: CredentialStore;
+  credentialProviders: CredentialProviders;
+  /** Per-domain settings applied as defaults to browsers (by `start_url`) and auth connections. */
+  siteConfigs: SiteConfigs;
+  /** Managed auth: connections, their login flows, and the page where a person completes a flow. */
+  authConnections: AuthConnections;
+  loginFlows: LoginFlows;
+  hostedUrl: (connectionId: string, code: string) => string;
   /** How often event streams send `sse_heartbeat`. */
   heartbeatMs: number;
 }

@@ -22,7 +22,12 @@ import { Computers } from './host/input/index.js';
 import { PlaywrightExecutor } from './host/playwright/index.js';
 import { ReplayManager } from './host/recording/index.js';
 import { TelemetryHub, OtlpExporter, type OtlpDestination } from './host/telemetry/index.js';
-import { ActionWorkers, AppEvents, AppKeys, Deployments, Invocations, WorkerLauncher } from './host/apps/index.js';
+import { ActionWorkers, AppKeys, Deployments, Invocations, WorkerLauncher } from './host/apps/index.js';
+import { EventLog } from './host/event-log.js';
+import { AuthConnections, HealthChecks, LoginFlows, flowBrowserLauncher } from './host/auth/index.js';
+import { AuthConnectionsRepo } from './store/auth-connections-repo.js';
+import { SiteConfigs } from './host/sites/index.js';
+import { SiteConfigsRepo } from './store/site-configs-repo.js';
 import { newApiKey } from './ids.js';
 import { ApiKeysRepo, isExpired } from './store/api-keys-repo.js';
 import { AuditRepo } from './store/audit-repo.js';
@@ -35,6 +40,8 @@ import { PoolsRepo } from './store/pools-repo.js';
 import { ExtensionsRepo } from './store/extensions-repo.js';
 import { ProfilesRepo } from './store/profiles-repo.js';
 import { ProxiesRepo } from './store/proxies-repo.js';
+import { CredentialProvidersRepo, CredentialsRepo } from './store/credentials-repo.js';
+import { CredentialProviders, CredentialStore, connectProvider } from './host/credentials/index.js';
 import { SecretsBox } from './secrets-box.js';
 import { ProjectsRepo } from './store/projects-repo.js';
 import { ReplaysRepo } from './store/replays-repo.js';
@@ -74,10 +81,14 @@ export interface ServiceOptions {
   requireSandbox?: boolean;
   /** Headful sessions show on this existing X display instead of a virtual screen each (`bcs run --headed`). */
   display?: { display: string; xauthority?: string };
-  /** How often deployment and invocation event streams send `sse_heartbeat` (default 10 s). */
+  /** How often event streams (deployments, invocations, login flows) send `sse_heartbeat` (default 10 s). */
   heartbeatMs?: number;
   /** How long a deployment's loaded spare worker waits for an invocation before it is stopped (default 10 min). */
   spareWorkerIdleMs?: number;
+  /** How long a login flow may take, waiting for input included (default 10 minutes). */
+  loginFlowTtlMs?: number;
+  /** How often auth connections' due health checks are looked for (default 30 s). */
+  authHealthTickMs?: number;
 }
 
 /** startService was asked for a sandbox (requireSandbox) and there is none; the message says why. */
@@ -149,7 +160,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const headful = await headfulSupport(chromium.headlessShell);
   const limits = new LimitsRepo(db);
   if (opts.maxConcurrentSessions !== undefined) limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
-  const proxies = new ProxyService({ repo: new ProxiesRepo(db), secrets: SecretsBox.forDataDir(opts.dataDir), now, checkUrl: opts.proxyCheckUrl });
+  const secrets = SecretsBox.forDataDir(opts.dataDir);
+  const proxies = new ProxyService({ repo: new ProxiesRepo(db), secrets, now, checkUrl: opts.proxyCheckUrl });
+  const credentials = new CredentialStore({ repo: new CredentialsRepo(db), secrets, now });
+  const siteConfigs = new SiteConfigs({ repo: new SiteConfigsRepo(db), proxies, now });
+  const credentialProviders = new CredentialProviders({ repo: new CredentialProvidersRepo(db), secrets, connect: connectProvider, now });
   // Profiles and extensions live beside the database; loading and saving them plug into every launch and end.
   const profiles = new ProfileStore({ repo: new ProfilesRepo(db), browsers, dir: join(opts.dataDir, 'profiles'), now, log });
   const extensions = new ExtensionStore({ repo: new ExtensionsRepo(db), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
@@ -189,7 +204,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   let baseUrl = '';
   const appKeys = new AppKeys();
   const invocationsRepo = new InvocationsRepo(db);
-  const appEvents = new AppEvents(invocationsRepo, now);
+  const events = new EventLog(invocationsRepo, now);
   const workers = new ActionWorkers({
     launcher: new WorkerLauncher({ sandbox, dir: join(opts.dataDir, 'app-workers'), serviceIsRoot: process.getuid?.() === 0 }),
     keys: appKeys,
@@ -199,9 +214,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   let invocations: Invocations | undefined;
   const deployments = new Deployments({
     repo: new DeploymentsRepo(db),
-    events: appEvents,
+    events,
     workers,
-    secrets: SecretsBox.forDataDir(opts.dataDir),
+    secrets,
     dir: join(opts.dataDir, 'deployments'),
     now,
     log,
@@ -211,7 +226,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     repo: invocationsRepo,
     deployments,
     workers,
-    events: appEvents,
+    events,
     now,
     maxConcurrent: (projectId) => (projectId === null ? null : limits.project(projectId).max_concurrent_invocations),
     browsers: { of: (id) => browsers.activeOfInvocation(id).map((b) => b.id), end: (id, detail) => sessions.end(id, 'deleted', detail) },
@@ -219,9 +234,27 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   });
   await deployments.recover();
   invocations.recover();
+  // Managed auth: login flows run in sessions of their own with the connection's profile read-write.
+  const hostedUrl = (connectionId: string, code: string) => `${baseUrl}/auth/connections/${connectionId}/hosted?code=${code}`;
+  const flowBrowsers = flowBrowserLauncher({ sessions, profiles, proxies, siteConfigs, timeoutSeconds: (opts.loginFlowTtlMs ?? 600_000) / 1000 });
+  const authConnections = new AuthConnections({ repo: new AuthConnectionsRepo(db), profiles, proxies, credentials, providers: credentialProviders, now });
+  const loginFlows = new LoginFlows({
+    connections: authConnections,
+    credentials,
+    providers: credentialProviders,
+    launch: flowBrowsers,
+    events,
+    now,
+    flowTtlMs: opts.loginFlowTtlMs,
+    hostedUrl,
+    log,
+  });
+  loginFlows.recover();
+  const healthChecks = new HealthChecks({ connections: authConnections, flows: loginFlows, launch: flowBrowsers, now, tickMs: opts.authHealthTickMs, log });
+  healthChecks.start();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers: new Computers(), playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db),
-    deployments, invocations, appEvents, appKeys, heartbeatMs: opts.heartbeatMs ?? 10_000 });
+    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, siteConfigs, heartbeatMs: opts.heartbeatMs ?? 10_000 });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
@@ -273,6 +306,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     close: () =>
       (closing ??= (async () => {
         pools.close();
+        await healthChecks.close();
+        await loginFlows.close();
         await invocations.close();
         await Promise.all([deployments.close(), workers.close()]);
         await standby.close();

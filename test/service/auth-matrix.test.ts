@@ -137,6 +137,8 @@ describe('every route refuses requests without a live key', () => {
   it.each(['none', 'wrong', 'expired', 'deleted'])('answers 401 with the Error body to a %s key on every route', async (kind) => {
     const failures: string[] = [];
     for (const { method, url } of svc.routes()) {
+      // The hosted login page is opened by a link: its URL's code is its credential (tested below).
+      if (SELF_AUTHENTICATED.test(url)) continue;
       const res = await send(method, pathOf(url, () => 'x'), credentials[kind]);
       const body = method === 'HEAD' ? undefined : JSON.parse(res.text);
       const expected = kind === 'none' ? 'missing API key: send Authorization: Bearer <key>' : 'invalid, expired or deleted API key';
@@ -148,6 +150,23 @@ describe('every route refuses requests without a live key', () => {
     }
     expect(failures).toEqual([]);
     expect(await upgradeStatus('/browsers/x/cdp', credentials[kind])).toBe(401);
+  });
+});
+
+const SELF_AUTHENTICATED = /^\/auth\/connections\/:id\/hosted$/;
+
+describe('the hosted login page', () => {
+  it('answers 401 to a link without the flow\'s code, whatever key is sent', async () => {
+    const routes = svc.routes().filter((r) => SELF_AUTHENTICATED.test(r.url));
+    expect(routes.map((r) => r.method).sort()).toEqual(['GET', 'HEAD', 'POST']);
+    for (const { method } of routes) {
+      for (const kind of ['none', 'wrong', 'valid']) {
+        const key = kind === 'valid' ? svc.apiKey : credentials[kind];
+        const res = await send(method, '/auth/connections/x/hosted?code=guess', key);
+        expect(res.status, `${method} ${kind}`).toBe(401);
+        if (method !== 'HEAD') expect(JSON.parse(res.text).code).toBe('unauthorized');
+      }
+    }
   });
 });
 
@@ -207,12 +226,17 @@ describe('a project-scoped key and another project', () => {
       profiles: await created('/profiles', { name: 'owned-profile' }),
       proxies: await created('/proxies', { type: 'datacenter', name: 'owned-proxy' }),
       extensions: await upload(),
+      credentials: await created('/credentials', { domain: 'owned.test', name: 'owned-credential', values: { username: 'u' } }),
+      'auth/connections': await created('/auth/connections', { domain: 'owned.test', profile_name: 'owned-login' }),
+      site_configs: await created('/site_configs', { domain: 'owned-site.test' }),
       ...(await deployedApp(asA)),
     };
     await eventually(async () => ((await svc.call('GET', '/browser_pools/owned-pool', { headers: asA })).body.available_count === 1 ? true : undefined), 30_000);
 
-    const groupOf = (url: string) => /^\/([a-z_]+)\/:/.exec(url)?.[1];
-    const scoped = svc.routes().filter((r) => r.method !== 'HEAD' && groupOf(r.url) !== undefined && !/^(org|projects)$/.test(groupOf(r.url)!));
+    const groupOf = (url: string) => /^\/((?:auth\/)?[a-z_]+)\/:/.exec(url)?.[1];
+    const scoped = svc
+      .routes()
+      .filter((r) => r.method !== 'HEAD' && groupOf(r.url) !== undefined && !/^(org|projects)$/.test(groupOf(r.url)!) && !SELF_AUTHENTICATED.test(r.url));
     expect(new Set(scoped.map((r) => groupOf(r.url)))).toEqual(new Set(Object.keys(owned)));
     const leaks: string[] = [];
     const statuses = new Map<string, number>();
@@ -239,11 +263,11 @@ describe('a project-scoped key and another project', () => {
     expect(statuses.size).toBeGreaterThan(50);
 
     // Lists, names and CDP keep to the project as well.
-    for (const list of ['/browsers?status=all', '/browser_pools', '/profiles', '/proxies', '/extensions', '/deployments', '/apps', '/invocations']) {
+    for (const list of ['/browsers?status=all', '/browser_pools', '/profiles', '/proxies', '/extensions', '/deployments', '/apps', '/invocations', '/credentials', '/auth/connections', '/site_configs']) {
       expect((await svc.call('GET', list, { headers: asB })).body, list).toEqual([]);
       expect((await svc.call('GET', list, { headers: asA })).body.length, list).toBeGreaterThan(0);
     }
-    for (const byName of ['/browsers/owned', '/browser_pools/owned-pool', '/profiles/owned-profile', '/extensions/owned-extension/metadata']) {
+    for (const byName of ['/browsers/owned', '/browser_pools/owned-pool', '/profiles/owned-profile', '/extensions/owned-extension/metadata', '/credentials/owned-credential', '/site_configs/owned-site.test', '/site_configs/lookup?domain=owned-site.test']) {
       expect((await svc.call('GET', byName, { headers: asB })).status, byName).toBe(404);
       expect((await svc.call('GET', byName, { headers: asA })).status, byName).toBe(200);
     }

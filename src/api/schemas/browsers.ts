@@ -90,6 +90,7 @@ export const browserSession = {
     proxy_id: { type: 'string', description: 'Deprecated in favour of `proxy.id`' },
     profile: { ...profile, description: 'The profile the session started from' },
     profile_save_changes: { type: 'boolean', description: 'Whether the session writes its state back to `profile` when it ends' },
+    site_config_id: { type: 'string', description: 'Our extension: the site config whose settings were this browser\'s defaults (its `start_url` matched)' },
   },
 } as const;
 

@@ -23,8 +23,9 @@ import {
 } from '../../api/schemas/apps.js';
 import { browserSession } from '../../api/schemas/browsers.js';
 import type { ServiceContext } from '../context.js';
-import { deploymentSettled, invocationSettled, type AppEvent } from '../host/apps/index.js';
-import { followAppEvents, type FollowOptions } from './app-events.js';
+import { deploymentSettled, invocationSettled } from '../host/apps/index.js';
+import type { StoredEvent } from '../host/event-log.js';
+import { followEvents, type FollowOptions } from './follow-events.js';
 import { presentSession, wsOrigin } from './browsers.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idParams } from './params.js';
@@ -38,7 +39,7 @@ type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 const MAX_ZIP_BYTES = 512 * 1024 * 1024;
 
 export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { deployments, invocations, appEvents: events, now } = ctx;
+  const { deployments, invocations, events, now } = ctx;
 
   void app.register(async (scope) => {
     await acceptMultipart(scope, { fileSize: MAX_ZIP_BYTES, files: 1, fields: 250, parts: 260, fieldSize: 64 * 1024 });
@@ -185,10 +186,10 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
 
   /** The event stream of a deployment or invocation, from the request's `since`. */
   function follow(req: FastifyRequest<{ Querystring: { since?: string } }>, reply: FastifyReply, ownerId: string, end: Pick<FollowOptions, 'isEnd' | 'settledState'>) {
-    return followAppEvents(req, reply, { events, ownerId, since: req.query.since, now, heartbeatMs: ctx.heartbeatMs, ...end });
+    return followEvents(req, reply, { events, ownerId, since: req.query.since, now, heartbeatMs: ctx.heartbeatMs, ...end });
   }
 
-  function stateEvent(event: string, fields: Record<string, unknown>): AppEvent {
+  function stateEvent(event: string, fields: Record<string, unknown>): StoredEvent {
     return { event, ...fields, timestamp: now().toISOString() };
   }
 }

@@ -13,6 +13,7 @@ import { findSessionRow } from './lookup.js';
 import type { CdpTokens } from '../host/session/index.js';
 import type { ProfileStore } from '../host/profiles/index.js';
 import type { ProxyService } from '../host/proxy/index.js';
+import type { SiteConfigs } from '../host/sites/index.js';
 import type { ServiceContext } from '../context.js';
 import type { TelemetryHub } from '../host/telemetry/index.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
@@ -42,17 +43,20 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
     '/browsers',
     { schema: { body: createBody, response: ok('The new session', browserSession) }, preValidation: defaultEmptyBody },
     async (req) => {
-      if (req.body.headless === false && !ctx.headful.available) {
+      // A site config matching `start_url` fills in what the body leaves out.
+      const { params: body, config: siteConfig } = ctx.siteConfigs.applyToBrowser(req.auth.projectId, req.body);
+      if (body.headless === false && !ctx.headful.available) {
         throw new ServiceError(400, 'headful_unavailable', `headful browsers are not available: ${ctx.headful.reason}; create with headless: true`);
       }
-      if (req.body.invocation_id !== undefined) ctx.invocations.checkRunning(req.auth.projectId, req.body.invocation_id, 'body.invocation_id');
+      if (body.invocation_id !== undefined) ctx.invocations.checkRunning(req.auth.projectId, body.invocation_id, 'body.invocation_id');
       // Resolved before anything launches; a bad selection is a 400 naming the field.
-      const proxy = ctx.proxies?.select(req.auth.projectId, req.body, 'body');
-      const params = withResources(req.auth.projectId, req.body, ctx);
+      const proxy = ctx.proxies?.select(req.auth.projectId, body, 'body');
+      const params = withResources(req.auth.projectId, body, ctx);
       const create = () => sessions.create(params, req.auth.projectId, { proxy: proxy?.upstream });
       // Telemetry settings are checked first and seen by the new session's start hooks.
-      const row = await (ctx.telemetry ? ctx.telemetry.withCreate(req.body.telemetry, 'body.telemetry', create) : create());
+      const row = await (ctx.telemetry ? ctx.telemetry.withCreate(body.telemetry, 'body.telemetry', create) : create());
       if (proxy) ctx.proxies!.linkBrowser(row.id, proxy.link);
+      if (siteConfig) ctx.siteConfigs.linkBrowser(row.id, siteConfig);
       return present(req, row);
     },
   );
@@ -152,6 +156,7 @@ export function presentSession(
     pools?: { ref(poolId: string): BrowserPoolRef };
     proxies?: Pick<ProxyService, 'presentFor'>;
     profiles?: Pick<ProfileStore, 'presentRef'>;
+    siteConfigs?: Pick<SiteConfigs, 'browserLink'>;
   },
 ): BrowserSession {
   const session: BrowserSession = {
@@ -176,6 +181,8 @@ export function presentSession(
     session.profile = deps.profiles?.presentRef(row.profile_id) ?? ({ id: row.profile_id } as BrowserSession['profile']);
     session.profile_save_changes = row.profile_save_changes;
   }
+  const siteConfigId = deps.siteConfigs?.browserLink(row.id);
+  if (siteConfigId) session.site_config_id = siteConfigId;
   const endMs = row.deleted_at ? Date.parse(row.deleted_at) : Date.now();
   session.usage = { uptime_ms: Math.max(0, endMs - Date.parse(row.created_at)) };
   if (row.deleted_at) {

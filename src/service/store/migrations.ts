@@ -264,4 +264,82 @@ export const migrations: string[] = [
   CREATE INDEX app_events_owner ON app_events (owner_id, seq);
   ALTER TABLE browsers ADD COLUMN invocation_id TEXT;
   `,
+  // Credentials (values and TOTP secrets sealed with the secrets box, so the database alone holds none) and
+  // the organisation's external credential providers (their tokens sealed the same way).
+  `
+  CREATE TABLE credentials (
+    seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+    id             TEXT NOT NULL UNIQUE,
+    project_id     TEXT,
+    name           TEXT NOT NULL,
+    domain         TEXT NOT NULL,
+    value_keys     TEXT NOT NULL,
+    values_sealed  TEXT,
+    sso_provider   TEXT,
+    totp_sealed    TEXT,
+    created_at     TEXT NOT NULL,
+    updated_at     TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX credentials_name ON credentials (ifnull(project_id, ''), name);
+  CREATE TABLE credential_providers (
+    seq               INTEGER PRIMARY KEY AUTOINCREMENT,
+    id                TEXT NOT NULL UNIQUE,
+    name              TEXT NOT NULL UNIQUE,
+    provider_type     TEXT NOT NULL,
+    token_sealed      TEXT NOT NULL,
+    enabled           INTEGER NOT NULL,
+    priority          INTEGER NOT NULL,
+    cache_ttl_seconds INTEGER NOT NULL,
+    created_at        TEXT NOT NULL,
+    updated_at        TEXT NOT NULL
+  );
+  `,
+  // Managed auth: connections (their settings, status and the current login flow's state as JSON) and the
+  // timeline of their logins, re-logins and health checks.
+  `
+  CREATE TABLE auth_connections (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    project_id  TEXT,
+    domain      TEXT NOT NULL,
+    profile_id  TEXT NOT NULL,
+    profile_name TEXT NOT NULL,
+    proxy_id    TEXT,
+    settings    TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    flow        TEXT,
+    last_auth_at TEXT,
+    last_auth_check_at TEXT,
+    post_login_url TEXT,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX auth_connections_pair ON auth_connections (ifnull(project_id, ''), domain, profile_name);
+  CREATE TABLE auth_timeline (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    id            TEXT NOT NULL UNIQUE,
+    connection_id TEXT NOT NULL,
+    type          TEXT NOT NULL,
+    event         TEXT NOT NULL
+  );
+  CREATE INDEX auth_timeline_connection ON auth_timeline (connection_id, seq);
+  `,
+  // Site configs (our extension): per project and domain pattern, the settings that work against a site;
+  // which config a browser was created with.
+  `
+  CREATE TABLE site_configs (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    project_id  TEXT,
+    domain      TEXT NOT NULL,
+    settings    TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX site_configs_domain ON site_configs (ifnull(project_id, ''), domain);
+  CREATE TABLE browser_site_configs (
+    browser_id     TEXT PRIMARY KEY,
+    site_config_id TEXT NOT NULL
+  );
+  `,
 ];

@@ -12,14 +12,14 @@ import type { AppVersionRow, DeploymentRow, DeploymentsRepo, DeploymentListQuery
 import { DomainError, invalidField } from '../errors.js';
 import { BuildError, buildDeployment } from './build.js';
 import { checkParams, readDeployParts } from './deploy-request.js';
-import type { AppEvents } from './events.js';
+import type { EventLog } from '../event-log.js';
 import { findByIdInProject } from '../find-in-project.js';
 import type { DiscoveredApp } from './worker.js';
 import type { ActionWorkers, DeploymentRuntime } from './workers.js';
 
 export interface DeploymentsOptions {
   repo: DeploymentsRepo;
-  events: AppEvents;
+  events: EventLog;
   workers: ActionWorkers;
   secrets: SecretsBox;
   /** <dataDir>/deployments */

@@ -1,5 +1,3 @@
-export { AppEvents } from './events.js';
-export type { AppEvent } from './events.js';
 export { AppKeys } from './keys.js';
 export type { AppKeyScope } from './keys.js';
 export { Deployments, deploymentSettled } from './deployments.js';

@@ -8,7 +8,7 @@ import { newId } from '../../ids.js';
 import type { InvocationListQuery, InvocationRow, InvocationsRepo } from '../../store/invocations-repo.js';
 import { DomainError, conflict, invalidField } from '../errors.js';
 import type { Deployments } from './deployments.js';
-import type { AppEvents } from './events.js';
+import type { EventLog } from '../event-log.js';
 import { findByIdInProject } from '../find-in-project.js';
 import type { WorkerOutcome } from './worker.js';
 import type { ActionWorkers, LeasedWorker } from './workers.js';
@@ -17,7 +17,7 @@ export interface InvocationsOptions {
   repo: InvocationsRepo;
   deployments: Deployments;
   workers: ActionWorkers;
-  events: AppEvents;
+  events: EventLog;
   now: () => Date;
   /** The project's `max_concurrent_invocations` (null: no cap). */
   maxConcurrent: (projectId: string | null) => number | null;

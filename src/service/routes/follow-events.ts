@@ -1,24 +1,24 @@
-// The event streams of deployments and invocations (`GET …/{id}/events`): what was stored since `since`,
+// The event streams of deployments, invocations and auth connections (`GET …/{id}/events`): what was stored since `since`,
 // then live events, with `sse_heartbeat` frames in between, ending once the resource settles.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppEvent, AppEvents } from '../host/apps/index.js';
+import type { EventLog, StoredEvent } from '../host/event-log.js';
 import { openSse } from '../sse.js';
 import { parseInstant } from './telemetry.js';
 
 export interface FollowOptions {
-  events: AppEvents;
+  events: EventLog;
   ownerId: string;
   /** `since` from the query (RFC 3339 or a duration back from now); absent: from the beginning. */
   since?: string;
   now: () => Date;
   heartbeatMs: number;
   /** Whether `event` is the one that ends the stream (a terminal state). */
-  isEnd: (event: AppEvent) => boolean;
+  isEnd: (event: StoredEvent) => boolean;
   /** The current state as an event, when the resource has already settled; null while it is in flight. */
-  settledState: () => AppEvent | null;
+  settledState: () => StoredEvent | null;
 }
 
-export async function followAppEvents(req: FastifyRequest, reply: FastifyReply, opts: FollowOptions): Promise<void> {
+export async function followEvents(req: FastifyRequest, reply: FastifyReply, opts: FollowOptions): Promise<void> {
   const sinceMs = opts.since === undefined ? 0 : Math.floor(parseInstant(opts.since, 'querystring.since', opts.now().getTime()) / 1000);
   const sse = openSse(req, reply, opts.heartbeatMs * 4);
   let ended = false;

@@ -1,22 +1,27 @@
-// The event streams of deployments and invocations: every event is stored (so a follow with `since`, or
-// one that starts after the end, sees what happened) and handed to live followers at once.
-import type { InvocationsRepo } from '../../store/invocations-repo.js';
+// The event streams of deployments, invocations and login flows: every event is stored (so a follow with
+// `since`, or one that starts after the end, sees what happened) and handed to live followers at once.
 
-export type AppEvent = { event: string; timestamp: string } & Record<string, unknown>;
-type Follower = (event: AppEvent) => void;
+/** Where events are kept, per owner (a deployment, invocation or flow id), in order. */
+export interface EventStore {
+  addEvent(ownerId: string, tsMs: number, event: object): void;
+  events(ownerId: string, sinceMs: number): Array<{ event: string }>;
+}
 
-export class AppEvents {
+export type StoredEvent = { event: string; timestamp: string } & Record<string, unknown>;
+type Follower = (event: StoredEvent) => void;
+
+export class EventLog {
   private readonly followers = new Map<string, Set<Follower>>();
 
   constructor(
-    private readonly repo: InvocationsRepo,
+    private readonly repo: EventStore,
     private readonly now: () => Date,
   ) {}
 
-  /** Stores and sends an event of `ownerId` (a deployment or invocation id); `fields` without the timestamp. */
+  /** Stores and sends an event of `ownerId` (a deployment, invocation or flow id); `fields` without the timestamp. */
   publish(ownerId: string, fields: { event: string } & Record<string, unknown>): void {
     const at = this.now();
-    const event = { ...fields, timestamp: at.toISOString() } as AppEvent;
+    const event = { ...fields, timestamp: at.toISOString() } as StoredEvent;
     this.repo.addEvent(ownerId, at.getTime(), event);
     for (const follower of this.followers.get(ownerId) ?? []) follower(event);
   }
@@ -28,7 +33,7 @@ export class AppEvents {
   /** Stored events from `sinceMs` on, then live ones to `follower` until the returned function is called. */
   follow(ownerId: string, sinceMs: number, follower: Follower): () => void {
     // Reading the stored ones and subscribing happen in one synchronous step: no event can fall between.
-    for (const row of this.repo.events(ownerId, sinceMs)) follower(JSON.parse(row.event) as AppEvent);
+    for (const row of this.repo.events(ownerId, sinceMs)) follower(JSON.parse(row.event) as StoredEvent);
     let set = this.followers.get(ownerId);
     if (!set) this.followers.set(ownerId, (set = new Set()));
     set.add(follower);

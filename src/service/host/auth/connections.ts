@@ -1,0 +1,236 @@
+// Auth connections: a project's profile kept logged in to a domain. This holds their records (the profile
+// created when missing, the proxy and credential checked), starts login flows (flows.ts) and answers for
+// them. A connection is addressed by id within its project.
+import type { ConnectionCreateParams, ConnectionCredential, ConnectionUpdateParams, ManagedAuth, TimelineEvent } from '../../../api/schemas/auth-connections.js';
+import { newId } from '../../ids.js';
+import type { AuthConnectionsRepo, ConnectionListQuery, ConnectionRow, ConnectionSettings } from '../../store/auth-connections-repo.js';
+import type { CredentialProviders, CredentialStore } from '../credentials/index.js';
+import { conflict, invalidField } from '../errors.js';
+import { findByIdInProject } from '../find-in-project.js';
+import type { ProfileStore } from '../profiles/index.js';
+import type { ProxyService } from '../proxy/index.js';
+
+export interface AuthConnectionsDeps {
+  repo: AuthConnectionsRepo;
+  profiles: ProfileStore;
+  proxies: ProxyService;
+  credentials: CredentialStore;
+  providers: CredentialProviders;
+  now: () => Date;
+}
+
+const DEFAULT_HEALTH_CHECK_INTERVAL = 3600;
+
+export class AuthConnections {
+  constructor(private readonly deps: AuthConnectionsDeps) {
+    // A proxy a connection uses cannot be deleted from under it (seed).
+    deps.proxies.addReferrers((proxyId) => deps.repo.usingProxy(proxyId).map((c) => `auth connection '${c.id}' (${c.domain})`));
+    deps.profiles.addReferrers((profileId) => deps.repo.usingProfile(profileId).map((c) => `auth connection '${c.id}' (${c.domain})`));
+  }
+
+  /** `input` names where the body came from (`body`), for the fields of 400s. */
+  create(projectId: string | null, body: ConnectionCreateParams, input: string): ConnectionRow {
+    const settings = this.settingsOf(projectId, defaults(), body, input);
+    const proxyId = this.proxyOf(projectId, body, input);
+    const profile = this.profileNamed(projectId, body.profile_name);
+    const at = this.deps.now().toISOString();
+    const row: ConnectionRow = {
+      id: newId(),
+      project_id: projectId,
+      domain: body.domain.toLowerCase(),
+      profile_id: profile.id,
+      profile_name: body.profile_name,
+      proxy_id: proxyId ?? null,
+      settings,
+      status: 'NEEDS_AUTH',
+      flow: null,
+      last_auth_at: null,
+      last_auth_check_at: null,
+      post_login_url: null,
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      this.deps.repo.insert(row);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw conflict(`an auth connection for '${row.domain}' with profile '${row.profile_name}' already exists in this project`);
+      }
+      throw err;
+    }
+    return row;
+  }
+
+  find(projectId: string | null, id: string): ConnectionRow {
+    return findByIdInProject(this.deps.repo, projectId, id, 'auth connection');
+  }
+
+  get(id: string): ConnectionRow | undefined {
+    return this.deps.repo.get(id);
+  }
+
+  update(row: ConnectionRow, body: ConnectionUpdateParams, input: string): ConnectionRow {
+    const next: ConnectionRow = { ...row, settings: this.settingsOf(row.project_id, row.settings, body, input), updated_at: this.deps.now().toISOString() };
+    const proxyId = this.proxyOf(row.project_id, body, input);
+    if (proxyId !== undefined) next.proxy_id = proxyId;
+    this.deps.repo.update(next);
+    return next;
+  }
+
+  /** Writes a connection's state (flows and health checks call this). */
+  save(row: ConnectionRow): void {
+    this.deps.repo.update({ ...row, updated_at: this.deps.now().toISOString() });
+  }
+
+  remove(row: ConnectionRow): void {
+    this.deps.repo.remove(row.id);
+  }
+
+  list(q: ConnectionListQuery): { rows: ConnectionRow[]; hasMore: boolean } {
+    return this.deps.repo.list(q);
+  }
+
+  all(): ConnectionRow[] {
+    return this.deps.repo.all();
+  }
+
+  addTimeline(connectionId: string, event: TimelineEvent): void {
+    this.deps.repo.addTimeline(connectionId, event);
+  }
+
+  setTimeline(event: TimelineEvent): void {
+    this.deps.repo.setTimeline(event);
+  }
+
+  timeline(row: ConnectionRow, q: { type?: string; offset: number; limit: number }): { rows: TimelineEvent[]; hasMore: boolean } {
+    return this.deps.repo.timeline(row.id, q);
+  }
+
+  /** Whether a re-login could run without a person, and why (the SDK's reasons). */
+  reauthability(row: ConnectionRow): Pick<ManagedAuth, 'can_reauth' | 'can_reauth_reason'> {
+    const cred = row.settings.credential;
+    if (!cred) return { can_reauth: false, can_reauth_reason: 'no_credential' };
+    if (cred.provider) return { can_reauth: true, can_reauth_reason: 'external_credential' };
+    if (!row.last_auth_at) return { can_reauth: false, can_reauth_reason: 'no_prior_successful_login' };
+    return { can_reauth: true, can_reauth_reason: 'has_credential' };
+  }
+
+  present(row: ConnectionRow, hostedUrl: (row: ConnectionRow) => string | null): ManagedAuth {
+    const s = row.settings;
+    const flow = row.flow;
+    const out: ManagedAuth = {
+      id: row.id,
+      domain: row.domain,
+      profile_name: row.profile_name,
+      status: row.status,
+      record_session: s.record_session,
+      save_credentials: s.save_credentials,
+      allowed_domains: s.allowed_domains,
+      auto_reauth: s.auto_reauth,
+      health_checks: s.health_checks,
+      health_check_interval: s.health_check_interval,
+      browser_telemetry: s.browser_telemetry,
+      browser_session_id: flow?.browser_session_id ?? null,
+      ...this.reauthability(row),
+      flow_status: flow?.status ?? null,
+      flow_step: flow?.step ?? null,
+      flow_type: flow?.type ?? null,
+      flow_expires_at: flow?.expires_at ?? null,
+      discovered_fields: flow?.discovered_fields ?? null,
+      fields: flow?.fields ?? null,
+      choices: flow?.choices ?? null,
+      mfa_options: flow?.mfa_options ?? null,
+      pending_sso_buttons: flow?.pending_sso_buttons ?? null,
+      sign_in_options: null,
+      website_error: flow?.website_error ?? null,
+      error_code: flow?.error_code ?? null,
+      error_message: flow?.error_message ?? null,
+      hosted_url: hostedUrl(row),
+      live_view_url: null,
+      created_at: row.created_at,
+    };
+    if (s.login_url) out.login_url = s.login_url;
+    if (s.credential) out.credential = s.credential;
+    if (s.browser) out.browser = s.browser;
+    if (row.proxy_id) out.proxy_id = row.proxy_id;
+    if (row.post_login_url) out.post_login_url = row.post_login_url;
+    if (row.last_auth_at) out.last_auth_at = row.last_auth_at;
+    if (row.last_auth_check_at) out.last_auth_check_at = row.last_auth_check_at;
+    return out;
+  }
+
+  /** The settings after `body`, each field checked. */
+  private settingsOf(projectId: string | null, base: ConnectionSettings, body: ConnectionUpdateParams, input: string): ConnectionSettings {
+    const next = { ...base };
+    if (body.login_url !== undefined) next.login_url = checkedUrl(body.login_url, `${input}.login_url`);
+    if (body.allowed_domains !== undefined) next.allowed_domains = body.allowed_domains.map((d) => d.toLowerCase());
+    if (body.credential !== undefined) next.credential = this.checkedCredential(projectId, body.credential, `${input}.credential`);
+    if (body.browser !== undefined) next.browser = body.browser;
+    if (body.browser_telemetry !== undefined) next.browser_telemetry = body.browser_telemetry;
+    for (const key of ['auto_reauth', 'health_checks', 'save_credentials', 'record_session'] as const) {
+      if (body[key] !== undefined) next[key] = body[key];
+    }
+    if (body.health_check_interval !== undefined) next.health_check_interval = body.health_check_interval;
+    return next;
+  }
+
+  /** The proxy a body names (`browser.proxy`, `proxy` or the deprecated `proxy_id`), checked; undefined: unchanged. */
+  private proxyOf(projectId: string | null, body: ConnectionUpdateParams, input: string): string | null | undefined {
+    const fields = [
+      body.browser?.proxy !== undefined && (['browser.proxy', body.browser.proxy] as const),
+      body.proxy !== undefined && (['proxy', body.proxy] as const),
+      body.proxy_id !== undefined && (['proxy_id', { id: body.proxy_id } as { id?: string; name?: string }] as const),
+    ].filter((f) => f !== false);
+    if (fields.length > 1) throw invalidField(`${input}.${fields[1]![0]}`, `cannot be combined with ${fields[0]![0]}; name the proxy once`);
+    if (!fields.length) return undefined;
+    const [field, ref] = fields[0]!;
+    if (ref.id === undefined && ref.name === undefined) return null;
+    const selection = this.deps.proxies.select(projectId, { proxy: ref }, `${input}.${field === 'proxy_id' ? 'proxy' : field}`);
+    return selection?.link.proxy_id ?? null;
+  }
+
+  private checkedCredential(projectId: string | null, cred: ConnectionCredential, field: string): ConnectionCredential | null {
+    const given = Object.keys(cred).filter((k) => cred[k as keyof ConnectionCredential] !== undefined);
+    if (!given.length) return null;
+    if (cred.name !== undefined) {
+      if (given.length > 1) throw invalidField(field, 'takes either name, or provider with path or auto');
+      this.deps.credentials.find(projectId, cred.name);
+      return { name: cred.name };
+    }
+    if (cred.provider === undefined) throw invalidField(field, 'needs name, or provider with path or auto');
+    if ((cred.path === undefined) === (cred.auto !== true)) throw invalidField(field, 'with a provider takes exactly one of path and auto: true');
+    this.deps.providers.find(cred.provider);
+    return cred.path !== undefined ? { provider: cred.provider, path: cred.path } : { provider: cred.provider, auto: true };
+  }
+
+  private profileNamed(projectId: string | null, name: string) {
+    try {
+      return this.deps.profiles.find(projectId, name);
+    } catch {
+      return this.deps.profiles.create(projectId, name);
+    }
+  }
+}
+
+function defaults(): ConnectionSettings {
+  return {
+    login_url: null,
+    allowed_domains: [],
+    credential: null,
+    browser: null,
+    browser_telemetry: null,
+    auto_reauth: false,
+    health_checks: true,
+    health_check_interval: DEFAULT_HEALTH_CHECK_INTERVAL,
+    save_credentials: true,
+    record_session: false,
+  };
+}
+
+function checkedUrl(url: string, field: string): string {
+  try {
+    return new URL(url).toString();
+  } catch {
+    throw invalidField(field, 'is not a valid URL');
+  }
+}

@@ -1,0 +1,274 @@
+// Login flows of auth connections: one at a time per connection, each in its own browser with the
+// connection's profile (saved when the flow ends), its state stored on the connection, streamed as
+// `managed_auth_state` events and kept in the connection's timeline. A flow waiting for input expires at
+// `flow_expires_at`; deleting the connection cancels it.
+import { randomBytes } from 'node:crypto';
+import type { LoginResponse, SubmitParams, TimelineEvent } from '../../../api/schemas/auth-connections.js';
+import { newId } from '../../ids.js';
+import type { ConnectionRow, FlowState } from '../../store/auth-connections-repo.js';
+import type { CredentialProviders, CredentialStore } from '../credentials/index.js';
+import { DomainError, conflict } from '../errors.js';
+import type { EventLog, StoredEvent } from '../event-log.js';
+import type { AuthConnections } from './connections.js';
+import { isAllowedHost } from './domains.js';
+import { runLoginFlow, type LoginSecrets, type PendingInput } from './flow.js';
+import type { FlowBrowser, LaunchFlowBrowser } from './flow-browser.js';
+
+export interface LoginFlowsDeps {
+  connections: AuthConnections;
+  credentials: CredentialStore;
+  providers: CredentialProviders;
+  launch: LaunchFlowBrowser;
+  events: EventLog;
+  now: () => Date;
+  /** How long a flow may take, waiting for input included (default 10 minutes). */
+  flowTtlMs?: number;
+  /** The page where a person completes a flow, for a connection and its flow's code. */
+  hostedUrl: (connectionId: string, code: string) => string;
+  log: { warn(obj: object, msg: string): void };
+}
+
+interface LiveFlow {
+  flowId: string;
+  browser?: FlowBrowser;
+  waiting?: { resolve(body: SubmitParams): void; reject(err: Error): void };
+  expiry: NodeJS.Timeout;
+  done: Promise<void>;
+}
+
+const DEFAULT_TTL_MS = 10 * 60_000;
+const TERMINAL = new Set(['SUCCESS', 'FAILED', 'EXPIRED', 'CANCELED']);
+
+/** Thrown into a flow that was cancelled or expired: its state is already written. */
+class FlowStopped extends Error {}
+
+export class LoginFlows {
+  private readonly live = new Map<string, LiveFlow>();
+
+  constructor(private readonly deps: LoginFlowsDeps) {}
+
+  /** Starts a flow, or answers the one in progress. */
+  start(row: ConnectionRow, type: 'LOGIN' | 'REAUTH'): LoginResponse {
+    if (this.live.has(row.id) && row.flow && !TERMINAL.has(row.flow.status)) return this.response(row.flow, row.id);
+    const now = this.deps.now();
+    const flow: FlowState = {
+      id: newId(),
+      type,
+      status: 'IN_PROGRESS',
+      step: 'DISCOVERING',
+      expires_at: new Date(now.getTime() + (this.deps.flowTtlMs ?? DEFAULT_TTL_MS)).toISOString(),
+      started_at: now.toISOString(),
+      handoff_code: randomBytes(18).toString('base64url'),
+      browser_session_id: null,
+      timeline_id: newId(),
+      discovered_fields: null,
+      fields: null,
+      choices: null,
+      mfa_options: null,
+      pending_sso_buttons: null,
+      website_error: null,
+      error_code: null,
+      error_message: null,
+    };
+    this.deps.connections.save({ ...row, flow });
+    this.timeline(row.id, flow, true);
+    this.publish(row.id, flow);
+    const live: LiveFlow = {
+      flowId: flow.id,
+      expiry: setTimeout(() => void this.stop(row.id, 'EXPIRED', 'flow_expired', 'the login flow expired before it finished'), Date.parse(flow.expires_at) - now.getTime()),
+      done: Promise.resolve(),
+    };
+    live.expiry.unref();
+    this.live.set(row.id, live);
+    live.done = this.run(row.id, live).finally(() => {
+      clearTimeout(live.expiry);
+      if (this.live.get(row.id) === live) this.live.delete(row.id);
+    });
+    return this.response(flow, row.id);
+  }
+
+  /** Hands what a person submitted to the flow waiting for it. */
+  submit(row: ConnectionRow, body: SubmitParams): { accepted: boolean } {
+    const live = this.live.get(row.id);
+    if (!live || row.flow?.status !== 'IN_PROGRESS') throw conflict(`auth connection '${row.id}' has no login flow in progress; start one with POST /auth/connections/${row.id}/login`);
+    if (!live.waiting) throw conflict(`the login flow is ${row.flow.step}, not AWAITING_INPUT; submit once it asks for input`);
+    const waiting = live.waiting;
+    live.waiting = undefined;
+    // Moved on before the flow wakes: whoever reads the state next (the hosted page) sees it working.
+    this.update(row, { step: 'SUBMITTING', ...noPending() });
+    waiting.resolve(body);
+    return { accepted: true };
+  }
+
+  /** Ends a flow in progress as cancelled or expired (deleting its connection, expiry, shutdown). */
+  async stop(connectionId: string, status: 'CANCELED' | 'EXPIRED', code: string, message: string): Promise<void> {
+    const live = this.live.get(connectionId);
+    if (!live) return;
+    const row = this.deps.connections.get(connectionId);
+    if (row?.flow?.id === live.flowId && !TERMINAL.has(row.flow.status)) {
+      this.update(row, { status, step: 'COMPLETED', error_code: code, error_message: message, ...noPending() });
+    }
+    live.waiting?.reject(new FlowStopped(message));
+    live.waiting = undefined;
+    await live.browser?.close().catch(() => undefined);
+    await live.done;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((id) => this.stop(id, 'CANCELED', 'service_stopping', 'the service is shutting down')));
+  }
+
+  /** The flow's state as an event of the connection's stream. */
+  stateEvent(connectionId: string, flow: FlowState): StoredEvent {
+    return {
+      event: 'managed_auth_state',
+      timestamp: this.deps.now().toISOString(),
+      flow_status: flow.status,
+      flow_step: flow.step,
+      flow_type: flow.type,
+      ...(flow.status === 'IN_PROGRESS' ? { hosted_url: this.deps.hostedUrl(connectionId, flow.handoff_code) } : {}),
+      ...Object.fromEntries(
+        (['discovered_fields', 'fields', 'choices', 'mfa_options', 'pending_sso_buttons', 'website_error', 'error_code', 'error_message'] as const)
+          .filter((k) => flow[k] !== null)
+          .map((k) => [k, flow[k]]),
+      ),
+      ...(flow.status === 'SUCCESS' ? { post_login_url: this.deps.connections.get(connectionId)?.post_login_url ?? undefined } : {}),
+    };
+  }
+
+  isTerminal(flow: Pick<FlowState, 'status'>): boolean {
+    return TERMINAL.has(flow.status);
+  }
+
+  /** Flows a previous run of the service left in progress end as failed: their browser is gone. */
+  recover(): void {
+    for (const row of this.deps.connections.all()) {
+      if (row.flow && !TERMINAL.has(row.flow.status)) {
+        const message = 'the service restarted while this login flow was in progress';
+        this.update(row, { status: 'FAILED', step: 'COMPLETED', error_code: 'service_restarted', error_message: message, ...noPending() });
+      }
+    }
+  }
+
+  private async run(connectionId: string, live: LiveFlow): Promise<void> {
+    const current = () => {
+      const row = this.deps.connections.get(connectionId);
+      if (!row || row.flow?.id !== live.flowId || TERMINAL.has(row.flow.status)) throw new FlowStopped('the flow was stopped');
+      return row;
+    };
+    try {
+      const row = current();
+      const secrets = await this.secretsOf(row);
+      live.browser = await this.deps.launch(current());
+      this.update(current(), { browser_session_id: live.browser.sessionId });
+      const loginUrl = row.settings.login_url ?? `https://${row.domain}/`;
+      const outcome = await runLoginFlow(live.browser.page, loginUrl, secrets, {
+        now: this.deps.now,
+        allowed: (url) => isAllowedHost(url, row.domain, row.settings.allowed_domains, loginUrl),
+        step: (step, pending?: PendingInput) => this.update(current(), { step, ...(pending ?? noPending()) }),
+        input: () => new Promise<SubmitParams>((resolve, reject) => (live.waiting = { resolve, reject })),
+      });
+      // The profile is saved when the browser ends: only then is the connection authenticated.
+      await live.browser.close();
+      const done = current();
+      if (outcome.ok) {
+        const saved = this.saveSubmitted(done, outcome.submitted);
+        const at = this.deps.now().toISOString();
+        this.update({ ...done, ...saved, status: 'AUTHENTICATED', last_auth_at: at, last_auth_check_at: at, post_login_url: outcome.postLoginUrl }, {
+          status: 'SUCCESS',
+          step: 'COMPLETED',
+          ...noPending(),
+        });
+      } else {
+        this.update(done, { status: 'FAILED', step: 'COMPLETED', error_code: outcome.code, error_message: outcome.message, website_error: outcome.websiteError ?? null, ...noPending() });
+      }
+    } catch (err) {
+      if (err instanceof FlowStopped) return;
+      const row = this.deps.connections.get(connectionId);
+      if (row?.flow?.id !== live.flowId || TERMINAL.has(row.flow.status)) return;
+      const known = err instanceof DomainError;
+      if (!known) this.deps.log.warn({ connection_id: connectionId, err: (err as Error).message }, 'a login flow failed');
+      this.update(row, {
+        status: 'FAILED',
+        step: 'COMPLETED',
+        error_code: known ? err.code : 'flow_error',
+        error_message: known ? err.message : `the login flow failed: ${(err as Error).message.split('\n')[0]}`,
+        ...noPending(),
+      });
+    } finally {
+      await live.browser?.close().catch(() => undefined);
+    }
+  }
+
+  /** The values to log in with: the connection's credential, one a provider holds, or none (a person types them). */
+  private async secretsOf(row: ConnectionRow): Promise<LoginSecrets> {
+    const ref = row.settings.credential;
+    if (!ref) return { values: {}, totp: null, sso_provider: null };
+    if (ref.name !== undefined) return this.deps.credentials.open(this.deps.credentials.find(row.project_id, ref.name));
+    const resolved = await this.deps.providers.resolve(ref.path !== undefined ? { provider: ref.provider!, path: ref.path } : { provider: ref.provider!, auto: true }, row.domain);
+    return { values: resolved.login.values, totp: resolved.login.totp, sso_provider: null };
+  }
+
+  /** With save_credentials, what a person typed is kept in the connection's credential (made when it has none). */
+  private saveSubmitted(row: ConnectionRow, submitted: Record<string, string>): Partial<ConnectionRow> {
+    const values = Object.fromEntries(Object.entries(submitted).filter(([key]) => key !== 'code' && key !== 'totp_code'));
+    if (!row.settings.save_credentials || !Object.keys(values).length || row.settings.credential?.provider) return {};
+    const { credentials } = this.deps;
+    if (row.settings.credential?.name) {
+      credentials.update(credentials.find(row.project_id, row.settings.credential.name), { values }, 'submit');
+      return {};
+    }
+    const base = `${row.domain}-${row.profile_name}`;
+    let name = base;
+    for (let n = 2; this.exists(row, name); n++) name = `${base}-${n}`;
+    credentials.create(row.project_id, { domain: row.domain, name, values }, 'submit');
+    return { settings: { ...row.settings, credential: { name } } };
+  }
+
+  private exists(row: ConnectionRow, name: string): boolean {
+    try {
+      this.deps.credentials.find(row.project_id, name);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private update(row: ConnectionRow, change: Partial<FlowState>): void {
+    const flow = { ...row.flow!, ...change };
+    this.deps.connections.save({ ...row, flow });
+    this.timeline(row.id, flow, false);
+    this.publish(row.id, flow);
+  }
+
+  private publish(connectionId: string, flow: FlowState): void {
+    const { event, timestamp: _t, ...fields } = this.stateEvent(connectionId, flow);
+    this.deps.events.publish(flow.id, { event, ...fields });
+  }
+
+  private timeline(connectionId: string, flow: FlowState, first: boolean): void {
+    const at = this.deps.now().toISOString();
+    const event: TimelineEvent = {
+      id: flow.timeline_id,
+      type: flow.type === 'REAUTH' ? 'reauth' : 'login',
+      status: flow.status,
+      step: flow.status === 'EXPIRED' ? 'EXPIRED' : flow.step,
+      timestamp: flow.started_at,
+      updated_at: at,
+      ...(flow.browser_session_id ? { browser_session_id: flow.browser_session_id } : {}),
+      ...(flow.error_code ? { error_code: flow.error_code } : {}),
+      ...(flow.error_message ? { error_message: flow.error_message } : {}),
+      ...(flow.website_error ? { website_error: flow.website_error } : {}),
+    };
+    if (first) this.deps.connections.addTimeline(connectionId, event);
+    else this.deps.connections.setTimeline(event);
+  }
+
+  private response(flow: FlowState, connectionId: string): LoginResponse {
+    return { id: flow.id, flow_type: flow.type, flow_expires_at: flow.expires_at, hosted_url: this.deps.hostedUrl(connectionId, flow.handoff_code), handoff_code: flow.handoff_code };
+  }
+}
+
+function noPending(): Pick<FlowState, 'discovered_fields' | 'fields' | 'choices' | 'mfa_options' | 'pending_sso_buttons'> {
+  return { discovered_fields: null, fields: null, choices: null, mfa_options: null, pending_sso_buttons: null };
+}
