@@ -9,6 +9,7 @@ import {
   CdpTokens,
   handleCdpUpgrade,
   ConcurrencyLimit,
+  DEFAULT_VIEWPORT,
   SessionManager,
   Standby,
   SessionLogs,
@@ -236,7 +237,17 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   invocations.recover();
   // Managed auth: login flows run in sessions of their own with the connection's profile read-write.
   const hostedUrl = (connectionId: string, code: string) => `${baseUrl}/auth/connections/${connectionId}/hosted?code=${code}`;
-  const flowBrowsers = flowBrowserLauncher({ sessions, profiles, proxies, siteConfigs, timeoutSeconds: (opts.loginFlowTtlMs ?? 600_000) / 1000 });
+  const flowBrowsers = flowBrowserLauncher({
+    sessions,
+    profiles,
+    proxies,
+    siteConfigs,
+    record: async (id) => {
+      const viewport = browsers.get(id)?.viewport ?? DEFAULT_VIEWPORT;
+      return (await recordings.start(sessions.get(id)!, { framerate: 10, maxDurationS: 1800, viewport: { width: viewport.width, height: viewport.height } })).id;
+    },
+    withTelemetry: (req, create) => telemetry.withCreate(req, 'browser_telemetry', create),
+    timeoutSeconds: (opts.loginFlowTtlMs ?? 600_000) / 1000 });
   const authConnections = new AuthConnections({ repo: new AuthConnectionsRepo(db), profiles, proxies, credentials, providers: credentialProviders, now });
   const loginFlows = new LoginFlows({
     connections: authConnections,

@@ -154,6 +154,19 @@ describe('auth connections', () => {
     expect(saved.value_keys!.sort()).toEqual(['password', 'username']);
   });
 
+  it('records a replay of the login when asked, and names it in the timeline', async () => {
+    const s = await site('basic');
+    await kernel.credentials.create({ domain: '127.0.0.1', name: 'recorded-cred', values: { username: 'ada@example.test', password: 'lovelace-1815' } });
+    const c = await kernel.auth.connections.create({ domain: '127.0.0.1', profile_name: 'recorded', login_url: s.loginUrl, credential: { name: 'recorded-cred' } });
+    await kernel.auth.connections.login(c.id, { record_session: true });
+    const done = await settled(c.id);
+    expect(done.status).toBe('AUTHENTICATED');
+    const entry = (await kernel.auth.connections.timeline(c.id)).getPaginatedItems()[0]!;
+    expect(entry.replay_id).toBeTruthy();
+    const replays = await svc.call('GET', `/browsers/${entry.browser_session_id}/replays`);
+    expect(replays.body.map((r: { replay_id: string }) => r.replay_id)).toContain(entry.replay_id);
+  });
+
   it('fails with the site\'s own error on a wrong password', async () => {
     const s = await site('basic');
     await kernel.credentials.create({ domain: '127.0.0.1', name: 'wrong-cred', values: { username: 'ada@example.test', password: 'not-it' } });

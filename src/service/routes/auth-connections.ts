@@ -84,7 +84,10 @@ export function registerAuthConnectionRoutes(app: FastifyInstance, ctx: ServiceC
       schema: { params: idParams, body: loginParams, response: ok('The flow started (or the one already in progress)', loginResponse) },
       preValidation: defaultEmptyBody,
     },
-    async (req) => flows.start(connections.find(req.auth.projectId, req.params.id), 'LOGIN'),
+    async (req) => {
+      const row = connections.find(req.auth.projectId, req.params.id);
+      return flows.start(row, 'LOGIN', connections.loginOverrides(row, req.body, 'body'));
+    },
   );
 
   app.post<{ Params: IdParams; Body: SubmitParams }>(

@@ -41,6 +41,8 @@ export interface FlowState {
   /** The secret of the hosted page's URL. */
   handoff_code: string;
   browser_session_id: string | null;
+  /** The replay of the flow's browser, with record_session. */
+  replay_id: string | null;
   timeline_id: string;
   discovered_fields: DiscoveredField[] | null;
   fields: AuthField[] | null;

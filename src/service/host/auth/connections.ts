@@ -1,7 +1,7 @@
 // Auth connections: a project's profile kept logged in to a domain. This holds their records (the profile
 // created when missing, the proxy and credential checked), starts login flows (flows.ts) and answers for
 // them. A connection is addressed by id within its project.
-import type { ConnectionCreateParams, ConnectionCredential, ConnectionUpdateParams, ManagedAuth, TimelineEvent } from '../../../api/schemas/auth-connections.js';
+import type { ConnectionCreateParams, ConnectionCredential, ConnectionUpdateParams, LoginParams, ManagedAuth, TimelineEvent } from '../../../api/schemas/auth-connections.js';
 import { newId } from '../../ids.js';
 import type { AuthConnectionsRepo, ConnectionListQuery, ConnectionRow, ConnectionSettings } from '../../store/auth-connections-repo.js';
 import type { CredentialProviders, CredentialStore } from '../credentials/index.js';
@@ -75,6 +75,16 @@ export class AuthConnections {
     if (proxyId !== undefined) next.proxy_id = proxyId;
     this.deps.repo.update(next);
     return next;
+  }
+
+  /** What a login request sets for its own flow: its proxy (checked), recording and telemetry. */
+  loginOverrides(row: ConnectionRow, body: LoginParams, input: string): { proxy_id?: string | null; record_session?: boolean; browser_telemetry?: ConnectionSettings['browser_telemetry'] } {
+    const proxyId = body.proxy !== undefined ? this.proxyOf(row.project_id, { proxy: body.proxy }, input) : undefined;
+    return {
+      ...(proxyId !== undefined ? { proxy_id: proxyId } : {}),
+      ...(body.record_session !== undefined ? { record_session: body.record_session } : {}),
+      ...(body.browser_telemetry !== undefined ? { browser_telemetry: body.browser_telemetry } : {}),
+    };
   }
 
   /** Writes a connection's state (flows and health checks call this). */

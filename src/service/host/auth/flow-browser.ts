@@ -2,6 +2,7 @@
 // read-write (so what the login stores is kept), its proxy and stealth setting, driven by Playwright from
 // the service over the session's own CDP endpoint. Closing it ends the session, which saves the profile.
 import type { Page } from 'playwright-core';
+import type { BrowserTelemetryRequest } from '../../../api/types.js';
 import type { ConnectionRow } from '../../store/auth-connections-repo.js';
 import type { ProfileStore } from '../profiles/index.js';
 import type { ProxyService } from '../proxy/index.js';
@@ -10,19 +11,35 @@ import type { SiteConfigs } from '../sites/index.js';
 
 export interface FlowBrowser {
   sessionId: string;
+  /** The replay being recorded, when asked for. */
+  replayId?: string;
   page: Page;
   /** Disconnects and ends the session; safe to call more than once. */
   close(): Promise<void>;
 }
 
-/** `saveProfile: false` loads the profile read-only (a health check looks, it does not log in). */
-export type LaunchFlowBrowser = (row: ConnectionRow, opts?: { saveProfile?: boolean }) => Promise<FlowBrowser>;
+export interface FlowBrowserOptions {
+  /** false loads the profile read-only (a health check looks, it does not log in). Default true. */
+  saveProfile?: boolean;
+  /** A proxy other than the connection's (a login's `proxy`). */
+  proxyId?: string | null;
+  /** Record a replay of the browser. */
+  record?: boolean;
+  /** Telemetry settings for the browser, as a browser create's `telemetry`. */
+  telemetry?: BrowserTelemetryRequest | null;
+}
+
+export type LaunchFlowBrowser = (row: ConnectionRow, opts?: FlowBrowserOptions) => Promise<FlowBrowser>;
 
 export interface FlowBrowserDeps {
   sessions: SessionManager;
   profiles: ProfileStore;
   proxies: ProxyService;
   siteConfigs: SiteConfigs;
+  /** Starts a replay of a session (the recording folder's), answering its id. */
+  record: (sessionId: string) => Promise<string>;
+  /** Runs a session create with telemetry settings applied from its first moment (the telemetry folder's). */
+  withTelemetry: <T>(req: BrowserTelemetryRequest, create: () => Promise<T>) => Promise<T>;
   /** How long the session may sit idle: as long as a flow may last. */
   timeoutSeconds: number;
 }
@@ -33,9 +50,9 @@ export function flowBrowserLauncher(deps: FlowBrowserDeps): LaunchFlowBrowser {
     if (save) deps.profiles.checkWritable(deps.profiles.find(row.project_id, row.profile_id));
     // The connection's own settings first; a site config for its domain fills in the rest.
     const site = deps.siteConfigs.match(row.project_id, row.domain)?.settings ?? {};
-    const proxyId = row.proxy_id ?? site.proxy_id;
+    const proxyId = opts.proxyId !== undefined ? opts.proxyId : (row.proxy_id ?? site.proxy_id);
     const upstream = proxyId ? deps.proxies.poolRoute(row.project_id, proxyId, 'proxy') : null;
-    const session = await deps.sessions.create(
+    const create = () => deps.sessions.create(
       {
         headless: true,
         stealth: row.settings.browser?.stealth ?? site.stealth ?? true,
@@ -46,6 +63,7 @@ export function flowBrowserLauncher(deps: FlowBrowserDeps): LaunchFlowBrowser {
       row.project_id,
       { proxy: upstream },
     );
+    const session = await (opts.telemetry ? deps.withTelemetry(opts.telemetry, create) : create());
     let closed: Promise<void> | undefined;
     const end = () => (closed ??= deps.sessions.end(session.id, 'deleted', save ? 'its login flow finished' : 'its health check finished'));
     try {
@@ -57,8 +75,10 @@ export function flowBrowserLauncher(deps: FlowBrowserDeps): LaunchFlowBrowser {
       const browser = await chromium.connectOverCDP(live.chromium.wsEndpoint, { timeout: 30_000 });
       const context = browser.contexts()[0] ?? (await browser.newContext());
       const page = context.pages()[0] ?? (await context.newPage());
+      const replayId = opts.record ? await deps.record(session.id) : undefined;
       return {
         sessionId: session.id,
+        replayId,
         page,
         close: async () => {
           // Disconnecting leaves the default context (and the profile's state) to the session's own end.

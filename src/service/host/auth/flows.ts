@@ -28,6 +28,14 @@ export interface LoginFlowsDeps {
   log: { warn(obj: object, msg: string): void };
 }
 
+/** What a login request sets for its own flow, over the connection's settings. */
+export interface FlowOverrides {
+  /** A proxy id, or null for none. */
+  proxy_id?: string | null;
+  record_session?: boolean;
+  browser_telemetry?: ConnectionRow['settings']['browser_telemetry'];
+}
+
 interface LiveFlow {
   flowId: string;
   browser?: FlowBrowser;
@@ -47,8 +55,8 @@ export class LoginFlows {
 
   constructor(private readonly deps: LoginFlowsDeps) {}
 
-  /** Starts a flow, or answers the one in progress. */
-  start(row: ConnectionRow, type: 'LOGIN' | 'REAUTH'): LoginResponse {
+  /** Starts a flow (with a login's own proxy, recording and telemetry), or answers the one in progress. */
+  start(row: ConnectionRow, type: 'LOGIN' | 'REAUTH', overrides: FlowOverrides = {}): LoginResponse {
     if (this.live.has(row.id) && row.flow && !TERMINAL.has(row.flow.status)) return this.response(row.flow, row.id);
     const now = this.deps.now();
     const flow: FlowState = {
@@ -60,6 +68,7 @@ export class LoginFlows {
       started_at: now.toISOString(),
       handoff_code: randomBytes(18).toString('base64url'),
       browser_session_id: null,
+      replay_id: null,
       timeline_id: newId(),
       discovered_fields: null,
       fields: null,
@@ -80,7 +89,7 @@ export class LoginFlows {
     };
     live.expiry.unref();
     this.live.set(row.id, live);
-    live.done = this.run(row.id, live).finally(() => {
+    live.done = this.run(row.id, live, overrides).finally(() => {
       clearTimeout(live.expiry);
       if (this.live.get(row.id) === live) this.live.delete(row.id);
     });
@@ -150,7 +159,7 @@ export class LoginFlows {
     }
   }
 
-  private async run(connectionId: string, live: LiveFlow): Promise<void> {
+  private async run(connectionId: string, live: LiveFlow, overrides: FlowOverrides): Promise<void> {
     const current = () => {
       const row = this.deps.connections.get(connectionId);
       if (!row || row.flow?.id !== live.flowId || TERMINAL.has(row.flow.status)) throw new FlowStopped('the flow was stopped');
@@ -159,8 +168,13 @@ export class LoginFlows {
     try {
       const row = current();
       const secrets = await this.secretsOf(row);
-      live.browser = await this.deps.launch(current());
-      this.update(current(), { browser_session_id: live.browser.sessionId });
+      const telemetry = overrides.browser_telemetry !== undefined ? overrides.browser_telemetry : row.settings.browser_telemetry;
+      live.browser = await this.deps.launch(current(), {
+        proxyId: overrides.proxy_id,
+        record: overrides.record_session ?? row.settings.record_session,
+        telemetry: telemetry ?? (row.settings.browser?.telemetry as typeof telemetry) ?? null,
+      });
+      this.update(current(), { browser_session_id: live.browser.sessionId, replay_id: live.browser.replayId ?? null });
       const loginUrl = row.settings.login_url ?? `https://${row.domain}/`;
       const outcome = await runLoginFlow(live.browser.page, loginUrl, secrets, {
         now: this.deps.now,
@@ -256,6 +270,7 @@ export class LoginFlows {
       timestamp: flow.started_at,
       updated_at: at,
       ...(flow.browser_session_id ? { browser_session_id: flow.browser_session_id } : {}),
+      ...(flow.replay_id ? { replay_id: flow.replay_id } : {}),
       ...(flow.error_code ? { error_code: flow.error_code } : {}),
       ...(flow.error_message ? { error_message: flow.error_message } : {}),
       ...(flow.website_error ? { website_error: flow.website_error } : {}),
