@@ -167,6 +167,16 @@ describe('auth connections', () => {
     expect(replays.body.map((r: { replay_id: string }) => r.replay_id)).toContain(entry.replay_id);
   });
 
+  it('fails with the provider\'s reason when a provider credential cannot be read', async () => {
+    await kernel.credentialProviders.create({ name: 'auth-op', token: 'ops_not-a-real-token', provider_type: 'onepassword' });
+    const c = await kernel.auth.connections.create({ domain: '127.0.0.1', profile_name: 'from-provider', login_url: 'http://127.0.0.1:9/login', credential: { provider: 'auth-op', auto: true } });
+    expect(c.can_reauth_reason).toBe('external_credential');
+    await kernel.auth.connections.login(c.id);
+    const done = await settled(c.id);
+    expect(done).toMatchObject({ flow_status: 'FAILED', error_code: 'provider_unavailable' });
+    expect(done.error_message).toMatch(/auth-op.*service account token/i);
+  });
+
   it('fails with the site\'s own error on a wrong password', async () => {
     const s = await site('basic');
     await kernel.credentials.create({ domain: '127.0.0.1', name: 'wrong-cred', values: { username: 'ada@example.test', password: 'not-it' } });
@@ -178,11 +188,12 @@ describe('auth connections', () => {
 
   it('cancels a flow awaiting input when the connection is deleted, ending its browser', async () => {
     const s = await site('two-step');
-    const c = await kernel.auth.connections.create({ domain: '127.0.0.1', profile_name: 'cancelled', login_url: s.loginUrl });
+    // The seed's nested browser settings: stealth off for this connection's browsers.
+    const c = await svc.call('POST', '/auth/connections', { body: { domain: '127.0.0.1', profile_name: 'cancelled', login_url: s.loginUrl, browser: { stealth: false } } }).then((r) => r.body as ManagedAuth);
     await kernel.auth.connections.login(c.id);
     const waiting = await awaitingInput(c.id);
     const session = waiting.browser_session_id!;
-    expect((await kernel.browsers.retrieve(session)).session_id).toBe(session);
+    expect(await kernel.browsers.retrieve(session)).toMatchObject({ session_id: session, stealth: false });
     await kernel.auth.connections.delete(c.id);
     await expect(kernel.auth.connections.retrieve(c.id)).rejects.toMatchObject({ status: 404 });
     const ended = await svc.call('GET', `/browsers/${session}?include_deleted=true`);
