@@ -119,6 +119,18 @@ export function describeOperation(op: Operation): string {
       ].join('\n');
     case 'web_server_stop':
       return "stop the web server's process group (SIGTERM, then SIGKILL)";
+    case 'auth': {
+      const c = op.connection;
+      const find = 'id' in c
+        ? `GET /auth/connections/${c.id}`
+        : `GET /auth/connections?domain=${c.domain}&profile_name=${c.profile_name} (the one for that domain and profile)`;
+      return [
+        `${find} -> {{ ${op.save} }}`,
+        'unless it is AUTHENTICATED: POST /auth/connections/{id}/login (unless a flow is in progress),',
+        '  then follow GET /auth/connections/{id}/events until the flow ends',
+        'a flow that ends other than SUCCESS fails the run (infrastructure); one waiting for a person says where to complete it',
+      ].join('\n');
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import type { Operation, PlanStep, PollCall } from '../../src/scenario/plan.js';
 import { runApiCall, runPoll } from './api-ops.js';
+import { ensureLoggedIn } from './auth-login.js';
 import { StepFailure, assertionFailed } from './failures.js';
 import { runFunction } from './functions.js';
 import { performPageAction } from './page-actions.js';
@@ -56,6 +57,17 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       await state.webServer?.stop();
       state.webServer = undefined;
       return;
+    case 'auth': {
+      // Setup steps run to their end on Ctrl-C, since what they acquire must be released; a login acquires
+      // nothing here, and may wait many minutes for a person, so it stops.
+      const { connection, output } = await ensureLoggedIn(op.connection, {
+        client: deps.client, signal: AbortSignal.any([signal, deps.signal]), timeoutMs: step.timeout_ms, requestIds: work.requestIds,
+        progress: (status, detail) => ctx.progress(step, status, detail),
+      });
+      state.scope[op.save] = connection;
+      work.output = output;
+      return;
+    }
     case 'api':
     case 'poll': {
       if (op.op === 'api' && (await usePrepared(op, ctx, step, work))) return;

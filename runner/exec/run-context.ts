@@ -124,6 +124,11 @@ export class RunContext {
     this.deps.reporter.stepStarted?.(this.plan, step, this.#mask(name));
   }
 
+  /** What a running step waits for, for the live step line (masked as everything reported is). */
+  progress(step: PlanStep, status: string, detail?: string): void {
+    this.deps.reporter.stepProgress?.(this.plan, step, this.#mask(status), detail === undefined ? undefined : this.#mask(detail));
+  }
+
   finished(result: StepResult): void {
     this.deps.reporter.stepFinished?.(this.plan, this.mask(result));
   }

@@ -49,6 +49,8 @@ interface Row {
   iteration?: number;
   startedAt: number;
   result?: StepResult;
+  /** What the running step says it waits for (`stepProgress`), shown under it. */
+  status?: string;
 }
 
 interface Scenario {
@@ -67,6 +69,7 @@ interface View {
   scenarioStarted(s: Scenario): void;
   stepStarted(s: Scenario, row: Row): void;
   stepFinished(s: Scenario, result: StepResult): void;
+  stepProgress(s: Scenario, row: Row, detail?: string): void;
   retrying(s: Scenario, failed: ScenarioResult, nextAttempt: number): void;
   scenarioFinished(s: Scenario, result: ScenarioResult): void;
   /** Permanent lines (the run's header and summary). */
@@ -129,6 +132,13 @@ export function consoleReporter(out: Terminal, opts: ConsoleOptions = {}): RunRe
       } else s.rows.push({ index: result.index, name: result.name, depth: result.depth, block: false, startedAt: Date.now(), result });
       view.stepFinished(s, result);
     },
+    stepProgress(plan: Plan, step: PlanStep, status: string, detail?: string) {
+      const s = forPlan(plan);
+      const row = s.rows.findLast((r) => r.index === step.index && !r.result);
+      if (!row) return;
+      row.status = status;
+      view.stepProgress(s, row, detail);
+    },
     scenarioRetrying(plan: Plan, failed: ScenarioResult, nextAttempt: number) {
       const s = forPlan(plan);
       view.retrying(s, failed, nextAttempt);
@@ -172,6 +182,9 @@ function plainView(out: Terminal, p: Paint, run: { concurrent: boolean }): View 
     stepFinished(s, result) {
       emit(s, [stepLine(result, p), ...stepDetails(result, p, false, false)]);
     },
+    stepProgress(s, row, detail) {
+      emit(s, [`${indentOf(row.depth)}${p.dim('…')} ${row.name}: ${row.status}`, ...detailLines(row, detail, p)]);
+    },
     retrying(s, failed, nextAttempt) {
       emit(s, retryLines(failed, nextAttempt, p));
     },
@@ -208,6 +221,8 @@ function liveView(out: Terminal, p: Paint, active: Map<string, Scenario>): View 
     scenarioStarted: () => draw(),
     stepStarted: () => draw(),
     stepFinished: () => draw(),
+    // The detail goes above the tree, whole: the tree's lines are cut to the terminal's width.
+    stepProgress: (s, row, detail) => draw(detail === undefined ? [] : [`${p.cyan(`[${s.name}]`)} ${row.name}:`, ...detailLines(row, detail, p)]),
     retrying(s, failed, nextAttempt) {
       draw(['', scenarioHeader(s, p), ...retryLines(failed, nextAttempt, p)]);
     },
@@ -223,6 +238,11 @@ function liveView(out: Terminal, p: Paint, active: Map<string, Scenario>): View 
   };
 }
 
+/** A progress detail, one indented line per line of it. */
+function detailLines(row: Row, detail: string | undefined, p: Paint): string[] {
+  return detail === undefined ? [] : detail.split('\n').map((l) => `${indentOf(row.depth)}    ${p.yellow(l)}`);
+}
+
 /**
  * The live tree: each scenario's header, then its steps (a spinner on the running ones). When it does not
  * fit the terminal, each scenario keeps its latest steps and says how many earlier ones are hidden.
@@ -235,7 +255,10 @@ function treeLines(scenarios: Scenario[], p: Paint, frame: number, maxLines: num
     const groups = s.rows.map((r) =>
       r.result
         ? [stepLine(r.result, p), ...stepDetails(r.result, p, true)]
-        : [`${indentOf(r.depth)}${spin} ${r.name}${iterationLabel(r.iteration, p)}  ${p.dim(formatMs(now - r.startedAt))}`],
+        : [
+            `${indentOf(r.depth)}${spin} ${r.name}${iterationLabel(r.iteration, p)}  ${p.dim(formatMs(now - r.startedAt))}`,
+            ...(r.status ? [`${indentOf(r.depth)}    ${p.yellow(r.status)}`] : []),
+          ],
     );
     return { header, groups };
   });

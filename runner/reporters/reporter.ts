@@ -31,6 +31,12 @@ export interface RunReporter {
   stepStarted?(plan: Plan, step: PlanStep, name: string): void;
   stepFinished?(plan: Plan, result: StepResult): void;
   /**
+   * A running step says what it is waiting for (a login waiting for a person). `status` is short, for the
+   * step's live line; `detail`, when given, is said once in full (a URL a person must open, which a line cut
+   * to the terminal's width would lose).
+   */
+  stepProgress?(plan: Plan, step: PlanStep, status: string, detail?: string): void;
+  /**
    * An attempt failed and `--retries` runs the scenario again. The next attempt's hooks follow, from
    * `scenarioStarted` on; `scenarioFinished` comes once, with the last attempt (the earlier ones are in its
    * `previous_attempts`).
@@ -69,6 +75,7 @@ export function combine(reporters: RunReporter[]): ReporterHooks {
     scenarioStarted: (p) => each((r) => r.scenarioStarted?.(p)),
     stepStarted: (p, s, n) => each((r) => r.stepStarted?.(p, s, n)),
     stepFinished: (p, s) => each((r) => r.stepFinished?.(p, s)),
+    stepProgress: (p, s, t, d) => each((r) => r.stepProgress?.(p, s, t, d)),
     scenarioRetrying: (p, f, n) => each((r) => r.scenarioRetrying?.(p, f, n)),
     scenarioFinished: (s, p) => each((r) => r.scenarioFinished?.(s, p)),
     notice: (m) => each((r) => r.notice?.(m)),

@@ -283,6 +283,12 @@ export interface BrowserOptions
   extends Pick<BrowserCreateParams, 'headless' | 'stealth' | 'timeout_seconds' | 'viewport' | 'start_url' | 'name' | 'tags' | 'kiosk_mode'> {
   /** A profile to start from, by name or id; `save_changes: true` writes the run's changes back. Not with `pool`. */
   profile?: ({ name: string; id?: never } | { id: string; name?: never }) & { save_changes?: boolean };
+  /**
+   * Start logged in: an auth connection (`bcs auth create`) by id, or found by domain and profile name. It is
+   * logged in first when it needs it (waiting for a person when the flow asks for one, up to `timeout`), and
+   * the browser starts from its profile, read-only. Not with `profile` or `pool`.
+   */
+  auth?: string | AuthConnection;
   /** Uploaded extensions to load, each by name or id. Not with `pool`. */
   extensions?: ({ name: string; id?: never } | { id: string; name?: never })[];
   /** A proxy by name or id, or `{ mode: 'direct' }`. Not with `pool`. */
@@ -295,6 +301,11 @@ export interface BrowserOptions
   pool?: string;
   acquire_timeout?: Duration;
 }
+
+/** An auth connection by id, or by its domain and profile name; `timeout` bounds the login (default 15 minutes). */
+export type AuthConnection =
+  | { id: string; domain?: never; profile?: never; timeout?: Duration }
+  | { domain: string; profile: string; id?: never; timeout?: Duration };
 
 export interface ReplayOptions {
   record: boolean;

@@ -135,7 +135,10 @@ export class ScenarioBuilder extends StepsBuilder implements Definable {
     return this.set('serve', dir, this.serve);
   }
 
-  /** The body of `POST /browsers`, or `{ pool, acquire_timeout }` to lease a browser from a pool. */
+  /**
+   * The body of `POST /browsers` (`auth` to start logged in from an auth connection's profile), or
+   * `{ pool, acquire_timeout }` to lease a browser from a pool.
+   */
   browser(options: BrowserOptions): this {
     return this.set('browser', options, this.browser);
   }

@@ -293,9 +293,20 @@ export type Operation =
    * on every value is masked as `***` in whatever the run reports. Values never appear in the plan.
    */
   | { op: 'secrets'; secrets: Record<string, SecretSource> }
+  /**
+   * Makes sure an auth connection is logged in before the browser is created from its profile: reads the
+   * connection and, unless it is AUTHENTICATED with no flow in progress, starts a login flow (when none is in
+   * progress) and follows the connection's event stream until the flow ends. Any end but SUCCESS fails the
+   * step; a flow waiting for a person is reported, with where to complete it, while it waits. The
+   * connection is saved under `save`, for the create body's `profile.name` (`{{ auth-connection.profile_name }}`).
+   */
+  | { op: 'auth'; connection: AuthConnectionRef; save: string }
   /** Starts the app under test (`sh -c command` in its own process group) and waits until `url` answers below 500. */
   | ({ op: 'web_server'; save: 'web_server' } & WebServerOptions)
   | { op: 'web_server_stop' };
+
+/** An auth connection by id, or the one for a domain and profile name (`GET /auth/connections?domain=&profile_name=`). */
+export type AuthConnectionRef = { id: string } | { domain: string; profile_name: string };
 
 /** Where a secret comes from: an environment variable, or a local file (an absolute path; one trailing newline dropped). */
 export type SecretSource = { env: string } | { file: string };

@@ -66,6 +66,7 @@ const EXPECTED: Record<string, string> = {
   '/$defs/artifact_name': 'expected a file name without folders, such as report.pdf',
   '/$defs/as_user': 'expected a user name',
   '/$defs/file_expect/properties/sha256': 'expected 64 hexadecimal digits',
+  '/$defs/browser_auth': 'expected an auth connection id, or an object with id (or domain and profile) and optional timeout',
 };
 
 /** Messages for "one of these keys" rules, where the generic wording would be vague. */
@@ -87,6 +88,10 @@ const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> 
   '/$defs/write_file': { none: "expected 'content' (text) or 'from' (a local file)", many: "use 'content' or 'from', not both" },
   '/$defs/secret': { none: "expected { env: VARIABLE } or { file: path }", many: "use 'env' or 'file', not both" },
   '/$defs/browser_profile': { none: "a profile needs 'name' or 'id'", many: "select the profile by 'name' or by 'id', not both" },
+  '/$defs/browser_auth/anyOf/1': {
+    none: "an auth connection is found by 'id', or by 'domain' and 'profile'",
+    many: "find the auth connection by 'id' or by 'domain' and 'profile', not both",
+  },
   '/$defs/browser_extension': { none: "an extension needs 'name' or 'id'", many: "select the extension by 'name' or by 'id', not both" },
   '/$defs/browser_proxy': { none: "a proxy needs one of 'name', 'id' or 'mode'", many: "a proxy has exactly one of 'name', 'id' and 'mode'" },
   '/$defs/json_check': {

@@ -1,6 +1,7 @@
 // How a scenario gets its browser and gives it back, and what is recorded around its steps: the implicit
-// setup and teardown steps (create or lease the browser, start and save the replay, collect telemetry,
-// delete or release the browser) and the replay marker each step carries.
+// setup and teardown steps (log in an auth connection, create or lease the browser, start and save the
+// replay, collect telemetry, delete or release the browser) and the replay marker each step carries.
+import { authSetup } from './auth-step.js';
 import { durationAt } from './duration.js';
 import type { DataPath } from './path.js';
 import type { Operation, PlanStep, SourceLocation } from './plan.js';
@@ -55,13 +56,21 @@ export function sessionSteps(
     const body: Obj = { ...browser };
     delete body.acquire_timeout;
     if (telemetry) body.telemetry = telemetry;
+    if (browser.auth !== undefined) {
+      const auth = authSetup(browser, source, report);
+      setup.push(auth.step);
+      delete body.auth;
+      body.profile = auth.profile;
+    }
     setup.push({
       phase: 'setup', kind: 'browser', name: 'create browser', source: at, timeout_ms: CREATE_BROWSER_TIMEOUT_MS,
       operations: [{ op: 'api', method: 'POST', path: '/browsers', body, save: 'session' }, connect()],
     });
   } else {
     for (const key of Object.keys(browser)) {
-      if (LAUNCH_RESOURCES.includes(key)) {
+      if (key === 'auth') {
+        report(['browser', key], "'auth' cannot be combined with 'pool': a pool's browsers were launched with the pool's own profile, so a lease cannot start logged in; drop 'pool' to create a browser from the connection's profile");
+      } else if (LAUNCH_RESOURCES.includes(key)) {
         report(['browser', key], `'${key}' cannot be set on a lease: a pool's browsers load their ${key.replace('_id', '')} from the pool's configuration (set it when the pool is created), or drop 'pool' to create a browser with it`);
       } else if (!LEASE_FIELDS.includes(key)) {
         report(['browser', key], `'${key}' comes from the pool's configuration; with 'pool' only ${LEASE_FIELDS.slice(1).join(', ')} apply`);

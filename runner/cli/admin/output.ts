@@ -129,6 +129,11 @@ export function table(header: string[], rows: (string | number | null | undefine
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
 }
 
+/** A record as `  field  value` lines, values aligned; `-` for an empty value. */
+export function fields(rows: [string, string | number | null | undefined][]): string[] {
+  return table(['', ''], rows).slice(1).map((line) => `  ${line}`);
+}
+
 /** `2026-05-01T10:20:30.123Z` as `2026-05-01 10:20:30Z`; absent as `-`. */
 export function when(iso: string | null | undefined): string {
   return iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-';

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Proxy, ProxyCreateParams, ProxyType } from '../../../src/api/index.js';
 import { UsageError } from '../usage-error.js';
 import { adminAction, adminFlags, segment, table, type Finish, when, wholeNumber } from './output.js';
+import { fromEnv, readStdin } from './secret-input.js';
 
 const TYPES: ProxyType[] = ['custom', 'datacenter', 'isp', 'residential', 'mobile'];
 
@@ -106,17 +107,10 @@ async function createBody(o: CreateFlags): Promise<ProxyCreateParams> {
 
 async function readPassword(o: CreateFlags): Promise<string | undefined> {
   if (o.passwordEnv !== undefined && o.passwordStdin) throw new UsageError('use --password-env or --password-stdin, not both');
-  if (o.passwordEnv !== undefined) {
-    const value = process.env[o.passwordEnv];
-    if (!value) throw new UsageError(`--password-env ${o.passwordEnv}: that environment variable is not set or empty`);
-    return value;
-  }
+  if (o.passwordEnv !== undefined) return fromEnv('--password-env', o.passwordEnv);
   if (!o.passwordStdin) return undefined;
-  // A terminal would echo what is typed: the password is piped in, e.g. from a secret manager.
-  if (process.stdin.isTTY) throw new UsageError('--password-stdin reads a pipe, e.g. `printenv PROXY_PASSWORD | bcs proxies create ... --password-stdin`');
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  // Piped in, e.g. from a secret manager.
+  const value = (await readStdin('--password-stdin', 'printenv PROXY_PASSWORD | bcs proxies create ... --password-stdin')).replace(/\r?\n$/, '');
   if (!value) throw new UsageError('--password-stdin: nothing was read from stdin');
   return value;
 }
