@@ -19,6 +19,8 @@ export interface LoginSiteOptions {
   users: Record<string, LoginSiteUser>;
   /** Accounts the 'chooser' variant offers (default: every user). */
   accounts?: string[];
+  /** 'totp' only: ask how to verify (authenticator app or a text message) before the code. */
+  mfaChoice?: boolean;
 }
 
 export interface LoginSite {
@@ -37,6 +39,8 @@ export interface LoginSite {
   logins: Array<{ user: string; at: number }>;
   /** POSTs received by the site and its identity provider. */
   attempts: number;
+  /** Codes "sent by text message" (the 'totp' variant with `mfaChoice`), newest last. */
+  smsCodes: string[];
   close(): Promise<void>;
 }
 
@@ -85,6 +89,7 @@ export async function startLoginSite(opts: LoginSiteOptions): Promise<LoginSite>
     cookieName,
     logins: [],
     attempts: 0,
+    smsCodes: [],
     expireSessions() {
       sessions.clear();
       pendingMfa.clear();
@@ -155,7 +160,21 @@ export async function startLoginSite(opts: LoginSiteOptions): Promise<LoginSite>
           if (!users[user]!.totpSecret) return signIn(user, ctx.next);
           const t = token();
           pendingMfa.set(t, { user, next: ctx.next });
-          return go('/login/mfa', [`${mfaCookie}=${t}; Path=/; HttpOnly; SameSite=Lax`]);
+          return go(opts.mfaChoice ? '/login/mfa/choose' : '/login/mfa', [`${mfaCookie}=${t}; Path=/; HttpOnly; SameSite=Lax`]);
+        },
+        'GET /login/mfa/choose': (ctx) => (pendingMfa.has(ctx.cookies[mfaCookie] ?? '') ? show(pages.mfaChoose()) : go('/login')),
+        'GET /login/mfa/sms': (ctx) => {
+          if (!pendingMfa.has(ctx.cookies[mfaCookie] ?? '')) return go('/login');
+          site.smsCodes.push(String(randomBytes(3).readUIntBE(0, 3) % 1_000_000).padStart(6, '0'));
+          return show(pages.sms());
+        },
+        'POST /login/mfa/sms': (ctx) => {
+          const t = ctx.cookies[mfaCookie] ?? '';
+          const pending = pendingMfa.get(t);
+          if (!pending) return go('/login');
+          if ((ctx.form.get('sms_code') ?? '').trim() !== site.smsCodes.at(-1)) return show(pages.sms(INVALID_CODE));
+          pendingMfa.delete(t);
+          return signIn(pending.user, pending.next, [`${mfaCookie}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax`]);
         },
         'GET /login/mfa': (ctx) => (pendingMfa.has(ctx.cookies[mfaCookie] ?? '') ? show(pages.mfa()) : go('/login')),
         'POST /login/mfa': (ctx) => {
@@ -383,6 +402,21 @@ ${alert(error)}
   <button type="submit">Verify</button>
 </form>
 <p>Open your two-factor authenticator (TOTP) app to view your authentication code.</p>`),
+
+  mfaChoose: () =>
+    layout('Verify it is you · Forge', `<h1>Choose a verification method</h1>
+<ul>
+  <li><a class="button" href="/login/mfa">Authenticator app</a></li>
+  <li><a class="button" href="/login/mfa/sms">Text message to •••• 42</a></li>
+</ul>`),
+
+  sms: (error?: string) =>
+    layout('Enter the code we sent · Forge', `<h1>Check your phone</h1>
+${alert(error)}
+<form id="sms-form" action="/login/mfa/sms" method="post">
+  ${field('sms_code', 'Verification code', `type="text" name="sms_code" inputmode="numeric" autocomplete="one-time-code" maxlength="6" autofocus`)}
+  <button type="submit">Verify</button>
+</form>`),
 
   chooser: (accounts: string[], next: string) =>
     layout('Choose an account · Pinecone Mail', `<h1>Choose an account</h1>

@@ -154,6 +154,36 @@ describe('auth connections', () => {
     expect(saved.value_keys!.sort()).toEqual(['password', 'username']);
   });
 
+  it('chooses the authenticator on a verification-method page with a TOTP secret, and asks which one without', async () => {
+    const s = await startLoginSite({ variant: 'totp', users: USERS, mfaChoice: true });
+    sites.push(s);
+    await kernel.credentials.create({ domain: '127.0.0.1', name: 'mfa-auto', values: { username: 'grace@example.test', password: 'hopper-1906' }, totp_secret: TOTP_SECRET });
+    const auto = await kernel.auth.connections.create({ domain: '127.0.0.1', profile_name: 'mfa-auto', login_url: s.loginUrl, credential: { name: 'mfa-auto' } });
+    await kernel.auth.connections.login(auto.id);
+    expect(await settled(auto.id)).toMatchObject({ status: 'AUTHENTICATED' });
+    expect(s.smsCodes).toEqual([]);
+
+    await kernel.credentials.create({ domain: '127.0.0.1', name: 'mfa-ask', values: { username: 'grace@example.test', password: 'hopper-1906' } });
+    const c = await kernel.auth.connections.create({ domain: '127.0.0.1', profile_name: 'mfa-ask', login_url: s.loginUrl, credential: { name: 'mfa-ask' } });
+    await kernel.auth.connections.login(c.id);
+    const choosing = await awaitingInput(c.id);
+    expect(choosing.mfa_options).toEqual([
+      { label: 'Authenticator app', type: 'totp' },
+      { label: 'Text message to •••• 42', type: 'sms' },
+    ]);
+    expect(choosing.choices!.map((x) => x.type)).toEqual(['mfa_method', 'mfa_method']);
+    await kernel.auth.connections.submit(c.id, { mfa_option_id: 'sms' });
+    const code = await eventually(async () => {
+      const x = await kernel.auth.connections.retrieve(c.id);
+      return x.flow_step === 'AWAITING_INPUT' && x.fields?.length ? x : undefined;
+    }, 60_000, 200);
+    expect(code.fields!.map((f) => f.label)).toEqual(['Verification code']);
+    await kernel.auth.connections.submit(c.id, { field_values: { code: s.smsCodes.at(-1)! } });
+    expect(await settled(c.id)).toMatchObject({ status: 'AUTHENTICATED', flow_status: 'SUCCESS' });
+    // The one-time code is not kept in the credential.
+    expect((await kernel.credentials.retrieve('mfa-ask')).value_keys!.sort()).toEqual(['password', 'username']);
+  });
+
   it('records a replay of the login when asked, and names it in the timeline', async () => {
     const s = await site('basic');
     await kernel.credentials.create({ domain: '127.0.0.1', name: 'recorded-cred', values: { username: 'ada@example.test', password: 'lovelace-1815' } });

@@ -225,6 +225,7 @@ describe('credential providers', () => {
     expect(items.status).toBe(503);
     expect(items.body).toMatchObject({ code: 'provider_unavailable' });
     expect(items.body.message).toMatch(/op-test.*service account token/i);
+    await expect(kernel.credentialProviders.listItems(provider.id)).rejects.toMatchObject({ status: 503 });
     expect(Date.now() - started).toBeLessThan(15_000);
     await kernel.credentialProviders.delete(provider.id);
     await expect(kernel.credentialProviders.retrieve(provider.id)).rejects.toMatchObject({ status: 404 });

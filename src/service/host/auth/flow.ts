@@ -175,13 +175,15 @@ async function ask(form: PageForm, hooks: FlowHooks, submitted: Record<string, s
   const body = await hooks.input();
   const given = { ...body.fields, ...body.field_values };
   for (const [key, value] of Object.entries(given)) {
-    // Keyed by a field's id, name, selector or type: stored under the name and the kind, so both find it.
+    // Keyed by a field's id, name, selector or type; kept under what the field is (username, password,
+    // code) so later pages and a saved credential use one name for it.
     const field = form.fields.find((f, i) => key === fieldId(i) || key === f.name || key === f.selector || key === f.kind || key === wireType(f));
-    submitted[field ? field.name : key] = value;
-    if (field && field.kind !== 'text') submitted[field.kind === 'code' ? 'code' : field.kind === 'identifier' ? 'username' : 'password'] = value;
+    submitted[field ? canonicalKey(field) : key] = value;
   }
   const choiceId = body.selected_choice_id ?? body.mfa_option_id ?? body.sign_in_option_id;
-  const choice = choiceId !== undefined ? form.choices.find((_, i) => choiceId === choiceIdOf(i) || choiceId === form.choices[i]!.label) : undefined;
+  // mfa_options have no ids on the wire: an option is named by its type (`sms`) or label.
+  const choice =
+    choiceId !== undefined ? form.choices.find((c, i) => choiceId === choiceIdOf(i) || choiceId === c.label || (c.mfaType !== undefined && choiceId === c.mfaType)) : undefined;
   if (choiceId !== undefined && !choice) throw new FlowFailure('invalid_choice', `no choice '${choiceId}' on this page`);
   const sso = body.sso_button_selector ?? (body.sso_provider ? form.sso.find((b) => b.provider.includes(body.sso_provider!.toLowerCase()))?.selector : undefined);
   return { choice, sso };
@@ -209,6 +211,7 @@ function pendingOf(form: PageForm): PendingInput {
 }
 
 const fieldId = (i: number) => `field_${i + 1}`;
+const canonicalKey = (f: PageField): string => ({ identifier: 'username', password: 'password', code: 'code', text: f.name })[f.kind];
 const choiceIdOf = (i: number) => `choice_${i + 1}`;
 const wireType = (f: PageField): AuthField['type'] => (f.kind === 'code' ? 'totp_code' : f.kind);
 
