@@ -232,6 +232,11 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
   .addOption(new Option('--chromium <path>', 'Chromium executable to launch').env('BCS_CHROMIUM'))
   .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
   .option('--standby <n>', 'browsers kept launched so POST /browsers with default options is a handoff (0 turns it off)', '1')
+  .addOption(
+    new Option('--network-policy <policy>', "sessions' egress: hosted refuses private and loopback addresses not in a browser's network.private_hosts; local also lets them reach this host's loopback")
+      .choices(['hosted', 'local'])
+      .default('hosted'),
+  )
   .action(async (o) => {
     const apiKey = resolveApiKey(o);
     const port = Number(o.port);
@@ -248,6 +253,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       chromium: o.chromium || undefined,
       logLevel: o.logLevel,
       standby,
+      networkPolicy: o.networkPolicy,
     }).catch((err: unknown) => {
       if (!(err instanceof SandboxRequiredError)) throw err;
       process.stderr.write(
@@ -262,7 +268,8 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
     if (service.apiKeyGenerated) process.stdout.write(`BCS_API_KEY=${service.apiKey}\n`);
     process.stderr.write(
       `bcs serve: listening on ${service.baseUrl}; chromium ${service.chromium.path} (${service.chromium.source}); data in ${resolve(o.dataDir)}\n` +
-        `bcs serve: ${service.sandbox ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
+        `bcs serve: ${service.sandbox?.network ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
+        `bcs serve: network policy: ${service.networkPolicy}\n` +
         (service.apiKeyGenerated ? 'bcs serve: the API key above is shown only once; only its hash is stored\n' : ''),
     );
     const stop = async () => {

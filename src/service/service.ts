@@ -17,7 +17,8 @@ import {
 import { PoolManager } from './host/pools/index.js';
 import { ExtensionStore, extensionSupport } from './host/extensions/index.js';
 import { ProfileStore } from './host/profiles/index.js';
-import { ProxyService } from './host/proxy/index.js';
+import { ProxyService, type EgressRefusal } from './host/proxy/index.js';
+import { EgressPolicy, ServicePorts, type EgressMode } from './host/network/index.js';
 import { Accounts, describeIsolation, detectSandbox, Launcher, ProcessRegistry, type Sandbox } from './host/process/index.js';
 import { Computers } from './host/input/index.js';
 import { PlaywrightExecutor } from './host/playwright/index.js';
@@ -90,6 +91,12 @@ export interface ServiceOptions {
   loginFlowTtlMs?: number;
   /** How often auth connections' due health checks are looked for (default 30 s). */
   authHealthTickMs?: number;
+  /**
+   * The egress rules for sessions' traffic: 'hosted' (the default) refuses private and loopback addresses
+   * unless a browser lists them in network.private_hosts; 'local' lets sessions reach this host's loopback
+   * (local development). Port 25 and the service's own ports are refused under both.
+   */
+  networkPolicy?: EgressMode;
 }
 
 /** startService was asked for a sandbox (requireSandbox) and there is none; the message says why. */
@@ -111,6 +118,8 @@ export interface RunningService {
   sandboxReason: string;
   /** One line saying how sessions are kept apart from the host and each other in this mode. */
   isolation: string;
+  /** The egress rules sessions are held to. */
+  networkPolicy: EgressMode;
   /** Every HTTP route the app serves (method and URL pattern). */
   routes(): RouteEntry[];
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */
@@ -151,13 +160,26 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     info: (obj: object, msg: string) => app?.log.info(obj, msg),
     warn: (obj: object, msg: string) => app?.log.warn(obj, msg),
   };
-  const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), now, log, display: opts.display });
+  // Every session's traffic leaves through its egress proxy, held to one policy; the service's own ports
+  // (the API's, DevTools bridges, the proxies themselves) are registered as they open.
+  const servicePorts = new ServicePorts();
+  const sessionLogs = new SessionLogs();
+  let telemetryHub: TelemetryHub | undefined;
+  const egress = {
+    policy: new EgressPolicy(opts.networkPolicy ?? 'hosted', servicePorts),
+    servicePorts,
+    refused: (sessionId: string, r: EgressRefusal) => {
+      sessionLogs.service(sessionId, `egress refused ${r.method} ${r.host}:${r.port}: ${r.message} (${r.code})`);
+      telemetryHub?.emit(sessionId, 'network', 'egress_refused', { kind: 'kernel_api', event: 'egress_proxy' }, { ...r });
+    },
+  };
+  const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), now, log, display: opts.display, egress });
   // Measured in the background now, so the first create does not pay for the whole measurement.
   void sessions.windowFrame();
-  const sessionLogs = new SessionLogs();
   const telemetryEvents = new TelemetryRepo(db);
   const exporter = new OtlpExporter(opts.otlpDestinations ?? {}, log);
   const telemetry = new TelemetryHub({ repo: telemetryEvents, exporter, sessionLog: (id, line) => sessionLogs.service(id, line), log });
+  telemetryHub = telemetry;
   const headful = await headfulSupport(chromium.headlessShell);
   const limits = new LimitsRepo(db);
   if (opts.maxConcurrentSessions !== undefined) limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
@@ -297,6 +319,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const host = opts.host ?? '127.0.0.1';
   await app.listen({ host, port: opts.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;
+  const releaseApiPort = servicePorts.add(port);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   // App workers reach the service on loopback whatever address it serves others on.
   baseUrl = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : urlHost}:${port}`;
@@ -313,6 +336,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     sandbox,
     sandboxReason,
     isolation: describeIsolation(sandbox, sandboxReason),
+    networkPolicy: egress.policy.mode,
     routes: () => [...app.routeTable],
     close: () =>
       (closing ??= (async () => {
@@ -324,6 +348,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         await standby.close();
         await sessions.closeAll('service_shutdown', 'the service was stopped');
         await app.close();
+        releaseApiPort();
         await Promise.all([recordings.close(), playwright.close()]);
         await telemetry.close();
         db.close();

@@ -20,7 +20,7 @@ export async function startTestService(opts: Partial<ServiceOptions> = {}): Prom
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'bcs-test-')));
   // No warm standby unless a test asks for one: most files never create a browser, and the ones that do
   // would pay for a second launch (the standby's replacement) on two cores shared by parallel files.
-  const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, standby: 0, ...opts, dataDir });
+  const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, standby: 0, networkPolicy: 'local', ...opts, dataDir });
   const call: TestService['call'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${service.apiKey}`, ...o.headers };
     let body: string | undefined = o.raw;

@@ -227,7 +227,7 @@ describe.skipIf(!asRoot)('session uids', () => {
 describe('the isolation summary', () => {
   it('says which mode holds, and never more', () => {
     const kernel = { name: 'kernel', uid: 65534, gid: 65534 };
-    const sandbox = { kind: 'bwrap' as const, bwrapPath: '/usr/bin/bwrap', setprivPath: '/usr/bin/setpriv', systemArgs: [], kernel };
+    const sandbox = { kind: 'bwrap' as const, bwrapPath: '/usr/bin/bwrap', setprivPath: '/usr/bin/setpriv', systemArgs: [], kernel, network: null, networkReason: 'turned off' };
     expect(describeIsolation({ ...sandbox, privileged: true }, 'bwrap at /usr/bin/bwrap', 0)).toMatch(/^sandboxed .*'kernel' \(uid 65534\)/);
     expect(describeIsolation({ ...sandbox, privileged: false }, 'bwrap at /usr/bin/bwrap', 1000)).toMatch(/^sandboxed .*service's own user/);
     expect(describeIsolation(null, 'turned off', 0)).toMatch(/^unsandboxed \(turned off\): each session runs as a uid of its own/);

@@ -117,8 +117,10 @@ describe('custom proxies route sessions', () => {
     expect(plain.proxy_id).toBeUndefined();
     const browser = await connect(plain.cdp_ws_url);
     const page = await browser.contexts()[0]!.newPage();
-    // site.test exists only behind the proxy.
-    await expect(page.goto('http://site.test/unreachable', { timeout: 15_000 })).rejects.toThrow();
+    // site.test exists only behind the proxy: the session's egress cannot resolve it, and says so.
+    const unreachable = await page.goto('http://site.test/unreachable', { timeout: 15_000 });
+    expect(unreachable?.status()).toBe(502);
+    expect(await page.textContent('body')).toContain('could not resolve site.test');
     // A fresh tab: the failed one is still busy showing its error page.
     const local = await browser.contexts()[0]!.newPage();
     await local.goto(`http://127.0.0.1:${site.port}/local`);
@@ -147,7 +149,7 @@ describe('custom proxies route sessions', () => {
     // Direct now: the forwarder itself tries site.test, which resolves nowhere, and says so.
     const res = await page.goto('http://site.test/after-switch');
     expect(res?.status()).toBe(502);
-    expect(await page.textContent('body')).toContain('could not reach site.test');
+    expect(await page.textContent('body')).toContain('could not resolve site.test');
     expect(acceptedFor('after-switch')).toEqual([]);
 
     const back = (await svc.call('PATCH', `/browsers/${session.session_id}`, { body: { proxy: { id: proxyId } } })).body;
@@ -155,11 +157,13 @@ describe('custom proxies route sessions', () => {
     await page.goto('http://site.test/switched-back');
     expect(await page.textContent('#via')).toBe('via-proxy');
 
-    // A session launched without a proxy cannot be given one: Chromium takes its proxy at launch.
+    // A session launched without a proxy can be given one: its traffic always leaves through its egress proxy.
     const plain = await kernel.browsers.create({ headless: true });
-    const refused = await svc.call('PATCH', `/browsers/${plain.session_id}`, { body: { proxy_id: proxyId } });
-    expect(refused.status).toBe(400);
-    expect(refused.body.details[0].field).toBe('body.proxy_id');
+    const given = await svc.call('PATCH', `/browsers/${plain.session_id}`, { body: { proxy_id: proxyId } });
+    expect(given.status).toBe(200);
+    const plainPage = await (await connect(plain.cdp_ws_url)).contexts()[0]!.newPage();
+    await plainPage.goto('http://site.test/given-later');
+    expect(await plainPage.textContent('#via')).toBe('via-proxy');
     const both = await svc.call('PATCH', `/browsers/${plain.session_id}`, { body: { proxy: { mode: 'direct' }, disable_default_proxy: true } });
     expect(both.status).toBe(400);
     expect((await svc.call('PATCH', `/browsers/${plain.session_id}`, { body: { proxy: { mode: 'direct' } } })).body.proxy).toEqual({ mode: 'direct' });

@@ -9,9 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bypassMatcher } from '../../src/service/host/proxy/bypass.js';
 import { ProxyForwarder } from '../../src/service/host/proxy/forwarder.js';
+import { EgressPolicy, ServicePorts } from '../../src/service/host/network/index.js';
 import type { Upstream } from '../../src/service/host/proxy/upstream.js';
 import { SecretsBox } from '../../src/service/secrets-box.js';
 import { selfSignedCert, startSecureSite, startSite, startTestProxy, type TestProxy, type TestSite } from './proxies-fixtures.js';
+
+/** Units here use sites on loopback, which the local-development policy lets through. */
+const local = { policy: new EgressPolicy('local', new ServicePorts()) };
 
 describe('SecretsBox', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bcs-secrets-'));
@@ -106,7 +110,7 @@ describe('ProxyForwarder', () => {
     });
 
   it('adds the credentials, and explains a 407 instead of passing it on', async () => {
-    const forwarder = await ProxyForwarder.start(upstream);
+    const forwarder = await ProxyForwarder.start(upstream, () => {}, local);
     try {
       const ok = await get(forwarder, 'http://site.test/through');
       expect(ok.status).toBe(200);
@@ -114,7 +118,7 @@ describe('ProxyForwarder', () => {
       expect(proxy.seen.at(-1)).toMatchObject({ target: 'http://site.test/through', accepted: true });
 
       const reports: string[] = [];
-      const wrong = await ProxyForwarder.start({ ...upstream, password: 'wrong-password' }, (m) => reports.push(m));
+      const wrong = await ProxyForwarder.start({ ...upstream, password: 'wrong-password' }, (m) => reports.push(m), local);
       try {
         const refused = await get(wrong, 'http://site.test/refused');
         expect(refused.status).toBe(502);
@@ -134,7 +138,7 @@ describe('ProxyForwarder', () => {
   });
 
   it('goes direct for bypassed hosts and without an upstream', async () => {
-    const forwarder = await ProxyForwarder.start({ ...upstream, bypass: ['127.0.0.1'] });
+    const forwarder = await ProxyForwarder.start({ ...upstream, bypass: ['127.0.0.1'] }, () => {}, local);
     try {
       const before = proxy.seen.length;
       const direct = await get(forwarder, `http://127.0.0.1:${site.port}/bypassed`);
@@ -149,7 +153,7 @@ describe('ProxyForwarder', () => {
   });
 
   it('tunnels CONNECT through the upstream, and switching the upstream drops open tunnels', async () => {
-    const forwarder = await ProxyForwarder.start(upstream);
+    const forwarder = await ProxyForwarder.start(upstream, () => {}, local);
     try {
       const tunnel = await connect(forwarder, 'site.test:80');
       expect(tunnel.status).toBe(200);
@@ -175,7 +179,7 @@ describe('ProxyForwarder', () => {
   it.skipIf(!selfSignedCert(['proxy.test']))('speaks TLS to an https proxy, and checks its certificate', async () => {
     // Any TLS server stands in for an https proxy here: the handshake is what is under test.
     const tlsServer = await startSecureSite(selfSignedCert(['proxy.test'])!);
-    const forwarder = await ProxyForwarder.start({ proxyId: 'p2', protocol: 'https', host: '127.0.0.1', port: tlsServer.port });
+    const forwarder = await ProxyForwarder.start({ proxyId: 'p2', protocol: 'https', host: '127.0.0.1', port: tlsServer.port }, () => {}, local);
     try {
       const refused = await get(forwarder, 'http://site.test/over-tls');
       expect(refused.status).toBe(502);

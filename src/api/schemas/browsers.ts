@@ -58,6 +58,20 @@ export const browserTelemetryConfig = {
   },
 } as const;
 
+/** The seed's `network`: what a browser reaches directly instead of through managed egress. */
+export const browserNetwork = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    private_hosts: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'string', minLength: 1, maxLength: 255 },
+      description: 'Host names (`*.` for subdomains), addresses and CIDRs the browser may reach although they are private or non-public',
+    },
+  },
+} as const;
+
 export const browserSession = {
   type: 'object',
   additionalProperties: false,
@@ -91,6 +105,7 @@ export const browserSession = {
     profile: { ...profile, description: 'The profile the session started from' },
     profile_save_changes: { type: 'boolean', description: 'Whether the session writes its state back to `profile` when it ends' },
     site_config_id: { type: 'string', description: 'Our extension: the site config whose settings were this browser\'s defaults (its `start_url` matched)' },
+    network: browserNetwork,
   },
 } as const;
 
@@ -149,6 +164,7 @@ export const browserCreateParams = {
     ...proxyFields,
     profile: profileSelector,
     extensions: extensionSelectors,
+    network: browserNetwork,
   },
 } as const;
 

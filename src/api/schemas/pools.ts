@@ -25,6 +25,7 @@ const poolFields = {
   profile: browser.profile,
   refresh_on_profile_update: { type: 'boolean', description: 'Replace idle browsers when the profile is updated (default true with a profile)' },
   extensions: browser.extensions,
+  network: browser.network,
 } as const;
 
 /** `POST /browser_pools`. */
@@ -111,6 +112,7 @@ export const browserPoolConfig = {
       description: "As sent, without `save_changes` (pool browsers load profiles read-only); resolved as the pool's `profile_id`",
     },
     refresh_on_profile_update: { type: 'boolean' },
+    network: browser.network,
   },
 } as const;
 

@@ -14,6 +14,7 @@ import type { CdpTokens } from '../host/session/index.js';
 import type { ProfileStore } from '../host/profiles/index.js';
 import type { ProxyService } from '../host/proxy/index.js';
 import type { SiteConfigs } from '../host/sites/index.js';
+import { checkNetwork } from '../host/network/index.js';
 import type { ServiceContext } from '../context.js';
 import type { TelemetryHub } from '../host/telemetry/index.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
@@ -129,6 +130,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
  * ones are a 404, a profile already held read-write a 409, extensions without a full Chromium a 400.
  */
 function withResources(projectId: string | null, body: BrowserCreateParams, ctx: ServiceContext): BrowserCreateParams {
+  checkNetwork(body.network, 'body');
   const params = { ...body };
   if (body.profile && ctx.profiles) {
     const profile = ctx.profiles.select(projectId, body.profile, 'body.profile');
@@ -181,6 +183,7 @@ export function presentSession(
     session.profile = deps.profiles?.presentRef(row.profile_id) ?? ({ id: row.profile_id } as BrowserSession['profile']);
     session.profile_save_changes = row.profile_save_changes;
   }
+  if (row.private_hosts) session.network = { private_hosts: row.private_hosts };
   const siteConfigId = deps.siteConfigs?.browserLink(row.id);
   if (siteConfigId) session.site_config_id = siteConfigId;
   const endMs = row.deleted_at ? Date.parse(row.deleted_at) : Date.now();

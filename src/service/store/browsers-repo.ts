@@ -28,9 +28,12 @@ export interface BrowserRow {
   profile_save_changes: boolean;
   /** The invocation of a deployed action the session was created for (its browsers end with it). */
   invocation_id: string | null;
+  /** `network.private_hosts`: private destinations the session's egress lets through; null when not given. */
+  private_hosts: string[] | null;
 }
 
-type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed' | 'profile_save_changes'> & {
+type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed' | 'profile_save_changes' | 'private_hosts'> & {
+  private_hosts: string | null;
   sandboxed: number;
   profile_save_changes: number;
   tags: string;
@@ -50,7 +53,7 @@ export interface ListQuery {
 }
 
 const COLUMNS = `id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
-  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes, invocation_id`;
+  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes, invocation_id, private_hosts`;
 
 export class BrowsersRepo {
   private readonly stmts;
@@ -60,7 +63,7 @@ export class BrowsersRepo {
       insert: db.prepare(
         `INSERT INTO browsers (${COLUMNS}) VALUES (@id, @project_id, @name, @tags, @headless, @stealth, @kiosk_mode,
           @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir, @sandboxed, @pool_id,
-          @profile_id, @profile_save_changes, @invocation_id)`,
+          @profile_id, @profile_save_changes, @invocation_id, @private_hosts)`,
       ),
       byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE id = ?`),
       activeByName: db.prepare<[string, string], StoredRow>(
@@ -179,6 +182,7 @@ function toStored(row: BrowserRow): StoredRow {
     kiosk_mode: row.kiosk_mode ? 1 : 0,
     sandboxed: row.sandboxed ? 1 : 0,
     profile_save_changes: row.profile_save_changes ? 1 : 0,
+    private_hosts: row.private_hosts ? JSON.stringify(row.private_hosts) : null,
   };
 }
 
@@ -192,5 +196,6 @@ function fromStored(row: StoredRow): BrowserRow {
     kiosk_mode: row.kiosk_mode === 1,
     sandboxed: row.sandboxed === 1,
     profile_save_changes: row.profile_save_changes === 1,
+    private_hosts: row.private_hosts ? (JSON.parse(row.private_hosts) as string[]) : null,
   };
 }

@@ -342,4 +342,8 @@ export const migrations: string[] = [
     site_config_id TEXT NOT NULL
   );
   `,
+  // The egress rules: a session's network.private_hosts (JSON array).
+  `
+  ALTER TABLE browsers ADD COLUMN private_hosts TEXT;
+  `,
 ];

@@ -23,8 +23,13 @@ export interface LaunchOptions {
   wrap?: (file: string, args: string[], env: Record<string, string>) => { file: string; args: string[] };
   /** Hides the automation flag (`navigator.webdriver`) that bot checks look for. */
   stealth?: boolean;
-  /** The session's forwarding proxy (proxy/forwarder.ts), `http://127.0.0.1:PORT`; loopback stays direct. */
+  /**
+   * The session's egress proxy (proxy/forwarder.ts), `http://127.0.0.1:PORT`. Loopback goes through it too:
+   * in a network namespace the browser's own loopback is empty, and the policy decides about the host's.
+   */
   proxyServer?: string;
+  /** DevTools' port: 0 (Chromium picks) on the host's network, fixed inside a namespace of the session's own. */
+  debuggingPort?: number;
   /** Runs Chromium as this user (a root service without a sandbox: the session's own uid). */
   user?: { uid: number; gid: number };
   /** Killed when the service dies (a probe: no session's state to save later, nothing to recover). */
@@ -45,6 +50,8 @@ export interface LaunchedChromium {
   pid: number;
   /** ws://127.0.0.1:PORT/devtools/browser/UUID — never leaves the host; clients go through the CDP proxy. */
   wsEndpoint: string;
+  /** The DevTools URL as the session's own processes reach it, when the session has a network of its own. */
+  insideWsEndpoint?: string;
   /** Resolves once the process (group leader) has exited, however that happened. */
   exited: Promise<ExitInfo>;
   /** The last lines Chromium wrote to stderr, for crash reports. */
@@ -59,7 +66,7 @@ const STDERR_TAIL_BYTES = 16 * 1024;
 
 export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): string[] {
   const args = [
-    '--remote-debugging-port=0',
+    `--remote-debugging-port=${opts.debuggingPort ?? 0}`,
     '--remote-debugging-address=127.0.0.1',
     `--user-data-dir=${opts.userDataDir}`,
     `--window-size=${opts.viewport.width + (opts.frame?.width ?? 0)},${opts.viewport.height + (opts.frame?.height ?? 0)}`,
@@ -104,7 +111,9 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
   if (opts.kioskMode) args.push('--kiosk');
   if (opts.stealth) args.push('--disable-blink-features=AutomationControlled');
   // WebRTC's UDP would leave beside the proxy and show the host's own address.
-  if (opts.proxyServer) args.push(`--proxy-server=${opts.proxyServer}`, '--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
+  if (opts.proxyServer) {
+    args.push(`--proxy-server=${opts.proxyServer}`, '--proxy-bypass-list=<-loopback>', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
+  }
   if (opts.extraArgs) args.push(...opts.extraArgs);
   args.push(opts.startUrl ?? 'about:blank');
   return args;

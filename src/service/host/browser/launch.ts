@@ -11,7 +11,8 @@ import { sessionUsersPossible } from '../data-dir.js';
 import { launchChromium, type LaunchedChromium } from './chromium.js';
 import type { ChromiumExecutable } from './chromium-path.js';
 import { DOWNLOADS_DIR, HOME_DIR, HostView, TMP_DIR, USER_DATA_DIR, handOverView } from '../fs/index.js';
-import { ProxyForwarder, type Upstream } from '../proxy/index.js';
+import { ProxyForwarder, type EgressRefusal, type Upstream } from '../proxy/index.js';
+import { SessionNetwork, DEVTOOLS_PORT, type EgressPolicy, type ServicePorts } from '../network/index.js';
 import { existingDisplay, startXvfb, type ExistingDisplay, type XDisplay } from './xvfb.js';
 
 export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
@@ -69,8 +70,10 @@ export interface WarmBrowser {
   readonly screen?: XDisplay;
   /** The service's own connection that lets the headless shell download; resolves undefined elsewhere. */
   readonly downloads: Promise<CdpConnection | undefined>;
-  /** The forwarding proxy of a browser launched with a custom proxy. */
-  readonly forwarder?: ProxyForwarder;
+  /** The session's egress proxy: the policy, and the custom proxy it chains to (PATCH switches it). */
+  readonly forwarder: ProxyForwarder;
+  /** The session's own network namespace; none where the sandbox cannot give it one (isolation.ts says). */
+  readonly network?: SessionNetwork;
   /** The path Chromium sees for a path of the view: itself in the sandbox, the view's host folder without. */
   readonly browserPath: (viewPath: string) => string;
 }
@@ -86,6 +89,8 @@ export interface LaunchEnv {
   preparers: LaunchPreparer[];
   /** Headful browsers go here rather than onto an Xvfb of their own. */
   display?: ExistingDisplay;
+  /** The egress rules, the service's own ports, and who hears of a refused destination. */
+  egress: { policy: EgressPolicy; servicePorts: ServicePorts; refused(sessionId: string, refusal: EgressRefusal): void };
 }
 
 /**
@@ -123,14 +128,12 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
   let screen: XDisplay | undefined;
   let chromium: LaunchedChromium;
   let forwarder: ProxyForwarder | undefined;
+  let network: SessionNetwork | undefined;
   try {
-    if (spec.proxy) {
-      const proxyId = spec.proxy.proxyId;
-      forwarder = await ProxyForwarder.start(spec.proxy, (message) => env.warn({ session_id: id, proxy_id: proxyId, err: message }, 'the session proxy failed'));
-    }
     const identity = await sessionIdentity(env, dir);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await view.createLayout();
+    ({ forwarder, network } = await openEgress(env, id, spec, sandbox, view, join(dir, 'net')));
     const extraArgs: string[] = [];
     for (const prepare of env.preparers) extraArgs.push(...(await prepare(spec, view, inView)));
     await writeDownloadPreferences(view.hostPath(USER_DATA_DIR), inView(DOWNLOADS_DIR));
@@ -143,9 +146,10 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
     if (!spec.headless) {
       screen = env.display ? existingDisplay(env.display, spec.viewport.width, spec.viewport.height) : await startXvfb(spec.viewport.width, spec.viewport.height);
     }
+    const netns = network?.nsPath;
     chromium = await launchChromium(env.chromium, {
       userDataDir: inView(USER_DATA_DIR),
-      wrap: browser ? (_file, args, e) => sandboxCommand(browser.sandbox, browserLaunch(view, browser, args, e)) : undefined,
+      wrap: browser ? (_file, args, e) => sandboxCommand(browser.sandbox, { ...browserLaunch(view, browser, args, e), netns }) : undefined,
       user,
       env: user ? unsandboxedEnv(view) : undefined,
       headless: spec.headless,
@@ -156,11 +160,14 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
       startUrl: spec.startUrl ?? undefined,
       kioskMode: spec.kioskMode,
       stealth: spec.stealth,
-      proxyServer: forwarder?.proxyServer,
+      proxyServer: network?.proxyServer ?? forwarder.proxyServer,
+      debuggingPort: network ? DEVTOOLS_PORT : 0,
       extraArgs,
     });
+    chromium = reachableFromService(chromium, env.egress.servicePorts, network);
   } catch (err) {
     await screen?.stop();
+    await network?.close();
     await forwarder?.close();
     throw err;
   }
@@ -173,7 +180,48 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
         return undefined;
       })
     : Promise.resolve(undefined);
-  return { id, spec, view, chromium, screen, downloads, forwarder, browserPath: inView };
+  return { id, spec, view, chromium, screen, downloads, forwarder, network, browserPath: inView };
+}
+
+/**
+ * The session's egress proxy, and its network namespace where the sandbox can make one (the proxy then
+ * listens on a socket only that namespace's bridge reaches).
+ */
+async function openEgress(env: LaunchEnv, id: string, spec: LaunchSpec, sandbox: Sandbox | null, view: HostView, netDir: string) {
+  const proxyId = spec.proxy?.proxyId;
+  const report = (message: string) => env.warn({ session_id: id, proxy_id: proxyId, err: message }, 'the session proxy failed');
+  const egress = { policy: env.egress.policy, servicePorts: env.egress.servicePorts, refused: (r: EgressRefusal) => env.egress.refused(id, r) };
+  if (!sandbox?.network) return { forwarder: await ProxyForwarder.start(spec.proxy, report, egress), network: undefined };
+  const socketPath = await SessionNetwork.prepareDir(netDir, sandbox);
+  const forwarder = await ProxyForwarder.start(spec.proxy, report, { ...egress, socketPath });
+  try {
+    const network = await SessionNetwork.start({ sandbox: { ...sandbox, network: sandbox.network }, view, dir: netDir, servicePorts: env.egress.servicePorts });
+    return { forwarder, network };
+  } catch (err) {
+    await forwarder.close();
+    throw err;
+  }
+}
+
+/**
+ * The service's CDP clients reach Chromium on the host's loopback: through the namespace's bridge, or at
+ * Chromium's own port, registered as the service's so no session's egress is let through to it. Both are
+ * released once Chromium is gone.
+ */
+function reachableFromService(chromium: LaunchedChromium, servicePorts: ServicePorts, network: SessionNetwork | undefined): LaunchedChromium {
+  const inside = chromium.wsEndpoint;
+  const release = network ? () => network.close() : servicePorts.add(Number(new URL(inside).port));
+  const kill = chromium.kill;
+  return {
+    ...chromium,
+    wsEndpoint: network ? network.hostEndpoint(inside) : inside,
+    insideWsEndpoint: network ? inside : undefined,
+    kill: async () => {
+      const info = await kill();
+      await release();
+      return info;
+    },
+  };
 }
 
 /** Stops a browser that never became a session, or whose session is gone. */
@@ -181,7 +229,7 @@ export async function stopBrowser(warm: WarmBrowser): Promise<void> {
   (await warm.downloads)?.close();
   await warm.chromium.kill();
   await warm.screen?.stop();
-  await warm.forwarder?.close();
+  await warm.forwarder.close();
 }
 
 /**

@@ -110,7 +110,8 @@ export class PlaywrightExecutor {
       let running = true;
       // Only this job: by the time a slow client hangs up, the worker may be running the next one.
       void cancel?.then(() => running && worker.stop({ kind: 'stopped', reason: 'the client went away' }));
-      const job = { wsEndpoint: session.chromium.wsEndpoint, code: compiled.js };
+      // Inside the session's network the host's loopback (where the service reaches DevTools) is not there.
+      const job = { wsEndpoint: this.sandbox ? (session.chromium.insideWsEndpoint ?? session.chromium.wsEndpoint) : session.chromium.wsEndpoint, code: compiled.js };
       const run = await worker.run(job, req.timeoutSec * 1000).finally(() => (running = false));
       if (!state.closed && !session.ending) this.park(state, session, worker);
       return this.toResponse(run, req.timeoutSec);
@@ -187,7 +188,8 @@ export class PlaywrightExecutor {
     if (this.sandbox) {
       // bwrap clears the environment, so the IPC channel's fd (3, the fourth stdio entry) is named again.
       const env = { ...base, HOME: HOME_DIR, NODE_CHANNEL_FD: '3', NODE_CHANNEL_SERIALIZATION_MODE: 'json' };
-      const cmd = sandboxCommand(this.sandbox, { view, cwd: HOME_DIR, env, identity, newSession: true, command: this.files.node, args: nodeArgs });
+      const netns = session.network?.netns;
+      const cmd = sandboxCommand(this.sandbox, { view, cwd: HOME_DIR, env, identity, newSession: true, command: this.files.node, args: nodeArgs, netns });
       return { ...cmd, env: { PATH: DEFAULT_PATH }, cwd: '/', sandboxed: true };
     }
     const home = view.hostPath(HOME_DIR);

@@ -143,6 +143,7 @@ export class LivePool {
       // Read-only: pool browsers never write the profile back.
       ...(config.profile_id ? { profile: { id: config.profile_id } } : {}),
       ...(config.extension_ids?.length ? { extensions: config.extension_ids.map((id) => ({ id })) } : {}),
+      ...(config.network ? { network: config.network } : {}),
     };
     // Read before the launch copies the profile, so a save that lands meanwhile marks this browser stale.
     const profileId = config.profile_id ?? null;

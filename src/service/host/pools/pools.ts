@@ -1,5 +1,6 @@
 // The browser pools of the service: created, changed and deleted through the API, stored in SQLite and
 // recreated (and refilled) when the service starts. Each pool's browsers live in a LivePool (pool.ts).
+import { checkNetwork } from '../network/index.js';
 import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef } from '../../../api/types.js';
 import type { BrowserPoolCreateParams, BrowserPoolUpdateParams } from '../../../api/schemas/pools.js';
 import { DomainError, conflict, notFound } from '../errors.js';
@@ -123,6 +124,7 @@ export class PoolManager {
       fill_rate_per_minute: body.fill_rate_per_minute ?? DEFAULT_FILL_RATE,
       ...(body.telemetry ? { telemetry: body.telemetry } : {}),
       ...(body.proxy_id ? { proxy_id: body.proxy_id } : {}),
+      ...(body.network ? { network: body.network } : {}),
     };
     applyPoolResources(config, body, projectId, this.deps, input);
     this.checkConfig(config, projectId, input);
@@ -145,6 +147,7 @@ export class PoolManager {
     // null clears the pool's telemetry: browsers launched from now on capture nothing.
     if (changes.telemetry === null) delete config.telemetry;
     if (config.proxy_id === '') delete config.proxy_id;
+    if (config.network && !config.network.private_hosts?.length) delete config.network;
     applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps, input);
     this.checkConfig(config, old.project_id, input);
     this.limit?.admitReservation(config.size - old.config.size, old.project_id);
@@ -187,6 +190,7 @@ export class PoolManager {
   }
 
   private checkConfig(config: StoredPoolConfig, projectId: string | null, input: string): void {
+    checkNetwork(config.network, input);
     this.deps.telemetry.validate(config.telemetry, `${input}.telemetry`);
     // A custom proxy of the project, or a 400 naming proxy_id (hosted-only types cannot route here).
     if (config.proxy_id) this.deps.proxies?.poolRoute(projectId, config.proxy_id, `${input}.proxy_id`);

@@ -2,7 +2,7 @@ export { Accounts } from './accounts.js';
 export type { Account } from './accounts.js';
 export { describeIsolation } from './isolation.js';
 export { Launcher } from './launch.js';
-export type { ProcessRequest } from './launch.js';
+export type { ProcessRequest, SessionNetworkRef } from './launch.js';
 export type { OutputSubscriber } from './output.js';
 export { ProcTable, signalPid } from './proc-table.js';
 export { ProcessRegistry, ensureRunning } from './processes.js';

@@ -27,6 +27,14 @@ export interface LaunchPlan {
   identity: Account;
 }
 
+/** A session's network namespace as its processes join it (host/network/namespace.ts). */
+export interface SessionNetworkRef {
+  /** What nsenter --net= opens. */
+  netns: string;
+  /** The egress proxy as seen inside. */
+  proxyUrl: string;
+}
+
 export const UNSANDBOXED_ROOT =
   'without the sandbox, processes never run as root: root there would be root on the host, with the service\'s database and keys and every other session in reach; install bubblewrap for as_root';
 
@@ -87,7 +95,8 @@ export class Launcher {
     return target;
   }
 
-  async plan(view: HostView, req: ProcessRequest, tty: boolean, input: string): Promise<LaunchPlan> {
+  /** `network`: the session's own network, which a sandboxed process joins (its only way out is the egress proxy). */
+  async plan(view: HostView, req: ProcessRequest, tty: boolean, input: string, network?: SessionNetworkRef): Promise<LaunchPlan> {
     const identity = this.identity(req, view, input);
     const cwd = posix.normalize(req.cwd ?? HOME_DIR);
     const sandboxed = this.sandbox !== null;
@@ -99,6 +108,7 @@ export class Launcher {
       LANG: 'C.UTF-8',
       ...(sandboxed ? {} : { TMPDIR: view.hostPath(TMP_DIR) }),
       ...(tty ? { TERM: 'xterm-256color' } : {}),
+      ...(sandboxed && network ? egressEnv(network.proxyUrl) : {}),
     };
     const env = { ...base, ...req.env };
     const hostCwd = sandboxed ? await sandboxHostPath(view, cwd) : await view.resolve(cwd, `${input}.cwd`);
@@ -108,7 +118,7 @@ export class Launcher {
     const hostCommand = await this.findCommand(view, req.command, env.PATH ?? '', cwd, sandboxed, input);
     const args = req.args ?? [];
     if (this.sandbox) {
-      const cmd = sandboxCommand(this.sandbox, { view, cwd, env, identity, newSession: !tty, command: req.command, args });
+      const cmd = sandboxCommand(this.sandbox, { view, cwd, env, identity, newSession: !tty, command: req.command, args, netns: network?.netns });
       // bwrap itself never sees the request's environment (LD_PRELOAD and friends): only the sandbox does.
       return { ...cmd, env: { PATH: DEFAULT_PATH }, cwd: '/', sandboxed, identity };
     }
@@ -143,6 +153,11 @@ export class Launcher {
     }
     throw invalidField(`${input}.command`, `'${command}' was not found${command.includes('/') ? '' : ' on PATH'} or is not executable`);
   }
+}
+
+/** Tools that honour the usual proxy variables reach the web through the session's egress proxy. */
+function egressEnv(proxy: string): Record<string, string> {
+  return { http_proxy: proxy, https_proxy: proxy, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy };
 }
 
 /** Unsandboxed, the view's folders stand in for /home/kernel and /tmp; other paths are the host's. */

@@ -4,7 +4,7 @@ import type { ProcessSpawnParams } from '../../../api/schemas/process.js';
 import type { ExecResult } from '../../../api/schemas/process.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { ManagedProcess, type OutputSink } from './managed-process.js';
-import type { Launcher, ProcessRequest } from './launch.js';
+import type { Launcher, ProcessRequest, SessionNetworkRef } from './launch.js';
 import { OutputLog, type OutputChunk } from './output.js';
 import type { HostView } from '../fs/index.js';
 import type { SessionScope } from '../session-scope.js';
@@ -12,6 +12,8 @@ import type { SessionScope } from '../session-scope.js';
 /** The session a process table belongs to. */
 export interface ProcessOwner extends SessionScope {
   readonly view: HostView;
+  /** The session's own network, which its sandboxed processes join. */
+  readonly network?: SessionNetworkRef;
 }
 
 /** Per stream: exec output past this is drained and dropped (and reported as truncated), not held. */
@@ -105,7 +107,7 @@ export class SessionProcesses {
     this.assertOpen();
     this.prepared ??= this.launcher.prepareView(this.session.view);
     await this.prepared;
-    return this.launcher.plan(this.session.view, req, tty, input);
+    return this.launcher.plan(this.session.view, req, tty, input, this.session.network);
   }
 
   /** Starts a process unless the session began ending meanwhile (its cleanup would not see it). */

@@ -45,6 +45,13 @@ export interface Sandbox {
   readonly kernel: Account;
   /** The mounts every sandbox gets, computed once at start. */
   readonly systemArgs: readonly string[];
+  /**
+   * What gives each session a network namespace of its own (host/network/namespace.ts): socat bridges it
+   * to the service, nsenter puts a session's processes into it. Null, with `networkReason`, where that
+   * cannot work (bwrap not run as root, socat missing, network namespaces refused).
+   */
+  readonly network: { socat: string; nsenter: string } | null;
+  readonly networkReason: string;
 }
 
 export interface SandboxDetection {
@@ -66,6 +73,10 @@ export interface SandboxLaunch {
   newSession: boolean;
   command: string;
   args: string[];
+  /** The session's network namespace (a path nsenter opens); without it the host's network is shared. */
+  netns?: string;
+  /** bwrap options of this launch alone (the namespace holder's own network and binds). */
+  extraArgs?: string[];
 }
 
 /** The command line that runs `launch` inside the sandbox. */
@@ -74,6 +85,8 @@ export function sandboxCommand(sandbox: Sandbox, launch: SandboxLaunch): { file:
     ...sandbox.systemArgs,
     '--bind', launch.view.hostPath(HOME_DIR), HOME_DIR,
     '--bind', launch.view.hostPath(TMP_DIR), TMP_DIR,
+    // Before the root turns read-only: they may make folders in it.
+    ...(launch.extraArgs ?? []),
     // The sandbox's root and /dev are bwrap's tmpfs: read-only, so even root cannot fill memory there.
     '--remount-ro', '/dev',
     '--remount-ro', '/',
@@ -98,6 +111,8 @@ export function sandboxCommand(sandbox: Sandbox, launch: SandboxLaunch): { file:
     inner.push('--inh-caps=-all', '--no-new-privs', '--');
   }
   args.push('--', ...inner, launch.command, ...launch.args);
+  // nsenter execs bwrap in place (a network namespace needs no fork), so the pid spawned is bwrap's.
+  if (launch.netns && sandbox.network) return { file: sandbox.network.nsenter, args: [`--net=${launch.netns}`, '--', sandbox.bwrapPath, ...args] };
   return { file: sandbox.bwrapPath, args };
 }
 
@@ -107,6 +122,8 @@ export interface DetectOptions {
   /** A bwrap executable to use instead of the one on PATH. */
   bwrap?: string;
   accounts?: Accounts;
+  /** false: sessions share the host's network even where namespaces would work. */
+  network?: boolean;
 }
 
 /** Finds bwrap and proves it works here by running a trivial command in a full sandbox, once. */
@@ -122,12 +139,27 @@ export async function detectSandbox(opts: DetectOptions): Promise<SandboxDetecti
   const dir = join(opts.dataDir, 'sandbox');
   let sandbox: Sandbox;
   try {
-    sandbox = { kind: 'bwrap', bwrapPath, privileged, setprivPath, kernel: accounts.kernel, systemArgs: await systemArgs(dir, accounts, privileged) };
+    const base = { kind: 'bwrap', bwrapPath, privileged, setprivPath, kernel: accounts.kernel, systemArgs: await systemArgs(dir, accounts, privileged) } as const;
+    sandbox = { ...base, network: null, networkReason: 'not probed' };
   } catch (err) {
     return { sandbox: null, reason: `could not prepare the sandbox: ${(err as Error).message}` };
   }
   const probe = await probeSandbox(sandbox, dir, accounts);
-  return probe.ok ? { sandbox, reason: `bwrap at ${bwrapPath}` } : { sandbox: null, reason: `bwrap does not work here: ${probe.detail}` };
+  if (!probe.ok) return { sandbox: null, reason: `bwrap does not work here: ${probe.detail}` };
+  return { sandbox: { ...sandbox, ...(await detectNetwork(sandbox, dir, accounts, opts)) }, reason: `bwrap at ${bwrapPath}` };
+}
+
+/** Whether sessions can get network namespaces of their own here, proven by starting one. */
+async function detectNetwork(sandbox: Sandbox, dir: string, accounts: Accounts, opts: DetectOptions): Promise<Pick<Sandbox, 'network' | 'networkReason'>> {
+  if (opts.network === false) return { network: null, networkReason: 'turned off' };
+  // Unprivileged, each bwrap has a user namespace of its own, and a second process could not join the first's network.
+  if (!sandbox.privileged) return { network: null, networkReason: 'the service does not run as root' };
+  const socat = await findExecutable('socat', '/usr/bin:/bin');
+  if (!socat) return { network: null, networkReason: 'socat is not installed' };
+  const nsenter = await findExecutable('nsenter', '/usr/bin:/usr/sbin:/bin:/sbin');
+  if (!nsenter) return { network: null, networkReason: 'nsenter (util-linux) is not installed' };
+  const probe = await probeSandbox(sandbox, dir, accounts, ['--unshare-net']);
+  return probe.ok ? { network: { socat, nsenter }, networkReason: `a network namespace per session, bridged by ${socat}` } : { network: null, networkReason: `bwrap cannot create a network namespace: ${probe.detail}` };
 }
 
 async function systemArgs(dir: string, accounts: Accounts, privileged: boolean): Promise<string[]> {
@@ -201,7 +233,7 @@ async function resolvConfArgs(): Promise<string[]> {
   return ['--ro-bind', target, target];
 }
 
-async function probeSandbox(sandbox: Sandbox, dir: string, accounts: Accounts): Promise<{ ok: boolean; detail: string }> {
+async function probeSandbox(sandbox: Sandbox, dir: string, accounts: Accounts, extraArgs: string[] = []): Promise<{ ok: boolean; detail: string }> {
   const root = join(dir, `probe-${process.pid}`);
   const view = new HostView(root);
   try {
@@ -214,6 +246,7 @@ async function probeSandbox(sandbox: Sandbox, dir: string, accounts: Accounts): 
       newSession: true,
       command: 'true',
       args: [],
+      extraArgs,
     });
     return await run(file, args, 10_000);
   } finally {
@@ -238,7 +271,7 @@ function run(file: string, args: string[], timeoutMs: number): Promise<{ ok: boo
   });
 }
 
-async function findExecutable(name: string, path = process.env.PATH ?? '/usr/bin:/bin'): Promise<string | null> {
+export async function findExecutable(name: string, path = process.env.PATH ?? '/usr/bin:/bin'): Promise<string | null> {
   for (const dir of path.split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);

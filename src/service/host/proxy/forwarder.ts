@@ -6,11 +6,19 @@
 // request of the session, and collides with clients that use the Fetch domain themselves (Playwright's
 // routing). Here the credentials apply to all of Chromium's traffic whatever opened it, the password never
 // reaches Chromium or its command line, and the upstream can be switched while the session runs (PATCH).
-// It listens on loopback only; the sandbox shares the host's network, so Chromium reaches it there.
+//
+// It is also the session's egress: every session's browser traffic goes through its forwarder, which holds
+// each destination to the egress policy (host/network/policy.ts) before connecting to the very address it
+// checked (no second lookup for a rebinding DNS answer to change). A session with a network namespace of
+// its own reaches it through a unix socket (host/network/namespace.ts); without one, on a loopback port
+// that is registered as the service's, so no session can proxy through another's forwarder.
+import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { chmod } from 'node:fs/promises';
 import { bypassMatcher, type BypassMatcher } from './bypass.js';
+import { EgressRefused, isLoopback, parseAddress, PrivateHosts, type EgressPolicy, type ServicePorts } from '../network/index.js';
 import { explainStatus, openTunnel, proxyAuthorization, proxyTarget, requestModule, type Upstream } from './upstream.js';
 
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -30,8 +38,29 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+/** A destination the policy refused, as the forwarder saw it. */
+export interface EgressRefusal {
+  method: string;
+  host: string;
+  port: number;
+  code: EgressRefused['code'];
+  message: string;
+}
+
+export interface ForwarderOptions {
+  policy: EgressPolicy;
+  /** Told of each refused destination (the session's log and telemetry). */
+  refused?: (refusal: EgressRefusal) => void;
+  /** Listen on this unix socket (a session's network namespace) instead of a loopback port. */
+  socketPath?: string;
+  /** Where a loopback port is registered as the service's own. */
+  servicePorts?: ServicePorts;
+}
+
 export class ProxyForwarder {
   private upstream: Upstream | null;
+  private privateHosts = new PrivateHosts();
+  private releasePort = () => {};
   /** The route it was started with (a pool browser goes back to it when its lease ends). */
   readonly launchedWith: Upstream | null;
   private bypass: BypassMatcher;
@@ -48,6 +77,7 @@ export class ProxyForwarder {
     private readonly server: http.Server,
     upstream: Upstream | null,
     private readonly report: (message: string) => void,
+    private readonly egress: ForwarderOptions,
   ) {
     this.upstream = upstream;
     this.launchedWith = upstream;
@@ -59,24 +89,34 @@ export class ProxyForwarder {
     server.on('clientError', (_err, socket) => socket.destroy());
   }
 
-  /** Starts listening on a free loopback port. `report` hears about upstream failures (rate-limited). */
-  static async start(upstream: Upstream | null, report: (message: string) => void = () => {}): Promise<ProxyForwarder> {
+  /** Starts listening (a unix socket, or a free loopback port). `report` hears about upstream failures (rate-limited). */
+  static async start(upstream: Upstream | null, report: (message: string) => void, egress: ForwarderOptions): Promise<ProxyForwarder> {
     // No request timeout: a long upload through a proxy is fine; idle keep-alive sockets still time out.
     const server = http.createServer({ requestTimeout: 0 });
-    const forwarder = new ProxyForwarder(server, upstream, report);
+    const forwarder = new ProxyForwarder(server, upstream, report, egress);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
+      const listening = () => {
         server.off('error', reject);
         resolve();
-      });
+      };
+      if (egress.socketPath) server.listen(egress.socketPath, listening);
+      else server.listen(0, '127.0.0.1', listening);
     });
+    // The namespace's bridge runs as the session's user, not as the service.
+    if (egress.socketPath) await chmod(egress.socketPath, 0o666);
+    else if (egress.servicePorts) forwarder.releasePort = egress.servicePorts.add((server.address() as AddressInfo).port);
     return forwarder;
   }
 
-  /** The value for Chromium's --proxy-server. */
+  /** The value for Chromium's --proxy-server when it shares the host's network. */
   get proxyServer(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** The session's `network.private_hosts`: private destinations it may reach. */
+  allow(privateHosts: PrivateHosts): void {
+    this.privateHosts = privateHosts;
   }
 
   get current(): Upstream | null {
@@ -102,6 +142,7 @@ export class ProxyForwarder {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.releasePort();
     this.agent.destroy();
     this.direct.destroy();
     for (const socket of this.sockets) socket.destroy();
@@ -115,9 +156,16 @@ export class ProxyForwarder {
     socket.on('error', () => socket.destroy());
   }
 
-  /** The upstream for a destination: none when there is no proxy or the proxy's bypass_hosts name it. */
+  /**
+   * The upstream for a destination: none when there is no proxy, the proxy's bypass_hosts name it, or it is
+   * this host's loopback or one of the session's private hosts (reached directly, never through a proxy).
+   */
   private routeFor(host: string, port: number): Upstream | null {
-    return this.upstream && !this.bypass(host, port) ? this.upstream : null;
+    if (!this.upstream || this.bypass(host, port)) return null;
+    const literal = parseAddress(host);
+    if (/^localhost\.?$/i.test(host) || (literal && isLoopback(literal))) return null;
+    if (this.privateHosts.hasName(host) || (literal && this.privateHosts.hasAddress(literal))) return null;
+    return this.upstream;
   }
 
   private fail(message: string): void {
@@ -140,6 +188,17 @@ export class ProxyForwarder {
     const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
     const port = Number(target.port || 80);
     const up = this.routeFor(host, port);
+    this.destination(up, req.method ?? 'GET', host, port).then(
+      (address) => this.forwardRequest(req, res, target, up, address, port),
+      (err: Error) => {
+        req.resume();
+        if (err instanceof EgressRefused) res.writeHead(403, refusalHeaders(err)).end(`${err.message}\n`);
+        else this.badGateway(res, err.message);
+      },
+    );
+  }
+
+  private forwardRequest(req: http.IncomingMessage, res: http.ServerResponse, target: URL, up: Upstream | null, address: string, port: number): void {
     const headers = passOn(req.rawHeaders);
     let out: http.ClientRequest;
     if (up) {
@@ -147,7 +206,7 @@ export class ProxyForwarder {
       if (auth) headers.push('Proxy-Authorization', auth);
       out = requestModule(up).request({ ...proxyTarget(up), method: req.method, path: req.url, headers, agent: this.agent });
     } else {
-      out = http.request({ host, port, method: req.method, path: `${target.pathname}${target.search}`, headers, agent: this.direct });
+      out = http.request({ host: address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, agent: this.direct });
     }
     out.on('response', (upstreamRes) => {
       // Chromium would take a 407 as this forwarder asking for credentials it does not have.
@@ -164,6 +223,35 @@ export class ProxyForwarder {
       if (!res.writableFinished) out.destroy();
     });
     req.pipe(out);
+  }
+
+  /**
+   * Holds a destination to the egress policy and returns the address to connect to: the checked address
+   * itself when going direct; the name as given when an upstream proxy resolves it (only the port and
+   * literal addresses can be judged here then). Refusals are reported before they are thrown.
+   */
+  private async destination(up: Upstream | null, method: string, host: string, port: number): Promise<string> {
+    const { policy } = this.egress;
+    try {
+      policy.checkDestination(host, port, this.privateHosts);
+      if (up) return host;
+      const addresses = await lookup(host, { all: true, verbatim: true }).catch((err: NodeJS.ErrnoException) => {
+        throw new Error(`could not resolve ${host}: ${err.code ?? err.message}`);
+      });
+      let refusal: EgressRefused | undefined;
+      for (const { address } of addresses) {
+        try {
+          policy.checkAddress(host, address, port, this.privateHosts);
+          return address;
+        } catch (err) {
+          refusal ??= err as EgressRefused;
+        }
+      }
+      throw refusal ?? new Error(`could not resolve ${host}`);
+    } catch (err) {
+      if (err instanceof EgressRefused) this.egress.refused?.({ method, host, port, code: err.code, message: err.message });
+      throw err;
+    }
   }
 
   private badGateway(res: http.ServerResponse, message: string): void {
@@ -185,27 +273,41 @@ export class ProxyForwarder {
     }
     const generation = this.generation;
     const [host, port] = [authority[1]!, Number(authority[2])];
-    openTunnel(this.routeFor(host, port), host, port, CONNECT_TIMEOUT_MS).then(
-      ({ socket, head: early }) => {
-        if (client.destroyed || this.closed || generation !== this.generation) {
-          socket.destroy();
-          return;
-        }
-        this.track(socket);
-        socket.once('close', () => client.destroy());
-        client.once('close', () => socket.destroy());
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (early.length) client.write(early);
-        if (head.length) socket.write(head);
-        socket.pipe(client);
-        client.pipe(socket);
-      },
-      (err: Error) => {
-        this.fail(err.message);
-        if (!client.destroyed) client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${err.message}\n`);
-      },
-    );
+    const up = this.routeFor(host, port);
+    this.destination(up, 'CONNECT', host, port)
+      .then((address) => openTunnel(up, address, port, CONNECT_TIMEOUT_MS))
+      .then(
+        ({ socket, head: early }) => {
+          if (client.destroyed || this.closed || generation !== this.generation) {
+            socket.destroy();
+            return;
+          }
+          this.track(socket);
+          socket.once('close', () => client.destroy());
+          client.once('close', () => socket.destroy());
+          client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          if (early.length) client.write(early);
+          if (head.length) socket.write(head);
+          socket.pipe(client);
+          client.pipe(socket);
+        },
+        (err: Error) => {
+          if (client.destroyed) return;
+          if (err instanceof EgressRefused) {
+            const headers = Object.entries(refusalHeaders(err)).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+            client.end(`HTTP/1.1 403 Forbidden\r\n${headers}\r\n${err.message}\n`);
+            return;
+          }
+          this.fail(err.message);
+          client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${err.message}\n`);
+        },
+      );
   }
+}
+
+/** A refusal names itself: the page's network log shows the status, this header and the reason. */
+function refusalHeaders(err: EgressRefused): Record<string, string> {
+  return { 'content-type': 'text/plain', connection: 'close', 'x-bcs-egress-refused': err.code };
 }
 
 function agentFor(upstream: Upstream | null): http.Agent {

@@ -155,9 +155,8 @@ export class ProxyService {
 
   /**
    * Checks a PATCH body's `proxy` / `proxy_id` / `disable_default_proxy` and returns what applies it (after
-   * the rest of the update passed), or undefined when it changes nothing. A session launched with a custom
-   * proxy is switched in place (its forwarder changes upstream); one launched without cannot be given a
-   * proxy, since Chromium takes its proxy server at launch.
+   * the rest of the update passed), or undefined when it changes nothing. The session's egress proxy
+   * (its forwarder) switches upstream in place, whether or not it was launched with one.
    */
   prepareUpdate(
     projectId: string | null,
@@ -176,7 +175,7 @@ export class ProxyService {
     if (!selection) return undefined;
     if (selection.upstream && !forwarder) {
       const field = `${input}.${body.proxy !== undefined ? 'proxy' : 'proxy_id'}`;
-      throw invalidField(field, 'this session was launched without a proxy and Chromium takes its proxy at launch; create a new session with the proxy');
+      throw invalidField(field, 'this session is not running');
     }
     const chosen = selection;
     return () => {

@@ -9,6 +9,7 @@ import { conflict, unavailable } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { Upstream } from '../proxy/index.js';
+import { PrivateHosts } from '../network/index.js';
 import {
   PID_FILE,
   launchBrowser,
@@ -75,6 +76,7 @@ export class SessionManager {
       warn: (obj, msg) => deps.log.warn(obj, msg),
       preparers: [],
       display: deps.display,
+      egress: deps.egress,
     };
   }
 
@@ -231,6 +233,7 @@ export class SessionManager {
       profile_id: params.profile?.id ?? null,
       profile_save_changes: params.profile?.save_changes === true,
       invocation_id: params.invocation_id ?? null,
+      private_hosts: params.network?.private_hosts?.length ? [...params.network.private_hosts] : null,
     };
     try {
       this.deps.repo.insert(row);
@@ -298,14 +301,16 @@ export class SessionManager {
       // An adopted browser may have waited a while; its session starts now.
       lastActivity: Date.now(),
       connections: new Set(),
-      cleanups: [async () => (await warm.downloads)?.close(), () => warm.forwarder?.close()],
+      cleanups: [async () => (await warm.downloads)?.close(), () => warm.forwarder.close()],
       ready: warm.downloads.then(() => undefined),
       poolId: row.pool_id,
       parked: row.pool_id !== null,
       proxy: warm.forwarder,
+      network: warm.network && { netns: warm.network.nsPath, proxyUrl: warm.network.proxyServer },
       browserPath: warm.browserPath,
       restoreDownloads: () => restoreDownloads(warm),
     };
+    warm.forwarder.allow(new PrivateHosts(row.private_hosts ?? []));
     this.live.set(id, session);
     if (row.profile_save_changes) this.cleanStops.add(id);
     const started = { ...row, pid: chromium.pid };

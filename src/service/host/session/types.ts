@@ -3,6 +3,7 @@
 import type {
   ExistingDisplay,
   LaunchPreparer,
+  LaunchEnv,
   LaunchSpec,
   WarmBrowser,
   LaunchedChromium,
@@ -14,7 +15,7 @@ import type { BrowserEndReason } from '../../../api/types.js';
 import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
 import type { ProxyForwarder } from '../proxy/index.js';
 import type { HostView } from '../fs/index.js';
-import type { Sandbox } from '../process/index.js';
+import type { Sandbox, SessionNetworkRef } from '../process/index.js';
 import type { SessionScope } from '../session-scope.js';
 
 export interface LiveSession extends SessionScope {
@@ -38,8 +39,10 @@ export interface LiveSession extends SessionScope {
   readonly poolId: string | null;
   /** Idle in its pool: never timed out, and CDP clients are refused until someone acquires it. */
   parked: boolean;
-  /** The forwarding proxy of a session launched with a custom proxy; PATCH switches its upstream. */
-  readonly proxy?: ProxyForwarder;
+  /** The session's egress proxy: PATCH switches the custom proxy it chains to. */
+  readonly proxy: ProxyForwarder;
+  /** The session's own network namespace, which its processes join. None: they share the host's network. */
+  readonly network?: SessionNetworkRef;
   /** The path Chromium sees for a path of the view (see WarmBrowser.browserPath). */
   readonly browserPath: (viewPath: string) => string;
   /**
@@ -66,6 +69,8 @@ export interface SessionManagerDeps {
   log: Logger;
   /** Headful sessions show on this display instead of a virtual screen each (`bcs run --headed`). */
   display?: ExistingDisplay;
+  /** The egress rules every session's traffic is held to (see LaunchEnv.egress). */
+  egress: LaunchEnv['egress'];
 }
 
 /**
