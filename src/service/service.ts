@@ -1,4 +1,4 @@
-// Starts the embedded Browser Cloud service: database, sessions, HTTP app and CDP proxy on one port.
+// Starts the embedded Browser Cloud service: database, sessions, HTTP app and the browsers' WebSocket endpoints (CDP, WebDriver BiDi) on one port.
 import { prepareDataDir } from './host/data-dir.js';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -7,12 +7,13 @@ import { bearerToken, type RouteEntry } from './auth.js';
 import { findChromium, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
 import {
   CdpTokens,
-  handleCdpUpgrade,
+  handleBrowserUpgrade,
   ConcurrencyLimit,
   DEFAULT_VIEWPORT,
   SessionManager,
   Standby,
   SessionLogs,
+  upgradeTarget,
 } from './host/session/index.js';
 import { PoolManager } from './host/pools/index.js';
 import { ExtensionStore, extensionSupport } from './host/extensions/index.js';
@@ -295,7 +296,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   pools.start();
   standby.start();
 
-  const cdpDeps = {
+  const clientDeps = {
     sessions,
     tokens,
     connections: telemetry.connections,
@@ -303,14 +304,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   app.server.on('upgrade', (req, socket, head) => {
     // A stray header such as `Bearer` alone must not throw inside the upgrade event.
     if (req.headers.authorization && !bearerToken(req.headers.authorization)) delete req.headers.authorization;
-    // A project-scoped key reaches only its own project's browsers over CDP too, as over HTTP.
-    const sessionId = cdpSessionId(req.url);
+    // A project-scoped key reaches only its own project's browsers over CDP and BiDi too, as over HTTP.
+    const sessionId = upgradeTarget(req.url)?.sessionId;
     const isValidApiKey = (key: string) => {
       const record = keys.authenticate(key, now());
       if (!record) return false;
       return record.project_id === null || (sessionId !== undefined && browsers.get(sessionId)?.project_id === record.project_id);
     };
-    handleCdpUpgrade({ ...cdpDeps, isValidApiKey }, req, socket, head);
+    handleBrowserUpgrade({ ...clientDeps, isValidApiKey }, req, socket, head);
   });
 
   const recovered = await recordings.recover();
@@ -354,15 +355,4 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         db.close();
       })()),
   };
-}
-
-/** The session id of a `/browsers/{id}/cdp` upgrade URL. */
-function cdpSessionId(url: string | undefined): string | undefined {
-  const match = /^\/browsers\/([^/?]+)\/cdp(?:[/?]|$)/.exec(url ?? '');
-  if (!match) return undefined;
-  try {
-    return decodeURIComponent(match[1]!);
-  } catch {
-    return undefined;
-  }
 }

@@ -95,7 +95,7 @@ async function send(method: string, path: string, key: string | undefined, heade
   return { status: res.status, headers: res.headers, text };
 }
 
-/** The status of a CDP WebSocket upgrade (the one route outside Fastify's table). */
+/** The status of a CDP or BiDi WebSocket upgrade (the routes outside Fastify's table). */
 function upgradeStatus(path: string, key: string | undefined): Promise<number> {
   const url = new URL(svc.baseUrl + path);
   return new Promise((resolve, reject) => {
@@ -150,6 +150,7 @@ describe('every route refuses requests without a live key', () => {
     }
     expect(failures).toEqual([]);
     expect(await upgradeStatus('/browsers/x/cdp', credentials[kind])).toBe(401);
+    expect(await upgradeStatus('/browsers/x/bidi', credentials[kind])).toBe(401);
   });
 });
 
@@ -262,7 +263,7 @@ describe('a project-scoped key and another project', () => {
     expect([...statuses].filter(([, status]) => status !== 404)).toEqual([]);
     expect(statuses.size).toBeGreaterThan(50);
 
-    // Lists, names and CDP keep to the project as well.
+    // Lists, names, CDP and BiDi keep to the project as well.
     for (const list of ['/browsers?status=all', '/browser_pools', '/profiles', '/proxies', '/extensions', '/deployments', '/apps', '/invocations', '/credentials', '/auth/connections', '/site_configs']) {
       expect((await svc.call('GET', list, { headers: asB })).body, list).toEqual([]);
       expect((await svc.call('GET', list, { headers: asA })).body.length, list).toBeGreaterThan(0);
@@ -273,6 +274,8 @@ describe('a project-scoped key and another project', () => {
     }
     expect(await upgradeStatus(`/browsers/${owned.browsers}/cdp`, keyB)).toBe(401);
     expect(await upgradeStatus(`/browsers/${owned.browsers}/cdp`, keyA)).toBe(101);
+    expect(await upgradeStatus(`/browsers/${owned.browsers}/bidi`, keyB)).toBe(401);
+    expect(await upgradeStatus(`/browsers/${owned.browsers}/bidi`, keyA)).toBe(101);
     // The owner still has everything.
     expect((await svc.call('GET', '/browser_pools/owned-pool', { headers: asA })).body.available_count).toBe(1);
     await svc.call('DELETE', '/browser_pools/owned-pool', { headers: asA, body: { force: true } });

@@ -19,6 +19,8 @@ describe('@onkernel/sdk against the embedded service', () => {
     const created = await kernel.browsers.create({ headless: true, name: 'sdk-one', tags: { via: 'sdk' }, timeout_seconds: 300 });
     expect(created.session_id).toBeTruthy();
     expect(created.timeout_seconds).toBe(300);
+    // Required in the SDK's type: the BiDi endpoint with the same session token as the CDP one.
+    expect(created.webdriver_ws_url).toBe(created.cdp_ws_url.replace(/\/cdp\?jwt=/, '/bidi?jwt='));
 
     const browser = await chromium.connectOverCDP(created.cdp_ws_url);
     expect(browser.contexts()).toHaveLength(1);

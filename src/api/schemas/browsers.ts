@@ -75,10 +75,11 @@ export const browserNetwork = {
 export const browserSession = {
   type: 'object',
   additionalProperties: false,
-  required: ['session_id', 'cdp_ws_url', 'created_at', 'headless', 'stealth', 'timeout_seconds'],
+  required: ['session_id', 'cdp_ws_url', 'webdriver_ws_url', 'created_at', 'headless', 'stealth', 'timeout_seconds'],
   properties: {
     session_id: { type: 'string' },
     cdp_ws_url: { type: 'string', description: 'The DevTools WebSocket URL, with a token for this session' },
+    webdriver_ws_url: { type: 'string', description: 'The WebDriver BiDi WebSocket URL, with the same token as `cdp_ws_url`' },
     created_at: dateTime,
     headless: { type: 'boolean' },
     stealth: { type: 'boolean' },

@@ -144,7 +144,7 @@ function withResources(projectId: string | null, body: BrowserCreateParams, ctx:
   return params;
 }
 
-/** ws:// or wss:// plus the host the client used to reach us, so the CDP URL works from where it called. */
+/** ws:// or wss:// plus the host the client used to reach us, so the CDP and BiDi URLs work from where it called. */
 export function wsOrigin(req: FastifyRequest): string {
   return `${req.protocol === 'https' ? 'wss' : 'ws'}://${req.host}`;
 }
@@ -161,9 +161,11 @@ export function presentSession(
     siteConfigs?: Pick<SiteConfigs, 'browserLink'>;
   },
 ): BrowserSession {
+  const token = deps.tokens.tokenFor(row.id);
   const session: BrowserSession = {
     session_id: row.id,
-    cdp_ws_url: `${origin}/browsers/${row.id}/cdp?jwt=${deps.tokens.tokenFor(row.id)}`,
+    cdp_ws_url: `${origin}/browsers/${row.id}/cdp?jwt=${token}`,
+    webdriver_ws_url: `${origin}/browsers/${row.id}/bidi?jwt=${token}`,
     created_at: row.created_at,
     headless: row.headless,
     stealth: row.stealth,

@@ -1,78 +1,22 @@
-// The only way to a session's DevTools: an authenticated WebSocket endpoint on the service's own port,
+// A session's DevTools for clients: an authenticated WebSocket endpoint on the service's own port,
 // `/browsers/{id}/cdp?jwt=<token>`. After the handshake is checked, frames pass both ways as they came;
 // only the client's download commands are rewritten (cdp-downloads.ts). Chromium's own port stays on
 // loopback and never appears in any response.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import type { BrowserClientDeps, DisconnectReason } from './client-admission.js';
 import { CommandFilter, FrameForwarder } from './cdp-command-filter.js';
 import type { LiveSession } from './types.js';
-import type { SessionManager } from './sessions.js';
 import { WsMessageCounter } from './ws-message-counter.js';
 
-const CDP_PATH = /^\/browsers\/([^/?]+)\/cdp\/?$/;
-
-/** Session tokens are an HMAC of the session id under a secret that lives only in this process. */
-export class CdpTokens {
-  private readonly secret = randomBytes(32);
-  /** Bumped when a pool browser changes hands, so an earlier holder's URL stops working. */
-  private readonly generations = new Map<string, number>();
-
-  tokenFor(sessionId: string): string {
-    const generation = this.generations.get(sessionId) ?? 0;
-    return createHmac('sha256', this.secret).update(`${sessionId}.${generation}`).digest('base64url');
-  }
-
-  /** Invalidates every token issued for the session so far. */
-  revoke(sessionId: string): void {
-    this.generations.set(sessionId, (this.generations.get(sessionId) ?? 0) + 1);
-  }
-
-  verify(sessionId: string, token: string): boolean {
-    const expected = Buffer.from(this.tokenFor(sessionId));
-    const given = Buffer.from(token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  }
-}
-
-export interface CdpProxyDeps {
-  sessions: SessionManager;
-  tokens: CdpTokens;
-  /** Lets clients that can set headers use their API key instead of the token. */
-  isValidApiKey(key: string): boolean;
-  /** Told of each client connection that reached Chromium, and of its end (telemetry's connection category). */
-  connections?: CdpConnectionEvents;
-}
-
-export type CdpDisconnectReason = 'client_close' | 'upstream_error' | 'context_cancelled';
-
-export interface CdpConnectionEvents {
-  connected(sessionId: string): void;
-  disconnected(sessionId: string, info: { reason: CdpDisconnectReason; duration_ms: number; message_count: number }): void;
-}
-
-/** Handles an HTTP upgrade; answers plain HTTP errors for anything that is not an authorised CDP request. */
-export function handleCdpUpgrade(deps: CdpProxyDeps, req: IncomingMessage, client: Duplex, head: Buffer): void {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const match = CDP_PATH.exec(url.pathname);
-  if (!match) return reject(client, 404, 'not_found', `no WebSocket route ${url.pathname}`);
-  const sessionId = decodeURIComponent(match[1]!);
-  const token = url.searchParams.get('jwt') ?? url.searchParams.get('token');
-  const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  const authorised = token ? deps.tokens.verify(sessionId, token) : bearer ? deps.isValidApiKey(bearer) : false;
-  if (!authorised) return reject(client, 401, 'unauthorized', 'missing or invalid session token');
-  const session = deps.sessions.get(sessionId);
-  if (!session || session.ending) return reject(client, 404, 'not_found', `browser '${sessionId}' is not active`);
-  if (session.parked) return reject(client, 404, 'not_found', `browser '${sessionId}' is idle in its pool; acquire it first`);
-
-  const socket = client as Socket;
-  const release = deps.sessions.attach(sessionId, socket);
-  void session.ready.then(() => pipeToBrowser(deps, req, socket, head, session.chromium.wsEndpoint, sessionId, release, session));
+/** Pipes an admitted client (client-admission.ts) to the session's browser once the session is ready. */
+export function proxyCdp(deps: BrowserClientDeps, req: IncomingMessage, socket: Socket, head: Buffer, session: LiveSession): void {
+  const release = deps.sessions.attach(session.id, socket);
+  void session.ready.then(() => pipeToBrowser(deps, req, socket, head, session.chromium.wsEndpoint, session.id, release, session));
 }
 
 function pipeToBrowser(
-  deps: CdpProxyDeps,
+  deps: BrowserClientDeps,
   req: IncomingMessage,
   socket: Socket,
   head: Buffer,
@@ -89,14 +33,18 @@ function pipeToBrowser(
   const fromBrowser = new WsMessageCounter(true);
   let connectedAt = 0;
   let closed = false;
-  const closeBoth = (reason: CdpDisconnectReason) => {
+  const closeBoth = (reason: DisconnectReason) => {
     if (!closed && connectedAt) {
       const ending = !!deps.sessions.get(sessionId)?.ending;
-      deps.connections?.disconnected(sessionId, {
-        reason: ending ? 'context_cancelled' : fromClient.closeSeen ? 'client_close' : reason,
-        duration_ms: Date.now() - connectedAt,
-        message_count: fromClient.count + fromBrowser.count,
-      });
+      deps.connections?.disconnected(
+        sessionId,
+        {
+          reason: ending ? 'context_cancelled' : fromClient.closeSeen ? 'client_close' : reason,
+          duration_ms: Date.now() - connectedAt,
+          message_count: fromClient.count + fromBrowser.count,
+        },
+        'cdp',
+      );
     }
     const first = !closed;
     closed = true;
@@ -130,7 +78,7 @@ function pipeToBrowser(
     socket.on('data', fromClientData);
     if (head.length) fromClientData(head);
     connectedAt = Date.now();
-    deps.connections?.connected(sessionId);
+    deps.connections?.connected(sessionId, 'cdp');
     if (head.length) fromClient.push(head);
   });
   const touch = () => deps.sessions.touch(sessionId);
@@ -159,12 +107,4 @@ function handshake(req: IncomingMessage, upstream: URL): string {
     lines.push(`${name}: ${req.rawHeaders[i + 1]}`);
   }
   return `${lines.join('\r\n')}\r\n\r\n`;
-}
-
-function reject(client: Duplex, status: number, code: string, message: string): void {
-  const body = JSON.stringify({ code, message });
-  const reason = status === 401 ? 'Unauthorized' : 'Not Found';
-  client.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }

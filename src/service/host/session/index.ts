@@ -1,5 +1,6 @@
-export { CdpTokens, handleCdpUpgrade } from './cdp-proxy.js';
-export type { CdpConnectionEvents } from './cdp-proxy.js';
+export { handleBrowserUpgrade } from './browser-upgrade.js';
+export { CdpTokens, upgradeTarget } from './client-admission.js';
+export type { ClientConnectionEvents, ClientProtocol } from './client-admission.js';
 export { ConcurrencyLimit } from './limits.js';
 export { FileTail } from './log-tail.js';
 export { SUPERVISOR_PROCESSES, SessionLogs } from './logs.js';

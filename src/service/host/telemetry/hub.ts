@@ -7,7 +7,7 @@ import type { BrowserTelemetryConfig, BrowserTelemetryRequest, TelemetryCategory
 import { invalidField } from '../errors.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { TelemetryRepo } from '../../store/telemetry-repo.js';
-import type { CdpConnectionEvents, LiveSession } from '../session/index.js';
+import type { ClientConnectionEvents, ClientProtocol, LiveSession } from '../session/index.js';
 import { CdpCollector } from './cdp.js';
 import { fitData } from './cdp-map.js';
 import {
@@ -26,6 +26,8 @@ export const RING_SIZE = 1024;
 const ENDED_RETENTION_MS = 60_000;
 /** A resume older than the ring reads the gap from SQLite, up to this many events. */
 const MAX_BACKFILL = 20_000;
+/** How the session log names a client of each protocol. */
+const CLIENT_NAMES: Record<ClientProtocol, string> = { cdp: 'CDP', bidi: 'WebDriver BiDi' };
 
 export interface Subscriber {
   event(env: TelemetryEnvelope): void;
@@ -228,15 +230,18 @@ export class TelemetryHub {
     this.deps.sessionLog(id, `${call.operation_id} -> ${call.status} (${call.duration_ms} ms, ${call.request_id})`);
   }
 
-  /** Client connections through the CDP proxy (the connection category). */
-  readonly connections: CdpConnectionEvents = {
-    connected: (id) => {
-      this.emit(id, 'connection', 'cdp_connect', { kind: 'kernel_api', event: 'cdp_proxy' });
-      this.deps.sessionLog(id, 'CDP client connected');
+  /**
+   * Client connections to the browser (the connection category). A BiDi client is, underneath, a CDP
+   * client the service runs for it, so it is reported with the same events, told apart by their source.
+   */
+  readonly connections: ClientConnectionEvents = {
+    connected: (id, protocol) => {
+      this.emit(id, 'connection', 'cdp_connect', { kind: 'kernel_api', event: `${protocol}_proxy` });
+      this.deps.sessionLog(id, `${CLIENT_NAMES[protocol]} client connected`);
     },
-    disconnected: (id, info) => {
-      this.emit(id, 'connection', 'cdp_disconnect', { kind: 'kernel_api', event: 'cdp_proxy' }, { ...info });
-      this.deps.sessionLog(id, `CDP client disconnected: ${info.reason} after ${info.duration_ms} ms, ${info.message_count} messages`);
+    disconnected: (id, info, protocol) => {
+      this.emit(id, 'connection', 'cdp_disconnect', { kind: 'kernel_api', event: `${protocol}_proxy` }, { ...info });
+      this.deps.sessionLog(id, `${CLIENT_NAMES[protocol]} client disconnected: ${info.reason} after ${info.duration_ms} ms, ${info.message_count} messages`);
     },
   };
 

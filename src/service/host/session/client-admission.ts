@@ -1,0 +1,102 @@
+// Who may open a WebSocket to a session's browser. Both protocols served there (CDP at
+// `/browsers/{id}/cdp`, WebDriver BiDi at `/browsers/{id}/bidi`) take the same session token or API key
+// and the same session states, so a client refused on one is refused on the other with the same answer.
+// Refusals are plain HTTP on the socket: no WebSocket exists yet to carry anything else.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { DomainError, FailureKind } from '../errors.js';
+import type { LiveSession } from './types.js';
+import type { SessionManager } from './sessions.js';
+
+const UPGRADE_PATH = /^\/browsers\/([^/?]+)\/(cdp|bidi)\/?$/;
+
+export type ClientProtocol = 'cdp' | 'bidi';
+
+/**
+ * Session tokens (the `jwt` of `cdp_ws_url` and `webdriver_ws_url`) are an HMAC of the session id under a
+ * secret that lives only in this process.
+ */
+export class CdpTokens {
+  private readonly secret = randomBytes(32);
+  /** Bumped when a pool browser changes hands, so an earlier holder's URL stops working. */
+  private readonly generations = new Map<string, number>();
+
+  tokenFor(sessionId: string): string {
+    const generation = this.generations.get(sessionId) ?? 0;
+    return createHmac('sha256', this.secret).update(`${sessionId}.${generation}`).digest('base64url');
+  }
+
+  /** Invalidates every token issued for the session so far. */
+  revoke(sessionId: string): void {
+    this.generations.set(sessionId, (this.generations.get(sessionId) ?? 0) + 1);
+  }
+
+  verify(sessionId: string, token: string): boolean {
+    const expected = Buffer.from(this.tokenFor(sessionId));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+}
+
+export type DisconnectReason = 'client_close' | 'upstream_error' | 'context_cancelled';
+
+/** Told of each client connection that reached the browser, and of its end (telemetry's connection category). */
+export interface ClientConnectionEvents {
+  connected(sessionId: string, protocol: ClientProtocol): void;
+  disconnected(sessionId: string, info: { reason: DisconnectReason; duration_ms: number; message_count: number }, protocol: ClientProtocol): void;
+}
+
+export interface BrowserClientDeps {
+  sessions: SessionManager;
+  tokens: CdpTokens;
+  /** Lets clients that can set headers use their API key instead of the token. */
+  isValidApiKey(key: string): boolean;
+  connections?: ClientConnectionEvents;
+}
+
+/** The session and protocol a WebSocket upgrade URL asks for; undefined for any other path. */
+export function upgradeTarget(rawUrl: string | undefined): { sessionId: string; protocol: ClientProtocol } | undefined {
+  try {
+    const match = UPGRADE_PATH.exec(new URL(rawUrl ?? '/', 'http://localhost').pathname);
+    return match ? { sessionId: decodeURIComponent(match[1]!), protocol: match[2] as ClientProtocol } : undefined;
+  } catch {
+    return undefined; // an unparsable URL or a malformed escape names no session
+  }
+}
+
+/** The live session the client may connect to, or undefined once it has been refused on the socket. */
+export function admitClient(deps: BrowserClientDeps, req: IncomingMessage, client: Duplex, sessionId: string): LiveSession | undefined {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const token = url.searchParams.get('jwt') ?? url.searchParams.get('token');
+  const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  const authorised = token ? deps.tokens.verify(sessionId, token) : bearer ? deps.isValidApiKey(bearer) : false;
+  if (!authorised) return void rejectUpgrade(client, 401, 'unauthorized', 'missing or invalid session token');
+  const session = deps.sessions.get(sessionId);
+  if (!session || session.ending) return void rejectUpgrade(client, 404, 'not_found', `browser '${sessionId}' is not active`);
+  if (session.parked) return void rejectUpgrade(client, 404, 'not_found', `browser '${sessionId}' is idle in its pool; acquire it first`);
+  return session;
+}
+
+const REASONS: Record<number, string> = {
+  401: 'Unauthorized',
+  404: 'Not Found',
+  409: 'Conflict',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+/** What a domain failure answers with here, as the HTTP edge would answer it for a request. */
+const STATUS: Partial<Record<FailureKind, number>> = { not_found: 404, conflict: 409, unavailable: 503 };
+
+export function rejectUpgrade(client: Duplex, status: number, code: string, message: string): void {
+  const body = JSON.stringify({ code, message });
+  client.end(
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export function rejectUpgradeWith(client: Duplex, err: DomainError): void {
+  rejectUpgrade(client, STATUS[err.kind] ?? 500, err.code, err.message);
+}
