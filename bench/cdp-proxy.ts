@@ -20,7 +20,7 @@ for (let i = 0; i < img.data.length; i++) img.data[i] = (i & 3) === 3 ? 255 : Ma
 x.putImageData(img, 0, 0);</script>`;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-bench-'));
-const service = await startService({ dataDir, logLevel: 'silent', standby: 0 });
+const service = await startService({ dataDir, logLevel: 'silent', networkPolicy: 'local', standby: 0 });
 const created = await fetch(`${service.baseUrl}/browsers`, {
   method: 'POST',
   headers: { authorization: `Bearer ${service.apiKey}`, 'content-type': 'application/json' },

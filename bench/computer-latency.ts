@@ -13,7 +13,7 @@ const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 200;
 const batchRuns = Math.max(10, Math.round(runs / 10));
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-bench-'));
-const service = await startService({ dataDir, logLevel: 'silent' });
+const service = await startService({ dataDir, logLevel: 'silent', networkPolicy: 'local' });
 const headers = { authorization: `Bearer ${service.apiKey}`, 'content-type': 'application/json' };
 const created = await fetch(`${service.baseUrl}/browsers`, {
   method: 'POST',

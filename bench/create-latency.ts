@@ -16,7 +16,7 @@ const VIEWPORT = { width: 1920, height: 1080 };
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-bench-'));
 // Cold creates are what this measures; the standby's handoffs are measured by pool-latency.ts.
-const service = await startService({ dataDir, logLevel: 'silent', standby: 0 });
+const service = await startService({ dataDir, logLevel: 'silent', networkPolicy: 'local', standby: 0 });
 const headers = { authorization: `Bearer ${service.apiKey}`, 'content-type': 'application/json' };
 
 /** Spawn to "DevTools listening", then kill and wait for exit: what any launcher must at least pay. */

@@ -19,7 +19,7 @@ const FILE_MB = 100;
 const fileRuns = 7;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-bench-'));
-const service = await startService({ dataDir, logLevel: 'silent' });
+const service = await startService({ dataDir, logLevel: 'silent', networkPolicy: 'local' });
 const headers = { authorization: `Bearer ${service.apiKey}`, 'content-type': 'application/json' };
 const { session_id } = (await (await fetch(`${service.baseUrl}/browsers`, { method: 'POST', headers, body: '{}' })).json()) as { session_id: string };
 const view = service.sessions.get(session_id)!.view;

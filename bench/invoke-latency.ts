@@ -28,7 +28,7 @@ async function zipOf(files: Record<string, string>): Promise<Blob> {
 }
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-bench-'));
-const service = await startService({ dataDir, logLevel: 'silent', standby: 0 });
+const service = await startService({ dataDir, logLevel: 'silent', networkPolicy: 'local', standby: 0 });
 const auth = { authorization: `Bearer ${service.apiKey}` };
 const form = new FormData();
 form.append('file', await zipOf({ 'index.js': APP }), 'app.zip');

@@ -18,8 +18,8 @@ const WARMUP = 3;
 const POOL_SIZE = 4;
 
 const dataDirs = [await mkdtemp(join(tmpdir(), 'bcs-bench-')), await mkdtemp(join(tmpdir(), 'bcs-bench-'))];
-const warm = await startService({ dataDir: dataDirs[0]!, logLevel: 'silent', standby: 1 });
-const cold = await startService({ dataDir: dataDirs[1]!, logLevel: 'silent', standby: 0 });
+const warm = await startService({ dataDir: dataDirs[0]!, logLevel: 'silent', networkPolicy: 'local', standby: 1 });
+const cold = await startService({ dataDir: dataDirs[1]!, logLevel: 'silent', networkPolicy: 'local', standby: 0 });
 
 async function call(svc: RunningService, method: string, path: string, body?: object): Promise<any> {
   const res = await fetch(`${svc.baseUrl}${path}`, {

@@ -70,7 +70,7 @@ const serviceCpu = () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-bench-'));
-const service = await startService({ dataDir, logLevel: 'silent' });
+const service = await startService({ dataDir, logLevel: 'silent', networkPolicy: 'local' });
 const headers = { authorization: `Bearer ${service.apiKey}`, 'content-type': 'application/json' };
 const api = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(service.baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -24,7 +24,7 @@ const SITE = resolve('scenarios/site');
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-bench-'));
 const outputDir = await mkdtemp(join(tmpdir(), 'bcs-bench-out-'));
-const service = await startService({ dataDir, logLevel: 'silent', standby: 0 });
+const service = await startService({ dataDir, logLevel: 'silent', networkPolicy: 'local', standby: 0 });
 const client = new CloudClient({ baseUrl: service.baseUrl, apiKey: service.apiKey });
 const never = new AbortController().signal;
 

@@ -45,7 +45,17 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     // limit: `--workers N` creates N browsers at once and must never be refused a session here.
     // Loaded only when a run needs it: remote runs and admin commands never pay for the service's modules.
     const { startService } = await import('../../src/service/index.js');
-    const service = await startService({ dataDir, chromium: opts.chromium, logLevel: 'silent', standby: opts.standby ?? 0, maxConcurrentSessions: null, display: opts.display });
+    // The local-development egress policy: scenarios reach sites on this machine (a dev server, serve:,
+    // web_server:) as a Playwright user expects; private networks still need network.private_hosts.
+    const service = await startService({
+      dataDir,
+      chromium: opts.chromium,
+      logLevel: 'silent',
+      standby: opts.standby ?? 0,
+      maxConcurrentSessions: null,
+      display: opts.display,
+      networkPolicy: 'local',
+    });
     // Your machine, your scenarios: the embedded service may run unsandboxed, but says so, once a run.
     if (!service.sandbox) {
       process.stderr.write(
