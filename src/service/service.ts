@@ -98,6 +98,8 @@ export interface ServiceOptions {
    * (local development). Port 25 and the service's own ports are refused under both.
    */
   networkPolicy?: EgressMode;
+  /** false: sandboxed sessions share the host's network even where each could have its own (for comparisons). */
+  sessionNetworks?: boolean;
 }
 
 /** startService was asked for a sandbox (requireSandbox) and there is none; the message says why. */
@@ -140,7 +142,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const chromium = await findChromium(opts.chromium ?? process.env.BCS_CHROMIUM);
   const sandboxMode = opts.sandbox ?? (process.env.BCS_SANDBOX === 'off' ? 'off' : 'auto');
   const { sandbox, reason: sandboxReason } =
-    sandboxMode === 'off' ? { sandbox: null, reason: 'turned off' } : await detectSandbox({ dataDir: opts.dataDir });
+    sandboxMode === 'off' ? { sandbox: null, reason: 'turned off' } : await detectSandbox({ dataDir: opts.dataDir, network: opts.sessionNetworks });
   // Decided before anything listens, so nothing is ever served unsandboxed by accident.
   if (opts.requireSandbox && !sandbox) throw new SandboxRequiredError(`the process sandbox is not available (${sandboxReason})`);
   const db = openDatabase(opts.dataDir);
