@@ -4,14 +4,21 @@ import { dateTime, offsetPageQuery } from './common.js';
 
 const limit = { type: ['integer', 'null'], description: 'null: no limit' } as const;
 
-/** `GET/PATCH /org/limits`. */
+/**
+ * `GET/PATCH /org/limits`. `max_concurrent_sessions` is always a number, as the SDK types it: 0 is no limit
+ * (the hosted API's spelling of a removed cap), so what a PATCH sets reads back the same.
+ */
 export const orgLimits = {
   type: 'object',
   additionalProperties: false,
-  required: ['max_concurrent_sessions', 'max_pooled_sessions'],
+  required: ['max_concurrent_sessions', 'max_pooled_sessions', 'default_project_max_concurrent_sessions'],
   properties: {
-    max_concurrent_sessions: { ...limit, description: 'On-demand sessions plus pool reservations; null: no limit' },
+    max_concurrent_sessions: { type: 'integer', minimum: 0, description: 'On-demand sessions plus pool reservations; 0: no limit' },
     max_pooled_sessions: { ...limit, description: 'Deprecated by the unified limit: accepted, stored and echoed, never enforced' },
+    default_project_max_concurrent_sessions: {
+      ...limit,
+      description: "The max_concurrent_sessions of every project without its own; null: no default (such projects have only the organization's limit)",
+    },
   },
 } as const;
 
@@ -149,6 +156,7 @@ export const orgLimitsUpdateParams = {
   properties: {
     max_concurrent_sessions: limitValue,
     max_pooled_sessions: limitValue,
+    default_project_max_concurrent_sessions: { ...limitValue, description: "0 or null removes the default; at most the organization's max_concurrent_sessions" },
   },
 } as const;
 

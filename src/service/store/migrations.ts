@@ -342,4 +342,6 @@ export const migrations: string[] = [
     site_config_id TEXT NOT NULL
   );
   `,
+  // The organisation's default per-project concurrency cap, for projects without a limit of their own.
+  `ALTER TABLE org_limits ADD COLUMN default_project_max_concurrent_sessions INTEGER;`,
 ];
