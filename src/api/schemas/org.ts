@@ -210,28 +210,48 @@ export const projectLimitsUpdateParams = {
 
 const stringOrList = { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 255 } }] } as const;
 
+/** What both audit reads filter by: the hosted filters, then ours (exact fields of the record). */
+const auditLogFilters = {
+  start: { type: 'string', minLength: 1, maxLength: 64 },
+  end: { type: 'string', minLength: 1, maxLength: 64 },
+  method: { type: 'string', minLength: 1, maxLength: 16 },
+  exclude_method: stringOrList,
+  auth_strategy: { type: 'string', maxLength: 64 },
+  service: { type: 'string', minLength: 1, maxLength: 255 },
+  search: { type: 'string', maxLength: 255 },
+  search_user_id: stringOrList,
+  path: { type: 'string', pattern: '^/', maxLength: 2048 },
+  route: { type: 'string', maxLength: 2048 },
+  status: { type: 'integer', minimum: 100, maximum: 599 },
+  api_key_id: { type: 'string', maxLength: 255 },
+  project_id: { type: 'string', maxLength: 255 },
+} as const;
+
 /** `GET /audit-logs`: a window of at most 30 days, filtered. */
 export const auditLogListQuery = {
   type: 'object',
   additionalProperties: false,
   required: ['start', 'end'],
   properties: {
-    start: { type: 'string', minLength: 1, maxLength: 64 },
-    end: { type: 'string', minLength: 1, maxLength: 64 },
+    ...auditLogFilters,
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
     page_token: { type: 'string', minLength: 1, maxLength: 200 },
-    method: { type: 'string', minLength: 1, maxLength: 16 },
-    exclude_method: stringOrList,
-    auth_strategy: { type: 'string', maxLength: 64 },
-    service: { type: 'string', minLength: 1, maxLength: 255 },
-    search: { type: 'string', maxLength: 255 },
-    search_user_id: stringOrList,
-    // Ours, beyond the hosted filters: exact fields of the record.
-    path: { type: 'string', pattern: '^/', maxLength: 2048 },
-    route: { type: 'string', maxLength: 2048 },
-    status: { type: 'integer', minimum: 100, maximum: 599 },
-    api_key_id: { type: 'string', maxLength: 255 },
-    project_id: { type: 'string', maxLength: 255 },
+  },
+} as const;
+
+/** The most records one export chunk holds (the hosted API's bound, which the SDK checks). */
+export const AUDIT_EXPORT_MAX_ROWS = 50_000;
+
+/** `GET /audit-logs/export/chunk`: the same filters, any window, in chunks led on by `cursor`. */
+export const auditLogExportChunkQuery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['start', 'end'],
+  properties: {
+    ...auditLogFilters,
+    format: { type: 'string', enum: ['jsonl.gz', 'jsonl'], default: 'jsonl.gz', description: 'JSON Lines, gzip-compressed by default' },
+    limit: { type: 'integer', minimum: 1, maximum: AUDIT_EXPORT_MAX_ROWS, default: 10_000 },
+    cursor: { type: 'string', minLength: 1, maxLength: 300, description: 'The `X-Next-Cursor` of the previous chunk' },
   },
 } as const;
 

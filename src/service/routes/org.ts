@@ -11,6 +11,7 @@ import { invalidField } from '../errors.js';
 import type { LimitsRepo, StoredOrgLimits } from '../store/limits-repo.js';
 import { registerApiKeyRoutes, type ApiKeyRouteDeps } from './api-keys.js';
 import { registerAuditRoutes, type AuditDeps } from './audit.js';
+import { registerAuditExportRoute } from './audit-export.js';
 import { orgLimits, orgLimitsUpdateParams } from '../../api/schemas/org.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { ok } from './responses.js';
@@ -46,6 +47,7 @@ export function registerOrgRoutes(app: FastifyInstance, deps: OrgRouteDeps): voi
   registerApiKeyRoutes(app, deps);
   registerProjectRoutes(app, deps);
   registerAuditRoutes(app, deps);
+  registerAuditExportRoute(app, deps);
   registerIdentityRoutes(app, deps);
 }
 
