@@ -1,17 +1,18 @@
 // The only way to a session's DevTools: an authenticated WebSocket endpoint on the service's own port,
-// `/browsers/{id}/cdp?jwt=<token>`. After the handshake is checked, frames pass both ways as they came;
-// only the client's download commands are rewritten (cdp-downloads.ts). Chromium's own port stays on
-// loopback and never appears in any response.
+// `/browsers/{id}/cdp?jwt=<token>` for the browser, and below it Chromium's own target paths
+// (`/devtools/page/{targetId}`, as the discovery documents list them), the token in the query or the path
+// (cdp-paths.ts). After the handshake is checked, frames pass both ways as they came; only the client's
+// download commands are rewritten (cdp-downloads.ts), on a page's connection as on the browser's.
+// Chromium's own port stays on loopback and never appears in any response.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CommandFilter, FrameForwarder } from './cdp-command-filter.js';
+import { devtoolsTargetPath, parseCdpPath } from './cdp-paths.js';
 import type { LiveSession } from './types.js';
 import type { SessionManager } from './sessions.js';
 import { WsMessageCounter } from './ws-message-counter.js';
-
-const CDP_PATH = /^\/browsers\/([^/?]+)\/cdp\/?$/;
 
 /** Session tokens are an HMAC of the session id under a secret that lives only in this process. */
 export class CdpTokens {
@@ -55,10 +56,13 @@ export interface CdpConnectionEvents {
 /** Handles an HTTP upgrade; answers plain HTTP errors for anything that is not an authorised CDP request. */
 export function handleCdpUpgrade(deps: CdpProxyDeps, req: IncomingMessage, client: Duplex, head: Buffer): void {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const match = CDP_PATH.exec(url.pathname);
-  if (!match) return reject(client, 404, 'not_found', `no WebSocket route ${url.pathname}`);
-  const sessionId = decodeURIComponent(match[1]!);
-  const token = url.searchParams.get('jwt') ?? url.searchParams.get('token');
+  const parts = parseCdpPath(url.pathname);
+  const target = parts && devtoolsTargetPath(parts.rest);
+  if (!parts || target === undefined) {
+    return reject(client, 404, 'not_found', `no WebSocket route ${url.pathname.replace(/\/jwt\/[^/]*/, '/jwt/REDACTED')}`);
+  }
+  const { sessionId } = parts;
+  const token = parts.pathToken || url.searchParams.get('jwt') || url.searchParams.get('token');
   const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
   const authorised = token ? deps.tokens.verify(sessionId, token) : bearer ? deps.isValidApiKey(bearer) : false;
   if (!authorised) return reject(client, 401, 'unauthorized', 'missing or invalid session token');
@@ -68,7 +72,12 @@ export function handleCdpUpgrade(deps: CdpProxyDeps, req: IncomingMessage, clien
 
   const socket = client as Socket;
   const release = deps.sessions.attach(sessionId, socket);
-  void session.ready.then(() => pipeToBrowser(deps, req, socket, head, session.chromium.wsEndpoint, sessionId, release, session));
+  void session.ready.then(() => {
+    // The browser's path is the launch's; a target's is Chromium's own, on the same DevTools server.
+    const upstream = new URL(session.chromium.wsEndpoint);
+    if (target) upstream.pathname = target;
+    pipeToBrowser(deps, req, socket, head, upstream, sessionId, release, session);
+  });
 }
 
 function pipeToBrowser(
@@ -76,13 +85,12 @@ function pipeToBrowser(
   req: IncomingMessage,
   socket: Socket,
   head: Buffer,
-  wsEndpoint: string,
+  upstreamUrl: URL,
   sessionId: string,
   release: () => void,
   session: LiveSession,
 ): void {
   if (socket.destroyed) return release();
-  const upstreamUrl = new URL(wsEndpoint);
   const upstream = connect(Number(upstreamUrl.port), upstreamUrl.hostname);
   // Who closed first says why the connection ended; only frame headers are read to count messages.
   const fromClient = new WsMessageCounter();
