@@ -1,5 +1,8 @@
 export { CdpTokens, handleCdpUpgrade } from './cdp-proxy.js';
 export type { CdpConnectionEvents } from './cdp-proxy.js';
+export { fetchDiscovery, rewriteDiscovery } from './cdp-discovery.js';
+export type { DiscoveryDocument, ProxyAddress } from './cdp-discovery.js';
+export { cdpTokenToQuery, parseCdpPath } from './cdp-paths.js';
 export { ConcurrencyLimit } from './limits.js';
 export { FileTail } from './log-tail.js';
 export { SUPERVISOR_PROCESSES, SessionLogs } from './logs.js';
