@@ -14,6 +14,8 @@ import { registerAuthConnectionRoutes } from './routes/auth-connections.js';
 import { registerSiteConfigRoutes } from './routes/site-configs.js';
 import { installAuditLog } from './routes/audit.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
+import { registerCdpDiscoveryRoutes } from './routes/cdp-discovery.js';
+import { cdpTokenToQuery } from './host/session/index.js';
 import { registerComputerRoutes } from './routes/computer.js';
 import { registerCredentialProviderRoutes } from './routes/credential-providers.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -51,6 +53,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
             },
           },
     genReqId: () => `req_${newId(16)}`,
+    // A CDP path may carry the session token (`/browsers/{id}/cdp/jwt/<token>/json/version`): it is moved into
+    // the query before anything reads the URL, so logs, 404 messages and the audit log never show it.
+    rewriteUrl: (req) => cdpTokenToQuery(req.url ?? '/'),
     requestIdHeader: false,
     routerOptions: {
       // deepObject queries (`tags[team]=a`) as the hosted SDK sends them.
@@ -111,6 +116,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 /** The routes of each resource group, given the service's parts; a new group is one line here. */
 const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] = [
   registerBrowserRoutes,
+  registerCdpDiscoveryRoutes,
   registerPoolRoutes,
   registerOrgRoutes,
   registerComputerRoutes,

@@ -24,7 +24,15 @@ export interface RouteEntry {
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** Unset (null) on a request authorised by a session token instead of a key (`sessionToken` routes). */
     auth: AuthContext;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route also takes a browser session's CDP token (`jwt` in the query) and checks it itself; a
+     * request without one needs an API key as everywhere else.
+     */
+    sessionToken?: boolean;
   }
   interface FastifyInstance {
     /** Every route registered after auth was installed (all of them), for tests that must cover each one. */
@@ -74,6 +82,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.addHook('onRequest', async (req: FastifyRequest) => {
     // A page opened by a link (a login flow's hosted page) checks the token in its URL itself.
     if (req.routeOptions.config?.selfAuthenticated) return;
+    if (req.routeOptions.config?.sessionToken && (req.query as Record<string, unknown> | undefined)?.jwt !== undefined) return;
     const token = bearerToken(req.headers.authorization);
     if (!token) throw unauthorized('missing API key: send Authorization: Bearer <key>');
     const appKey = deps.appKeys?.authenticate(token);

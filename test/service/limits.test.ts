@@ -1,5 +1,6 @@
-// The unified concurrency limit: on-demand sessions plus pool reservations, exact under races.
-import Kernel, { RateLimitError } from '@onkernel/sdk';
+// The unified concurrency limit: on-demand sessions plus pool reservations, exact under races; and the
+// organization's default cap for projects without their own.
+import Kernel, { BadRequestError, RateLimitError } from '@onkernel/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
@@ -18,16 +19,90 @@ const setLimit = async (body: object) => {
 };
 
 describe('org limits', () => {
-  it('reads and sets limits; null or 0 removes the limit; max_pooled_sessions is stored and echoed', async () => {
-    expect((await svc.call('GET', '/org/limits')).body).toEqual({ max_concurrent_sessions: null, max_pooled_sessions: null });
-    expect(await setLimit({ max_concurrent_sessions: 7, max_pooled_sessions: 3 })).toEqual({ max_concurrent_sessions: 7, max_pooled_sessions: 3 });
-    expect(await setLimit({})).toEqual({ max_concurrent_sessions: 7, max_pooled_sessions: 3 });
-    expect(await setLimit({ max_concurrent_sessions: 0 })).toEqual({ max_concurrent_sessions: null, max_pooled_sessions: 3 });
-    expect(await setLimit({ max_pooled_sessions: null })).toEqual({ max_concurrent_sessions: null, max_pooled_sessions: null });
-    const bad = await svc.call('PATCH', '/org/limits', { body: { max_concurrent_sessions: -1, default_project_max_concurrent_sessions: 2 } });
+  it('reads and sets limits; null or 0 removes the limit (read back as 0); max_pooled_sessions is stored and echoed', async () => {
+    const none = { max_concurrent_sessions: 0, max_pooled_sessions: null, default_project_max_concurrent_sessions: null };
+    expect((await svc.call('GET', '/org/limits')).body).toEqual(none);
+    expect(await setLimit({ max_concurrent_sessions: 7, max_pooled_sessions: 3 })).toEqual({ ...none, max_concurrent_sessions: 7, max_pooled_sessions: 3 });
+    expect(await setLimit({})).toEqual({ ...none, max_concurrent_sessions: 7, max_pooled_sessions: 3 });
+    expect(await setLimit({ max_concurrent_sessions: 0 })).toEqual({ ...none, max_pooled_sessions: 3 });
+    expect(await setLimit({ max_concurrent_sessions: 5 })).toEqual({ ...none, max_concurrent_sessions: 5, max_pooled_sessions: 3 });
+    expect(await setLimit({ max_concurrent_sessions: null, max_pooled_sessions: null })).toEqual(none);
+    const bad = await svc.call('PATCH', '/org/limits', { body: { max_concurrent_sessions: -1, default_project_max_concurrent_sessions: 'two' } });
     expect(bad.status).toBe(400);
     expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['body.default_project_max_concurrent_sessions', 'body.max_concurrent_sessions']);
   });
+
+  it('reads and sets default_project_max_concurrent_sessions with the SDK; it may not exceed the organization limit', async () => {
+    const kernel = new Kernel({ apiKey: svc.apiKey, baseURL: svc.baseUrl, maxRetries: 0 });
+    try {
+      const limits = await kernel.organization.limits.retrieve();
+      // The SDK types max_concurrent_sessions as a number: never null on the wire.
+      expect(typeof limits.max_concurrent_sessions).toBe('number');
+      expect(limits.default_project_max_concurrent_sessions).toBeNull();
+      expect(await kernel.organization.limits.update({ default_project_max_concurrent_sessions: 4 })).toMatchObject({ max_concurrent_sessions: 0, default_project_max_concurrent_sessions: 4 });
+      expect((await kernel.organization.limits.retrieve()).default_project_max_concurrent_sessions).toBe(4);
+      expect((await kernel.organization.limits.update({})).default_project_max_concurrent_sessions).toBe(4);
+
+      // Above the organization limit: refused, naming the field; in one request with a higher limit: fine.
+      await setLimit({ max_concurrent_sessions: 6 });
+      const over = await svc.call('PATCH', '/org/limits', { body: { default_project_max_concurrent_sessions: 7 } });
+      expect(over.status).toBe(400);
+      expect(over.body.details.map((d: { field: string }) => d.field)).toEqual(['body.default_project_max_concurrent_sessions']);
+      await expect(kernel.organization.limits.update({ default_project_max_concurrent_sessions: 7 })).rejects.toBeInstanceOf(BadRequestError);
+      expect(await setLimit({ max_concurrent_sessions: 8, default_project_max_concurrent_sessions: 7 })).toMatchObject({ max_concurrent_sessions: 8, default_project_max_concurrent_sessions: 7 });
+      // Lowering the limit under the default is refused the same way, naming the limit.
+      const under = await svc.call('PATCH', '/org/limits', { body: { max_concurrent_sessions: 3 } });
+      expect(under.status).toBe(400);
+      expect(under.body.details.map((d: { field: string }) => d.field)).toEqual(['body.max_concurrent_sessions']);
+
+      // 0 or null removes it.
+      expect((await kernel.organization.limits.update({ default_project_max_concurrent_sessions: 0 })).default_project_max_concurrent_sessions).toBeNull();
+      await kernel.organization.limits.update({ default_project_max_concurrent_sessions: 2 });
+      expect((await kernel.organization.limits.update({ default_project_max_concurrent_sessions: null })).default_project_max_concurrent_sessions).toBeNull();
+    } finally {
+      await setLimit({ max_concurrent_sessions: null, default_project_max_concurrent_sessions: null });
+    }
+  });
+
+  it('holds a project without a cap of its own to the default, existing and new projects alike; its own cap wins', async () => {
+    const kernel = new Kernel({ apiKey: svc.apiKey, baseURL: svc.baseUrl, maxRetries: 0 });
+    const existing = await kernel.projects.create({ name: 'default-capped-existing' });
+    await kernel.organization.limits.update({ default_project_max_concurrent_sessions: 1 });
+    const created = await kernel.projects.create({ name: 'default-capped-new' });
+    const own = await kernel.projects.create({ name: 'own-cap' });
+    await kernel.projects.limits.update(own.id, { max_concurrent_sessions: 2 });
+    const started: { id: string; project: string }[] = [];
+    const inProject = (project: string) => new Kernel({ apiKey: svc.apiKey, baseURL: svc.baseUrl, maxRetries: 0, projectID: project });
+    try {
+      for (const project of [existing.id, created.id]) {
+        // The project's own limits still read as overrides: none.
+        expect((await kernel.projects.limits.retrieve(project)).max_concurrent_sessions).toBeNull();
+        const first = await inProject(project).browsers.create({ headless: true });
+        started.push({ id: first.session_id, project });
+        const refused = await svc.call('POST', '/browsers', { body: { headless: true }, headers: { 'x-kernel-project-id': project } });
+        expect(refused.status).toBe(429);
+        expect(refused.body.code).toBe('concurrency_limit_exceeded');
+        expect(refused.body.message).toContain(`project '${project}' has max_concurrent_sessions 1 (the organization's default_project_max_concurrent_sessions`);
+        expect(refused.body.details).toEqual([{ code: 'project_limit', message: refused.body.message }]);
+        await expect(inProject(project).browsers.create({ headless: true })).rejects.toBeInstanceOf(RateLimitError);
+      }
+      // A project's own cap is above the default: it gets two.
+      for (let i = 0; i < 2; i++) started.push({ id: (await inProject(own.id).browsers.create({ headless: true })).session_id, project: own.id });
+      expect((await svc.call('POST', '/browsers', { body: { headless: true }, headers: { 'x-kernel-project-id': own.id } })).body.message).toContain(
+        `project '${own.id}' has max_concurrent_sessions 2 and`,
+      );
+      // The organisation's default scope is no project: the default does not apply there.
+      const unscoped = await kernel.browsers.create({ headless: true });
+      started.push({ id: unscoped.session_id, project: '' });
+      // Removing the default frees the projects at once.
+      await kernel.organization.limits.update({ default_project_max_concurrent_sessions: 0 });
+      const second = await inProject(existing.id).browsers.create({ headless: true });
+      started.push({ id: second.session_id, project: existing.id });
+    } finally {
+      await kernel.organization.limits.update({ default_project_max_concurrent_sessions: null });
+      await Promise.all(started.map((s) => svc.call('DELETE', `/browsers/${s.id}`, { headers: s.project ? { 'x-kernel-project-id': s.project } : {} })));
+    }
+  }, 120_000);
 
   it('admits exactly the limit when 50 creates race', async () => {
     await setLimit({ max_concurrent_sessions: 10 });

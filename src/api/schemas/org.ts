@@ -4,14 +4,21 @@ import { dateTime, offsetPageQuery } from './common.js';
 
 const limit = { type: ['integer', 'null'], description: 'null: no limit' } as const;
 
-/** `GET/PATCH /org/limits`. */
+/**
+ * `GET/PATCH /org/limits`. `max_concurrent_sessions` is always a number, as the SDK types it: 0 is no limit
+ * (the hosted API's spelling of a removed cap), so what a PATCH sets reads back the same.
+ */
 export const orgLimits = {
   type: 'object',
   additionalProperties: false,
-  required: ['max_concurrent_sessions', 'max_pooled_sessions'],
+  required: ['max_concurrent_sessions', 'max_pooled_sessions', 'default_project_max_concurrent_sessions'],
   properties: {
-    max_concurrent_sessions: { ...limit, description: 'On-demand sessions plus pool reservations; null: no limit' },
+    max_concurrent_sessions: { type: 'integer', minimum: 0, description: 'On-demand sessions plus pool reservations; 0: no limit' },
     max_pooled_sessions: { ...limit, description: 'Deprecated by the unified limit: accepted, stored and echoed, never enforced' },
+    default_project_max_concurrent_sessions: {
+      ...limit,
+      description: "The max_concurrent_sessions of every project without its own; null: no default (such projects have only the organization's limit)",
+    },
   },
 } as const;
 
@@ -149,6 +156,7 @@ export const orgLimitsUpdateParams = {
   properties: {
     max_concurrent_sessions: limitValue,
     max_pooled_sessions: limitValue,
+    default_project_max_concurrent_sessions: { ...limitValue, description: "0 or null removes the default; at most the organization's max_concurrent_sessions" },
   },
 } as const;
 
@@ -202,28 +210,48 @@ export const projectLimitsUpdateParams = {
 
 const stringOrList = { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 255 } }] } as const;
 
+/** What both audit reads filter by: the hosted filters, then ours (exact fields of the record). */
+const auditLogFilters = {
+  start: { type: 'string', minLength: 1, maxLength: 64 },
+  end: { type: 'string', minLength: 1, maxLength: 64 },
+  method: { type: 'string', minLength: 1, maxLength: 16 },
+  exclude_method: stringOrList,
+  auth_strategy: { type: 'string', maxLength: 64 },
+  service: { type: 'string', minLength: 1, maxLength: 255 },
+  search: { type: 'string', maxLength: 255 },
+  search_user_id: stringOrList,
+  path: { type: 'string', pattern: '^/', maxLength: 2048 },
+  route: { type: 'string', maxLength: 2048 },
+  status: { type: 'integer', minimum: 100, maximum: 599 },
+  api_key_id: { type: 'string', maxLength: 255 },
+  project_id: { type: 'string', maxLength: 255 },
+} as const;
+
 /** `GET /audit-logs`: a window of at most 30 days, filtered. */
 export const auditLogListQuery = {
   type: 'object',
   additionalProperties: false,
   required: ['start', 'end'],
   properties: {
-    start: { type: 'string', minLength: 1, maxLength: 64 },
-    end: { type: 'string', minLength: 1, maxLength: 64 },
+    ...auditLogFilters,
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
     page_token: { type: 'string', minLength: 1, maxLength: 200 },
-    method: { type: 'string', minLength: 1, maxLength: 16 },
-    exclude_method: stringOrList,
-    auth_strategy: { type: 'string', maxLength: 64 },
-    service: { type: 'string', minLength: 1, maxLength: 255 },
-    search: { type: 'string', maxLength: 255 },
-    search_user_id: stringOrList,
-    // Ours, beyond the hosted filters: exact fields of the record.
-    path: { type: 'string', pattern: '^/', maxLength: 2048 },
-    route: { type: 'string', maxLength: 2048 },
-    status: { type: 'integer', minimum: 100, maximum: 599 },
-    api_key_id: { type: 'string', maxLength: 255 },
-    project_id: { type: 'string', maxLength: 255 },
+  },
+} as const;
+
+/** The most records one export chunk holds (the hosted API's bound, which the SDK checks). */
+export const AUDIT_EXPORT_MAX_ROWS = 50_000;
+
+/** `GET /audit-logs/export/chunk`: the same filters, any window, in chunks led on by `cursor`. */
+export const auditLogExportChunkQuery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['start', 'end'],
+  properties: {
+    ...auditLogFilters,
+    format: { type: 'string', enum: ['jsonl.gz', 'jsonl'], default: 'jsonl.gz', description: 'JSON Lines, gzip-compressed by default' },
+    limit: { type: 'integer', minimum: 1, maximum: AUDIT_EXPORT_MAX_ROWS, default: 10_000 },
+    cursor: { type: 'string', minLength: 1, maxLength: 300, description: 'The `X-Next-Cursor` of the previous chunk' },
   },
 } as const;
 

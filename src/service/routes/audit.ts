@@ -1,6 +1,7 @@
 // The audit log: every mutating request is recorded when its response is sent (who, what, outcome; never
 // a body, and token-like query values redacted), and `GET /audit-logs` reads it newest first with
-// page-token paging (`X-Next-Page-Token`, `X-Has-More`) as the hosted API does.
+// page-token paging (`X-Next-Page-Token`, `X-Has-More`) as the hosted API does. The bulk export is
+// audit-export.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { auditLogEntry, auditLogListQuery } from '../../api/schemas/org.js';
@@ -92,36 +93,60 @@ const auditPage = {
 export function registerAuditRoutes(app: FastifyInstance, deps: AuditDeps): void {
   app.get<{ Querystring: ListQuery }>('/audit-logs', { schema: { querystring: listQuery, response: auditPage } }, async (req, reply) => {
     const q = req.query;
-    const startMs = parseTime(q.start, 'querystring.start');
-    const endMs = parseTime(q.end, 'querystring.end');
-    if (endMs <= startMs) throw invalidField('querystring.end', 'must be after start');
-    if (endMs - startMs > MAX_WINDOW_MS) throw invalidField('querystring.end', 'the window from start to end is at most 30 days');
-    const query: AuditQuery = {
-      startMs,
-      endMs,
-      method: q.method?.toUpperCase(),
-      excludeMethods: list(q.exclude_method)?.map((m) => m.toUpperCase()),
-      path: q.path,
-      route: q.route,
-      status: q.status,
-      apiKeyId: q.api_key_id,
-      projectId: q.project_id,
-      authStrategy: q.auth_strategy || undefined,
-      service: q.service,
-      search: q.search || undefined,
-      searchUserIds: list(q.search_user_id),
-      after: q.page_token === undefined ? undefined : decodeToken(q.page_token),
-      limit: q.limit,
-    };
+    const filters = auditFilters(q);
+    if (filters.endMs - filters.startMs > MAX_WINDOW_MS) throw invalidField('querystring.end', 'the window from start to end is at most 30 days');
+    const query: AuditQuery = { ...filters, after: q.page_token === undefined ? undefined : decodeToken(q.page_token), limit: q.limit };
     const page = deps.audit.list(query);
     const last = page.rows.at(-1);
     reply.header('X-Has-More', String(page.hasMore));
     if (page.hasMore && last) reply.header('X-Next-Page-Token', encodeToken(last));
-    return page.rows.map(present);
+    return page.rows.map(presentAuditRecord);
   });
 }
 
-function present(row: AuditRecord): AuditLogEntry {
+/** The filter parameters both reads take (the list and the export), as their query strings carry them. */
+export interface AuditFilterParams {
+  start: string;
+  end: string;
+  method?: string;
+  exclude_method?: string | string[];
+  path?: string;
+  route?: string;
+  status?: number;
+  api_key_id?: string;
+  project_id?: string;
+  auth_strategy?: string;
+  service?: string;
+  search?: string;
+  search_user_id?: string | string[];
+}
+
+export type AuditFilters = Omit<AuditQuery, 'after' | 'maxSeq' | 'limit'>;
+
+/** The window and filters of a read; a window that is not one is a 400 naming the parameter. */
+export function auditFilters(q: AuditFilterParams): AuditFilters {
+  const startMs = parseTime(q.start, 'querystring.start');
+  const endMs = parseTime(q.end, 'querystring.end');
+  if (endMs <= startMs) throw invalidField('querystring.end', 'must be after start');
+  return {
+    startMs,
+    endMs,
+    method: q.method?.toUpperCase(),
+    excludeMethods: list(q.exclude_method)?.map((m) => m.toUpperCase()),
+    path: q.path,
+    route: q.route,
+    status: q.status,
+    apiKeyId: q.api_key_id,
+    projectId: q.project_id,
+    authStrategy: q.auth_strategy || undefined,
+    service: q.service,
+    search: q.search || undefined,
+    searchUserIds: list(q.search_user_id),
+  };
+}
+
+/** A record as both reads answer it: an entry of the list, a line of the export. */
+export function presentAuditRecord(row: AuditRecord): AuditLogEntry {
   return {
     timestamp: row.timestamp,
     method: row.method,

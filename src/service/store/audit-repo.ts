@@ -40,6 +40,8 @@ export interface AuditQuery {
   searchUserIds?: string[];
   /** Continue after this record (the last one of the previous page). */
   after?: { tsMs: number; seq: number };
+  /** Only records written up to this one: an export's snapshot, which later records cannot shift. */
+  maxSeq?: number;
   limit: number;
 }
 
@@ -58,6 +60,11 @@ export class AuditRepo {
 
   insert(record: Omit<AuditRecord, 'seq'>): void {
     this.insertStmt.run(record);
+  }
+
+  /** The position of the newest record written so far (0 before the first). */
+  lastSeq(): number {
+    return this.db.prepare<[], { seq: number | null }>(`SELECT max(seq) AS seq FROM audit_logs`).get()!.seq ?? 0;
   }
 
   list(q: AuditQuery): { rows: AuditRecord[]; hasMore: boolean } {
@@ -106,6 +113,10 @@ export class AuditRepo {
       q.searchUserIds.forEach((id, i) => (params[`u${i}`] = id));
     }
     if (anyOf.length) where.push(`(${anyOf.join(' OR ')})`);
+    if (q.maxSeq !== undefined) {
+      where.push('seq <= @maxSeq');
+      params.maxSeq = q.maxSeq;
+    }
     if (q.after) {
       where.push('(ts_ms < @afterTs OR (ts_ms = @afterTs AND seq < @afterSeq))');
       params.afterTs = q.after.tsMs;

@@ -346,4 +346,6 @@ export const migrations: string[] = [
   `
   ALTER TABLE browsers ADD COLUMN private_hosts TEXT;
   `,
+  // The organisation's default per-project concurrency cap, for projects without a limit of their own.
+  `ALTER TABLE org_limits ADD COLUMN default_project_max_concurrent_sessions INTEGER;`,
 ];

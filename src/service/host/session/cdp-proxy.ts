@@ -1,7 +1,9 @@
 // A session's DevTools for clients: an authenticated WebSocket endpoint on the service's own port,
-// `/browsers/{id}/cdp?jwt=<token>`. After the handshake is checked, frames pass both ways as they came;
-// only the client's download commands are rewritten (cdp-downloads.ts). Chromium's own port stays on
-// loopback and never appears in any response.
+// `/browsers/{id}/cdp?jwt=<token>` for the browser, and below it Chromium's own target paths
+// (`/devtools/page/{targetId}`, as the discovery documents list them), the token in the query or the path
+// (cdp-paths.ts). After the handshake is checked, frames pass both ways as they came; only the client's
+// download commands are rewritten (cdp-downloads.ts), on a page's connection as on the browser's.
+// Chromium's own port stays on loopback and never appears in any response.
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { BrowserClientDeps, DisconnectReason } from './client-admission.js';
@@ -9,10 +11,18 @@ import { CommandFilter, FrameForwarder } from './cdp-command-filter.js';
 import type { LiveSession } from './types.js';
 import { WsMessageCounter } from './ws-message-counter.js';
 
-/** Pipes an admitted client (client-admission.ts) to the session's browser once the session is ready. */
-export function proxyCdp(deps: BrowserClientDeps, req: IncomingMessage, socket: Socket, head: Buffer, session: LiveSession): void {
+/**
+ * Pipes an admitted client (client-admission.ts) to the session's browser once the session is ready;
+ * `targetPath` (a page's DevTools path) instead of the browser's when the client asked for a target.
+ */
+export function proxyCdp(deps: BrowserClientDeps, req: IncomingMessage, socket: Socket, head: Buffer, session: LiveSession, targetPath: string | null = null): void {
   const release = deps.sessions.attach(session.id, socket);
-  void session.ready.then(() => pipeToBrowser(deps, req, socket, head, session.chromium.wsEndpoint, session.id, release, session));
+  void session.ready.then(() => {
+    // The browser's path is the launch's; a target's is Chromium's own, on the same DevTools server.
+    const upstream = new URL(session.chromium.wsEndpoint);
+    if (targetPath) upstream.pathname = targetPath;
+    pipeToBrowser(deps, req, socket, head, upstream, session.id, release, session);
+  });
 }
 
 function pipeToBrowser(
@@ -20,13 +30,12 @@ function pipeToBrowser(
   req: IncomingMessage,
   socket: Socket,
   head: Buffer,
-  wsEndpoint: string,
+  upstreamUrl: URL,
   sessionId: string,
   release: () => void,
   session: LiveSession,
 ): void {
   if (socket.destroyed) return release();
-  const upstreamUrl = new URL(wsEndpoint);
   const upstream = connect(Number(upstreamUrl.port), upstreamUrl.hostname);
   // Who closed first says why the connection ended; only frame headers are read to count messages.
   const fromClient = new WsMessageCounter();

@@ -2,6 +2,7 @@
 // `/browsers/{id}/cdp`, WebDriver BiDi at `/browsers/{id}/bidi`) take the same session token or API key
 // and the same session states, so a client refused on one is refused on the other with the same answer.
 // Refusals are plain HTTP on the socket: no WebSocket exists yet to carry anything else.
+import { devtoolsTargetPath, parseCdpPath } from './cdp-paths.js';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -9,7 +10,7 @@ import type { DomainError, FailureKind } from '../errors.js';
 import type { LiveSession } from './types.js';
 import type { SessionManager } from './sessions.js';
 
-const UPGRADE_PATH = /^\/browsers\/([^/?]+)\/(cdp|bidi)\/?$/;
+const UPGRADE_PATH = /^\/browsers\/([^/?]+)\/(bidi)\/?$/;
 
 export type ClientProtocol = 'cdp' | 'bidi';
 
@@ -56,19 +57,40 @@ export interface BrowserClientDeps {
 }
 
 /** The session and protocol a WebSocket upgrade URL asks for; undefined for any other path. */
-export function upgradeTarget(rawUrl: string | undefined): { sessionId: string; protocol: ClientProtocol } | undefined {
+export interface UpgradeTarget {
+  sessionId: string;
+  protocol: ClientProtocol;
+  /** A session token given in the path (`/browsers/{id}/cdp/jwt/{token}`, cdp-paths.ts). */
+  pathToken?: string;
+  /** For CDP: a target's DevTools path (`/devtools/page/{id}`), or null for the browser itself. */
+  targetPath: string | null;
+}
+
+export function upgradeTarget(rawUrl: string | undefined): UpgradeTarget | undefined {
+  let pathname: string;
   try {
-    const match = UPGRADE_PATH.exec(new URL(rawUrl ?? '/', 'http://localhost').pathname);
-    return match ? { sessionId: decodeURIComponent(match[1]!), protocol: match[2] as ClientProtocol } : undefined;
+    pathname = new URL(rawUrl ?? '/', 'http://localhost').pathname;
   } catch {
-    return undefined; // an unparsable URL or a malformed escape names no session
+    return undefined; // an unparsable URL names no session
+  }
+  const cdp = parseCdpPath(pathname);
+  if (cdp) {
+    const targetPath = devtoolsTargetPath(cdp.rest);
+    return targetPath === undefined ? undefined : { sessionId: cdp.sessionId, protocol: 'cdp', pathToken: cdp.pathToken, targetPath };
+  }
+  const match = UPGRADE_PATH.exec(pathname);
+  if (!match) return undefined;
+  try {
+    return { sessionId: decodeURIComponent(match[1]!), protocol: match[2] as ClientProtocol, targetPath: null };
+  } catch {
+    return undefined; // a malformed escape names no session
   }
 }
 
 /** The live session the client may connect to, or undefined once it has been refused on the socket. */
-export function admitClient(deps: BrowserClientDeps, req: IncomingMessage, client: Duplex, sessionId: string): LiveSession | undefined {
+export function admitClient(deps: BrowserClientDeps, req: IncomingMessage, client: Duplex, sessionId: string, pathToken?: string): LiveSession | undefined {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const token = url.searchParams.get('jwt') ?? url.searchParams.get('token');
+  const token = pathToken || url.searchParams.get('jwt') || url.searchParams.get('token');
   const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
   const authorised = token ? deps.tokens.verify(sessionId, token) : bearer ? deps.isValidApiKey(bearer) : false;
   if (!authorised) return void rejectUpgrade(client, 401, 'unauthorized', 'missing or invalid session token');

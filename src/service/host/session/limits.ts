@@ -1,7 +1,8 @@
 // The unified concurrency limit: on-demand sessions plus pool reservations (the sum of pool sizes) may not
-// exceed `max_concurrent_sessions`, for the org and, with its own override, for each project; a create
-// counts against both. Standby browsers are not sessions and do not count. Every check runs
-// synchronously right before the thing it admits is counted, so parallel requests cannot overshoot.
+// exceed `max_concurrent_sessions`, for the org and for each project (its own override, else the org's
+// `default_project_max_concurrent_sessions`); a create counts against both. Standby browsers are not
+// sessions and do not count. Every check runs synchronously right before the thing it admits is counted,
+// so parallel requests cannot overshoot.
 import { DomainError } from '../errors.js';
 import type { LimitsRepo } from '../../store/limits-repo.js';
 
@@ -44,13 +45,18 @@ export class ConcurrencyLimit {
 
   private checkProject(projectId: string | null, extra: number, what: string): void {
     if (projectId === null) return;
-    const limit = this.repo.project(projectId).max_concurrent_sessions;
+    const { limit, source } = this.repo.projectSessionCap(projectId);
     if (limit === null) return;
     const { onDemand, reserved } = this.repo.projectUsage(projectId);
     if (onDemand + reserved + extra <= limit) return;
+    const whose =
+      source === 'project'
+        ? `project '${projectId}' has max_concurrent_sessions ${limit}`
+        : `project '${projectId}' has max_concurrent_sessions ${limit} (the organization's default_project_max_concurrent_sessions; it sets none of its own)`;
     throw exceeded(
-      `cannot ${what}: project '${projectId}' has max_concurrent_sessions ${limit} and ${usageText(onDemand, reserved)} in it; ` +
-        `end sessions, shrink or delete a pool, or raise the limit with PATCH /org/projects/${projectId}/limits`,
+      `cannot ${what}: ${whose} and ${usageText(onDemand, reserved)} in it; ` +
+        `end sessions, shrink or delete a pool, or raise the limit with PATCH /org/projects/${projectId}/limits` +
+        (source === 'org_default' ? ' or the default with PATCH /org/limits' : ''),
       'project_limit',
     );
   }

@@ -1,0 +1,85 @@
+// CDP discovery under a session's CDP address, so that clients which start from an http:// URL (Puppeteer's
+// `browserURL`, Playwright's `connectOverCDP('http://...')`, chrome-remote-interface's host and port) find
+// the session's browser and pages: `GET /browsers/{id}/cdp/json/version`, `/json/list` (also `/json`) and
+// `/json/protocol` answer Chromium's own documents with every address in them pointing at the proxy.
+// Authorised like the proxy itself: the session token (`jwt`, in the query or the path: the router moves a
+// path token into the query first, see app.ts) or, without one, an API key that sees the session.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { cdpDiscoveryQuery, cdpTarget, cdpVersion } from '../../api/schemas/cdp.js';
+import type { ServiceContext } from '../context.js';
+import { notFound, unauthorized } from '../errors.js';
+import { DomainError } from '../host/errors.js';
+import { fetchDiscovery, parseCdpPath, rewriteDiscovery, type DiscoveryDocument, type LiveSession, type ProxyAddress } from '../host/session/index.js';
+import { wsOrigin } from './browsers.js';
+import { liveSession } from './lookup.js';
+import { idParams } from './params.js';
+import { content, ok } from './responses.js';
+
+type Req = { Params: { id: string }; Querystring: { jwt?: string } };
+
+const targets = { type: 'array', items: cdpTarget } as const;
+const DOCUMENTS: [path: string, doc: DiscoveryDocument, response: object][] = [
+  ['/json/version', 'version', ok("Chromium's version document, its browser WebSocket pointing at the proxy", cdpVersion)],
+  ['/json/list', 'list', ok("Chromium's targets, their WebSockets and frontends pointing at the proxy", targets)],
+  ['/json', 'list', ok('The same as /json/list', targets)],
+  ['/json/protocol', 'protocol', content("Chromium's protocol descriptor, as it gives it", 'application/json', { type: 'object' })],
+];
+
+export function registerCdpDiscoveryRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  for (const [path, doc, response] of DOCUMENTS) {
+    app.get<Req>(
+      `/browsers/:id/cdp${path}`,
+      { config: { sessionToken: true }, schema: { params: idParams, querystring: cdpDiscoveryQuery, response } },
+      async (req, reply) => {
+        const session = authorisedSession(ctx, req);
+        await session.ready;
+        let text: string;
+        try {
+          text = await fetchDiscovery(session.chromium.wsEndpoint, doc);
+        } catch (err) {
+          // A browser that ended meanwhile is simply gone.
+          if (!ctx.sessions.get(session.id) || session.ending) throw notFound('browser', req.params.id);
+          throw err;
+        }
+        reply.type('application/json; charset=utf-8');
+        // The protocol names no address; it is passed on as Chromium wrote it.
+        if (doc === 'protocol') return reply.send(text);
+        return rewriteDiscovery(doc, text, proxyAddress(ctx, req, session.id));
+      },
+    );
+  }
+}
+
+/** The live session the request may see: by its token, or by the API key within the key's project. */
+function authorisedSession(ctx: ServiceContext, req: FastifyRequest<Req>): LiveSession {
+  const { id } = req.params;
+  let session: LiveSession | undefined;
+  if (req.query.jwt !== undefined) {
+    if (!ctx.tokens.verify(id, req.query.jwt)) throw unauthorized(`invalid session token for browser '${id}': use the jwt of its cdp_ws_url`);
+    session = ctx.sessions.get(id);
+    if (!session || session.ending) throw notFound('browser', id);
+  } else {
+    session = liveSession(ctx.browsers, ctx.sessions, req, id);
+  }
+  if (session.parked) throw new DomainError('not_found', 'not_found', `browser '${id}' is idle in its pool; acquire it first`);
+  ctx.sessions.touch(session.id);
+  return session;
+}
+
+/**
+ * The proxy as the client reached us: its host and scheme, and the token where the client put it. A
+ * request authorised by an API key gets addresses with the session token all the same: discovery
+ * clients connect to what they are given without the headers they fetched it with, and the key could
+ * read that token from GET /browsers/{id} anyway.
+ */
+function proxyAddress(ctx: ServiceContext, req: FastifyRequest, sessionId: string): ProxyAddress {
+  const origin = wsOrigin(req);
+  const token = ctx.tokens.tokenFor(sessionId);
+  const base = `/browsers/${encodeURIComponent(sessionId)}/cdp`;
+  const tokenInPath = parseCdpPath(req.originalUrl.split('?')[0]!)?.pathToken !== undefined;
+  return {
+    webSocketUrl: (path) => (tokenInPath ? `${origin}${base}/jwt/${token}${path}` : `${origin}${base}${path}?jwt=${token}`),
+    // A frontend builds its WebSocket URL from this parameter alone, so the token goes in the path there.
+    frontendParam: (path) => ({ name: origin.startsWith('wss:') ? 'wss' : 'ws', value: `${req.host}${base}/jwt/${token}${path}` }),
+  };
+}
