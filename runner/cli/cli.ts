@@ -74,7 +74,7 @@ function interruptSignal(): AbortSignal {
  * The suite's `web_server`, started once around the whole run. Scenarios find its URL as
  * `{{ env.BCS_WEB_SERVER_URL }}` (compiled after this is set, so it substitutes like any variable).
  */
-function webServerOf(config: SuiteConfig | undefined): ((signal: AbortSignal) => Promise<{ stop(): Promise<void> }>) | undefined {
+function webServerOf(config: SuiteConfig | undefined): ((signal: AbortSignal) => Promise<{ url?: string; stop(): Promise<void> }>) | undefined {
   const ws = config?.webServer;
   if (!ws) return undefined;
   process.env.BCS_WEB_SERVER_URL = ws.url;

@@ -1,4 +1,5 @@
 // One plan operation at a time: what each `op` does, against the run's live objects and scope.
+import { withLocalServers } from './local-servers.js';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
@@ -72,6 +73,9 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
     case 'poll': {
       if (op.op === 'api' && (await usePrepared(op, ctx, step, work))) return;
       const { op: kind, ...call } = op;
+      if (deps.localServers && step.kind === 'browser' && call.method === 'POST' && call.path === '/browsers' && call.save === 'session') {
+        call.body = withLocalServers(call.body, deps.localServers.urls, state.scope) as typeof call.body;
+      }
       if (call.artifact) call.artifact = { ...call.artifact, file: artifactFile(call.artifact.file, frame.iteration) };
       const apiCtx = { client: deps.client, scope: state.scope, step, signal, work, failed: state.failed, ...dirs };
       await (kind === 'api' ? runApiCall(call, apiCtx) : runPoll(call as PollCall, apiCtx));

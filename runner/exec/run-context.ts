@@ -38,6 +38,11 @@ export interface ExecuteDeps {
   pause?: StepPause;
   /** Browsers prepared ahead (runner/suite/browser-supply.ts); without it every scenario creates its own. */
   browsers?: BrowserSource;
+  /**
+   * The target runs on this machine (the embedded service): the run's own servers (these, plus a scenario's
+   * `serve:` and `web_server:`) go into the network.private_hosts of the browser a scenario creates.
+   */
+  localServers?: { urls: string[] };
 }
 
 /** What steps acquire and later steps use. `scope` is what `{{ ... }}` templates resolve against. */

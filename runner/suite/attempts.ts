@@ -31,6 +31,8 @@ export interface AttemptDeps {
   pause?: StepPause;
   /** Browsers prepared ahead by the run. */
   browsers?: BrowserSource;
+  /** See ExecuteDeps.localServers. */
+  localServers?: { urls: string[] };
   /** Marks the result as one of the suite's `before`/`after` hooks (reporters see the mark too). */
   suiteHook?: 'before' | 'after';
 }
@@ -53,6 +55,7 @@ export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps)
       ...(deps.updateSnapshots ? { updateSnapshots: deps.updateSnapshots } : {}),
       ...(deps.pause ? { pause: deps.pause } : {}),
       ...(deps.browsers ? { browsers: deps.browsers } : {}),
+      ...(deps.localServers ? { localServers: deps.localServers } : {}),
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
     });
     if (deps.retries > 0) result.attempt = attempt;

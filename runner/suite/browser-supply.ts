@@ -4,6 +4,7 @@
 // only drive pages, a fresh browser context in a session the run keeps (one per worker and configuration,
 // as Playwright Test keeps one browser per worker). The scenario's own create and delete steps then take
 // and give back what was prepared; when nothing usable was prepared they do their own API calls as before.
+import { withLocalServers } from '../exec/local-servers.js';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { CloudClient } from '../../src/api/client.js';
 import type { Plan } from '../../src/scenario/plan.js';
@@ -27,6 +28,8 @@ export interface SupplyOptions {
    * starts rather than beside the one running: default CONTEXT_AHEAD_MAX_MS.
    */
   contextAheadMaxMs?: number;
+  /** See ExecuteDeps.localServers: added to every browser prepared here. */
+  localServers?: { urls: string[] };
   notice(message: string): void;
 }
 
@@ -79,7 +82,7 @@ export class BrowserSupply implements BrowserSource {
   #contextsPreparing = 0;
 
   constructor(options: SupplyOptions) {
-    this.#o = { lookahead: Math.max(1, options.workers), share: true, contextAheadMaxMs: CONTEXT_AHEAD_MAX_MS, ...options };
+    this.#o = { lookahead: Math.max(1, options.workers), share: true, contextAheadMaxMs: CONTEXT_AHEAD_MAX_MS, localServers: { urls: [] }, ...options };
   }
 
   /** The scenarios about to run, in order: preparing starts now. */
@@ -265,7 +268,7 @@ export class BrowserSupply implements BrowserSource {
     // Playwright loads (half a second of the main thread) while Chromium launches in its own processes.
     const playwright = import('playwright-core');
     playwright.catch(() => {}); // awaited below, unless the create fails first
-    const { data: session, requestId } = await this.#o.client.request<SessionInfo>('POST', '/browsers', { body: need.body });
+    const { data: session, requestId } = await this.#o.client.request<SessionInfo>('POST', '/browsers', { body: withLocalServers(need.body, this.#o.localServers.urls, {}) });
     try {
       const { chromium } = await playwright;
       return { session, browser: await chromium.connectOverCDP(session.cdp_ws_url), requestId };

@@ -55,7 +55,7 @@ export interface RunOptions extends SuiteOptions, TargetOptions {
   /** `--debug`: asked before each main step. */
   pause?: StepPause;
   /** Started before the hooks and stopped after everything (the suite's `web_server`); `signal` aborts the start. */
-  webServer?: (signal: AbortSignal) => Promise<{ stop(): Promise<void> }>;
+  webServer?: (signal: AbortSignal) => Promise<{ url?: string; stop(): Promise<void> }>;
   /** Progress and decisions worth a line (caps, retries, skips); the CLI prints them on stderr. */
   notice?: (message: string) => void;
   /** A target opened by the caller (`--watch` keeps one across runs): used, and left open. */
@@ -161,7 +161,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
     if (err instanceof TargetError) return { kind: 'infrastructure', exitCode: EXIT.infrastructure, message: err.message };
     throw err;
   }
-  let server: { stop(): Promise<void> } | undefined;
+  let server: { url?: string; stop(): Promise<void> } | undefined;
   const done: SuiteScenarioResult[] = [];
   const skipped: NonNullable<SuiteRunResult['skipped']> = suite.marked.map((c) => {
     const { skip, fixme } = c.plan.scenario.annotations!;
@@ -176,8 +176,10 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
         return { kind: 'infrastructure', exitCode: EXIT.infrastructure, message: `the web server did not start: ${(err as Error).message}` };
       }
     }
+    const localServers = target.info.kind === 'embedded' ? { urls: server?.url ? [server.url] : [] } : undefined;
     const attemptDeps = (c: CompiledScenario, retries: number, signal: AbortSignal, suiteHook?: 'before' | 'after', browsers?: BrowserSupply) => ({
       browsers,
+      localServers,
       client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace, updateSnapshots: opts.updateSnapshots, pause: opts.pause,
       // `slow: true` triples the scenario's budget as it tripled its steps' timeouts.
       timeoutMs: opts.timeoutMs !== undefined && c.plan.scenario.annotations?.slow ? opts.timeoutMs * SLOW_FACTOR : opts.timeoutMs,
@@ -199,7 +201,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       // The step list's header says it already; said once.
       if (workers > 1 && !opts.reporters.some((r) => r.name === 'list')) notice(`running ${suite.selected.length} scenarios on ${workers} workers`);
       let bailed = false;
-      const supply = new BrowserSupply({ client: target.client, workers, notice, share: opts.isolation !== 'session' });
+      const supply = new BrowserSupply({ client: target.client, workers, notice, share: opts.isolation !== 'session', ...(localServers ? { localServers } : {}) });
       supply.expect(suite.selected.map((c) => c.plan));
       const notStarted = await runQueue(
         suite.selected,
