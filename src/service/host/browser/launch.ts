@@ -1,6 +1,7 @@
 // Launching a session's browser, apart from recording the session: a cold create launches into the folder
 // of the session it has just recorded, while the standby (session/standby.ts) launches ahead of time into the
 // folder of a session id that has no record yet, and a later create adopts that browser under that id.
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserCreateParams } from '../../../api/types.js';
@@ -149,7 +150,9 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
     const netns = network?.nsPath;
     chromium = await launchChromium(env.chromium, {
       userDataDir: inView(USER_DATA_DIR),
-      wrap: browser ? (_file, args, e) => sandboxCommand(browser.sandbox, { ...browserLaunch(view, browser, args, e), netns }) : undefined,
+      wrap: browser
+        ? (_file, args, e) => sandboxCommand(browser.sandbox, { ...browserLaunch(view, browser, args, e), netns, extraArgs: netns ? displaySocketArgs(screen?.display) : [] })
+        : undefined,
       user,
       env: user ? unsandboxedEnv(view) : undefined,
       headless: spec.headless,
@@ -256,6 +259,18 @@ function browserLaunch(view: HostView, browser: BrowserSandbox, args: string[], 
     command: browser.path,
     args,
   };
+}
+
+/**
+ * X clients reach a local display through its abstract socket first, which belongs to a network namespace:
+ * in a namespace of its own Chromium needs the display's socket file, shown at its usual path.
+ */
+function displaySocketArgs(display: string | undefined): string[] {
+  const number = display && /^:(\d+)(?:\.\d+)?$/.exec(display)?.[1];
+  if (!number) return [];
+  const socket = `/tmp/.X11-unix/X${number}`;
+  if (!existsSync(socket)) return [];
+  return ['--perms', '0755', '--dir', '/tmp/.X11-unix', '--bind', socket, socket];
 }
 
 /** Chromium's environment on the host: its home and temp dir are the view's. */
