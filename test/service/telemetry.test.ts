@@ -18,7 +18,7 @@ const PAGE = (port: number, self: number) => `<!doctype html><title>tele</title>
 <script>
   console.log('hello telemetry', 42, {a: 1});
   console.error('something broke');
-  fetch('http://127.0.0.1:${port}/nothing-here').catch(() => {});
+  fetch('https://127.0.0.1:${port}/nothing-here').catch(() => {});
   setTimeout(() => { throw new Error('boom'); }, 0);
 </script>`;
 
@@ -102,7 +102,8 @@ describe('telemetry capture', () => {
     const errors = all.filter((e) => e.event.type === 'console_error').map((e) => e.event.data.text);
     expect(errors).toEqual(expect.arrayContaining(['something broke', 'Uncaught Error: boom']));
     const failed = all.find((e) => e.event.type === 'network_loading_failed')!;
-    expect(failed.event.data).toMatchObject({ url: `http://127.0.0.1:${closedPort}/nothing-here`, error_text: 'net::ERR_CONNECTION_REFUSED' });
+    // Requests leave through the session's egress proxy: a destination that refuses the connection fails the tunnel.
+    expect(failed.event.data).toMatchObject({ url: `https://127.0.0.1:${closedPort}/nothing-here`, error_text: 'net::ERR_TUNNEL_CONNECTION_FAILED' });
     const response = all.find((e) => e.event.type === 'network_response' && e.event.data.url === siteUrl)!;
     expect(response.event.data).toMatchObject({ status: 200, method: 'GET', mime_type: 'text/html', resource_type: 'Document' });
     expect(response.event.data.body).toBeUndefined();

@@ -2,6 +2,8 @@
 // and commits them to disk lazily (about every 30 s); a killed browser loses them, a closed one writes
 // everything out. So such a browser is asked to close over CDP (Browser.close) and given a few seconds to
 // exit; the caller kills its process group afterwards in any case (helpers, or a browser that would not close).
+import { existsSync } from 'node:fs';
+import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserRow } from '../../store/browsers-repo.js';
@@ -18,21 +20,46 @@ export async function closeCleanly(chromium: LaunchedChromium, timeoutMs = CLOSE
 
 /**
  * The same for a browser a dead service left running (unsandboxed ones outlive it): its DevTools address
- * is in the DevToolsActivePort file Chromium writes into its user-data dir.
+ * is in the DevToolsActivePort file Chromium writes into its user-data dir; in a network of its own the
+ * port is inside it, reached through `devtoolsSocket` while the network's holder still runs.
  */
-export async function closeStaleCleanly(row: BrowserRow, timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
+export async function closeStaleCleanly(row: BrowserRow, devtoolsSocket?: string, timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
   if (!row.user_data_dir || !row.pid) return;
-  let endpoint: string;
-  try {
-    const [port, path] = (await readFile(join(row.user_data_dir, 'DevToolsActivePort'), 'utf8')).split('\n');
-    if (!/^\d+$/.test(port ?? '') || !path?.startsWith('/devtools/browser/')) return;
-    endpoint = `ws://127.0.0.1:${port}${path}`;
-  } catch {
-    return;
-  }
+  const endpoint = devtoolsSocket && existsSync(devtoolsSocket) ? await endpointOverSocket(devtoolsSocket, timeoutMs) : await activePortEndpoint(row.user_data_dir);
+  if (!endpoint) return;
   const pid = row.pid;
   const exited = waitForExit(pid, timeoutMs);
   await askToClose(endpoint, exited, timeoutMs);
+}
+
+async function activePortEndpoint(userDataDir: string): Promise<string | undefined> {
+  try {
+    const [port, path] = (await readFile(join(userDataDir, 'DevToolsActivePort'), 'utf8')).split('\n');
+    if (!/^\d+$/.test(port ?? '') || !path?.startsWith('/devtools/browser/')) return undefined;
+    return `ws://127.0.0.1:${port}${path}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Chromium writes no DevToolsActivePort for a fixed port: its browser path comes from /json/version. */
+function endpointOverSocket(socketPath: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = http.get({ socketPath, path: '/json/version', timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => {
+        try {
+          const path = new URL((JSON.parse(body) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl).pathname;
+          resolve(path.startsWith('/devtools/browser/') ? `ws+unix://${socketPath}:${path}` : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+  });
 }
 
 async function askToClose(wsEndpoint: string, exited: Promise<boolean>, timeoutMs: number): Promise<void> {

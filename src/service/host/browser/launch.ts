@@ -13,7 +13,7 @@ import { launchChromium, type LaunchedChromium } from './chromium.js';
 import type { ChromiumExecutable } from './chromium-path.js';
 import { DOWNLOADS_DIR, HOME_DIR, HostView, TMP_DIR, USER_DATA_DIR, handOverView } from '../fs/index.js';
 import { ProxyForwarder, type EgressRefusal, type Upstream } from '../proxy/index.js';
-import { SessionNetwork, DEVTOOLS_PORT, type EgressPolicy, type ServicePorts } from '../network/index.js';
+import { SessionNetwork, DEVTOOLS_PORT, sessionNetDir, type EgressPolicy, type ServicePorts } from '../network/index.js';
 import { existingDisplay, startXvfb, type ExistingDisplay, type XDisplay } from './xvfb.js';
 
 export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
@@ -134,7 +134,7 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
     const identity = await sessionIdentity(env, dir);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await view.createLayout();
-    ({ forwarder, network } = await openEgress(env, id, spec, sandbox, view, join(dir, 'net')));
+    ({ forwarder, network } = await openEgress(env, id, spec, sandbox, view, sessionNetDir(dir)));
     const extraArgs: string[] = [];
     for (const prepare of env.preparers) extraArgs.push(...(await prepare(spec, view, inView)));
     await writeDownloadPreferences(view.hostPath(USER_DATA_DIR), inView(DOWNLOADS_DIR));

@@ -23,6 +23,17 @@ import { DEVTOOLS_PORT, EGRESS_PORT } from './ports.js';
 const INSIDE_DIR = '/run/bcs';
 export const EGRESS_SOCKET = 'egress.sock';
 const DEVTOOLS_SOCKET = 'devtools.sock';
+/** The sockets' folder in a session's folder (beside its view, never inside it). */
+const NET_DIR = 'net';
+
+export function sessionNetDir(sessionDir: string): string {
+  return join(sessionDir, NET_DIR);
+}
+
+/** Where a session's DevTools is reachable from the host while its network's holder runs (a restart's recovery). */
+export function devtoolsSocketOf(sessionDir: string): string {
+  return join(sessionNetDir(sessionDir), DEVTOOLS_SOCKET);
+}
 const READY_TIMEOUT_MS = 15_000;
 
 export interface SessionNetworkOptions {

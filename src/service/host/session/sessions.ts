@@ -9,7 +9,7 @@ import { conflict, unavailable } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { Upstream } from '../proxy/index.js';
-import { PrivateHosts } from '../network/index.js';
+import { devtoolsSocketOf, PrivateHosts } from '../network/index.js';
 import {
   PID_FILE,
   launchBrowser,
@@ -417,7 +417,7 @@ export class SessionManager {
         now: this.deps.now,
         isLive: (id) => this.live.has(id),
         // A browser that outlived the service (unsandboxed) still holds its profile's latest state.
-        closeCleanly: (row) => (row.profile_save_changes ? closeStaleCleanly(row) : Promise.resolve()),
+        closeCleanly: (row) => (row.profile_save_changes ? closeStaleCleanly(row, devtoolsSocketOf(join(this.deps.sessionsDir, row.id))) : Promise.resolve()),
         stopped: (row) => this.stopped(row),
       },
       (work) => this.track(work),
