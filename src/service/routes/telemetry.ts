@@ -11,6 +11,7 @@ import { CATEGORIES } from '../host/telemetry/index.js';
 import { openSse } from '../sse.js';
 import { findSessionRow, sessionParams } from './lookup.js';
 import { eventStream } from './responses.js';
+import { sessionRowFor } from './session-access.js';
 
 const eventsQuery = {
   type: 'object',
@@ -41,6 +42,12 @@ const streamQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    jwt: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: "The session's token (the `jwt` of its `cdp_ws_url`), in place of an API key; the SDK sends it when it routes the stream to `base_url`",
+    },
     replay: {
       type: 'string',
       maxLength: 64,
@@ -126,10 +133,10 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
           telemetryEnvelope,
         ),
       },
-      config: lastEventId,
+      config: { ...lastEventId, sessionToken: true },
     },
     async (req, reply) => {
-      const row = findSessionRow(ctx.browsers, req, req.params.id);
+      const row = sessionRowFor(ctx, req);
       if (!ctx.telemetry.isLive(row.id)) throw notFound('browser', req.params.id);
       const afterSeq = parseLastEventId(req.headers['last-event-id']);
       const sse = openSse(req, reply);
