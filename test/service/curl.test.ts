@@ -280,6 +280,27 @@ describe('curl under the hosted policy', () => {
   });
 });
 
+describe('curl from a session that shares the host network', () => {
+  let svc: TestService;
+
+  beforeAll(async () => {
+    // The egress proxy then listens on a loopback port instead of the namespace's unix socket.
+    svc = await startTestService({ sessionNetworks: false });
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  it('reaches the site through the egress proxy all the same', async () => {
+    const kernel = new Kernel({ apiKey: svc.apiKey, baseURL: svc.baseUrl, maxRetries: 0 });
+    const session = await kernel.browsers.create({ headless: true });
+    const res = await kernel.browsers.curl(session.session_id, { url: `http://127.0.0.1:${site.port}/shared`, headers: { 'x-test': 'shared' } });
+    expect(JSON.parse(res.body)).toMatchObject({ url: '/shared', header: 'shared' });
+    const raw = await kernel.browsers.fetch(session.session_id, `http://127.0.0.1:${site.port}/shared-raw`);
+    expect(((await raw.json()) as { url: string }).url).toBe('/shared-raw');
+  });
+});
+
 describe('curl through a session with a custom proxy', () => {
   let svc: TestService;
   let kernel: Kernel;
