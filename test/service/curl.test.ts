@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Kernel, { APIError, BadRequestError, NotFoundError } from '@onkernel/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { eventually, startTestService, type TestService } from '../helpers/service.js';
 import { selfSignedCert, startSecureSite, startTestProxy, type TestProxy } from './proxies-fixtures.js';
 
 interface Seen {
@@ -174,6 +174,18 @@ describe('curl and fetch under the local policy', () => {
     // Anywhere else the token is no credential.
     expect((await fetch(`${svc.baseUrl}/browsers/${id}?jwt=${jwt}`)).status).toBe(401);
     expect((await fetch(`${svc.baseUrl}/browsers/${id}/telemetry/events?jwt=${jwt}`)).status).toBe(401);
+  });
+
+  it("counts a call on the session's token as an API call of the session (telemetry's control events)", async () => {
+    const watched = await kernel.browsers.create({ headless: true, telemetry: { enabled: true } } as never);
+    await kernel.browsers.curl(watched.session_id, { url: `http://127.0.0.1:${site.port}/watched` });
+    const calls = await eventually(async () => {
+      const res = await svc.call('GET', `/browsers/${watched.session_id}/telemetry/events?category=control&since=1h`);
+      const list = (res.body as { event: { data: { operation_id: string; status: number } } }[]).map((e) => [e.event.data.operation_id, e.event.data.status]);
+      return list.some(([op]) => op === 'POST /browsers/{id}/curl') ? list : undefined;
+    }, 30_000);
+    expect(calls).toContainEqual(['POST /browsers/{id}/curl', 200]);
+    await kernel.browsers.deleteByID(watched.session_id);
   });
 
   it('answers 400 naming the field for bad input', async () => {
