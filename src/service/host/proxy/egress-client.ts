@@ -59,7 +59,7 @@ export function requestThroughEgress(endpoint: ForwarderEndpoint, req: EgressReq
     const abort = () => pending.forEach((p) => p.destroy());
     if (req.signal) {
       const onAbort = () => {
-        finish(new DomainError('failed', 'aborted', 'the request was aborted'));
+        finish(new DomainError('bad_gateway', 'aborted', `the caller went away before ${req.url.origin} answered`));
         abort();
       };
       req.signal.addEventListener('abort', onAbort, { once: true });
