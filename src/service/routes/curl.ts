@@ -14,7 +14,7 @@ import { DomainError } from '../host/errors.js';
 import { requestThroughEgress, type EgressResponse } from '../host/proxy/index.js';
 import { fetchDiscovery, type LiveSession } from '../host/session/index.js';
 import { idParams } from './params.js';
-import { content, ok } from './responses.js';
+import { content, documentedBody, ok } from './responses.js';
 import { liveSessionFor } from './session-access.js';
 import { closeIfBodyUnread } from './uploads.js';
 
@@ -99,37 +99,40 @@ export function registerCurlRoutes(app: FastifyInstance, ctx: ServiceContext): v
     raw.addHook('onSend', closeIfBodyUnread);
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', (_req, _payload, done) => done(null));
-    raw.route({
-      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      url: '/browsers/:id/curl/raw',
-      config: { sessionToken: true },
-      schema: {
-        params: idParams,
-        querystring: curlRawQuery,
-        response: content(
-          "The destination's answer as it comes: its status, its headers (less those of one hop) and its body, streamed; " +
-            'a refused destination is the egress 403 with `X-Bcs-Egress-Refused`',
-          '*/*',
-        ),
-      },
-      handler: async (request, reply) => {
-        const req = request as RawReq;
-        const session = await ready(req);
-        const url = targetUrl(req.query.url, 'querystring.url');
-        const aborted = new AbortController();
-        reply.raw.once('close', () => aborted.abort());
-        const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-        const res = await requestThroughEgress(session.proxy.endpoint, {
-          url,
-          method: req.method,
-          headers: forwardedHeaders(req.raw.rawHeaders, req.query.jwt !== undefined),
-          body: hasBody && req.method !== 'GET' ? req.raw : undefined,
-          timeoutMs: req.query.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-          signal: aborted.signal,
-        });
-        return sendRaw(reply, res);
-      },
-    });
+    const rawRoute = (method: string[], bodyDoc: object) =>
+      raw.route({
+        method,
+        url: '/browsers/:id/curl/raw',
+        config: { sessionToken: true, ...bodyDoc },
+        schema: {
+          params: idParams,
+          querystring: curlRawQuery,
+          response: content(
+            "The destination's answer as it comes: its status, its headers (less those of one hop) and its body, streamed; " +
+              'a refused destination is the egress 403 with `X-Bcs-Egress-Refused`',
+            '*/*',
+          ),
+        },
+        handler: async (request, reply) => {
+          const req = request as RawReq;
+          const session = await ready(req);
+          const url = targetUrl(req.query.url, 'querystring.url');
+          const aborted = new AbortController();
+          reply.raw.once('close', () => aborted.abort());
+          const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+          const res = await requestThroughEgress(session.proxy.endpoint, {
+            url,
+            method: req.method,
+            headers: forwardedHeaders(req.raw.rawHeaders, req.query.jwt !== undefined),
+            body: hasBody && req.method !== 'GET' ? req.raw : undefined,
+            timeoutMs: req.query.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+            signal: aborted.signal,
+          });
+          return sendRaw(reply, res);
+        },
+      });
+    rawRoute(['GET', 'DELETE'], {});
+    rawRoute(['POST', 'PUT', 'PATCH'], documentedBody('application/octet-stream', { type: 'string', format: 'binary' }, 'Optional: sent to the destination as is, with its Content-Type'));
   });
 }
 
