@@ -35,10 +35,13 @@ export function registerCurlRoutes(app: FastifyInstance, ctx: ServiceContext): v
   const userAgentOf = (session: LiveSession) => {
     let ua = userAgents.get(session);
     if (!ua) {
-      ua = fetchDiscovery(session.chromium.wsEndpoint, 'version').then(
-        (text) => (JSON.parse(text) as { 'User-Agent'?: string })['User-Agent'],
-        () => undefined,
-      );
+      ua = fetchDiscovery(session.chromium.wsEndpoint, 'version')
+        .then((text) => (JSON.parse(text) as { 'User-Agent'?: string })['User-Agent'])
+        .catch(() => {
+          // Asked again next time: a browser busy or restarting now is no reason to go without for good.
+          userAgents.delete(session);
+          return undefined;
+        });
       userAgents.set(session, ua);
     }
     return ua;
@@ -82,6 +85,7 @@ export function registerCurlRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const timeoutMs = params.timeout_ms ?? DEFAULT_TIMEOUT_MS;
       const started = performance.now();
       const res = await requestThroughEgress(session.proxy.endpoint, { url, method, headers, body: payload, timeoutMs });
+      if (method === 'HEAD') res.body.resume();
       const bytes = method === 'HEAD' ? Buffer.alloc(0) : await readCapped(res, url, started + timeoutMs - performance.now());
       const answer: BrowserCurlResponse = {
         status: res.status,
