@@ -17,6 +17,7 @@ import { registerBrowserRoutes } from './routes/browsers.js';
 import { registerCdpDiscoveryRoutes } from './routes/cdp-discovery.js';
 import { cdpTokenToQuery } from './host/session/index.js';
 import { registerComputerRoutes } from './routes/computer.js';
+import { registerCurlRoutes } from './routes/curl.js';
 import { registerCredentialProviderRoutes } from './routes/credential-providers.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
 import { registerFsRoutes } from './routes/fs.js';
@@ -117,6 +118,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] = [
   registerBrowserRoutes,
   registerCdpDiscoveryRoutes,
+  registerCurlRoutes,
   registerPoolRoutes,
   registerOrgRoutes,
   registerComputerRoutes,

@@ -33,6 +33,8 @@ const STATUS: Record<FailureKind, number> = {
   failed: 500,
   unavailable: 503,
   no_space: 507,
+  bad_gateway: 502,
+  gateway_timeout: 504,
 };
 
 /** The status an error thrown by a handler answers with, where it is one of ours. */

@@ -1,7 +1,7 @@
 // The auth matrix, over every route the app registers (taken from Fastify, so new routes are covered
 // without touching this file): no key, a wrong key, an expired key and a deleted key all get 401 with the
 // Error body; a project-scoped key sees nothing of another project's browsers and pools, answered exactly
-// as if they did not exist.
+// as if they did not exist. A session's token authorises only the routes that take it, for that session.
 import { request } from 'node:http';
 import { ZipFile } from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,6 +169,57 @@ describe('the hosted login page', () => {
       }
     }
   });
+});
+
+/**
+ * Routes that take a session's token (`?jwt=`, from its cdp_ws_url) in place of a key: those the SDK sends
+ * to the session's base_url without its key, and CDP discovery. A new one belongs here deliberately.
+ */
+const SESSION_TOKEN = /^\/browsers\/:id\/(curl|curl\/raw|telemetry\/stream|cdp\/json(\/version|\/list|\/protocol)?)$/;
+
+describe('a session token', () => {
+  it("authorises its own session's token routes only: another session's token is a 401, and on any other route it is no credential", async () => {
+    const a = (await svc.call('POST', '/browsers', { body: {} })).body;
+    const b = (await svc.call('POST', '/browsers', { body: {} })).body;
+    const tokenOf = (s: { cdp_ws_url: string }) => new URL(s.cdp_ws_url).searchParams.get('jwt')!;
+    const failures: string[] = [];
+    const tokenRoutes: string[] = [];
+    for (const { method, url, schema } of svc.routes()) {
+      if (SELF_AUTHENTICATED.test(url)) continue;
+      const params = (schema?.params as Schema | undefined)?.properties ?? {};
+      const path = pathOf(url, (param) => (param === 'id' || param === 'id_or_name' ? a.session_id : String(sample(params[param]))));
+      const query = new URLSearchParams(Object.entries((sample(schema?.querystring as Schema) ?? {}) as Record<string, string>));
+      const json = JSON.stringify(sample(schema?.body as Schema) ?? {});
+      if (SESSION_TOKEN.test(url)) {
+        tokenRoutes.push(`${method} ${url}`);
+        query.set('jwt', tokenOf(b));
+        const res = await send(method, `${path}?${query}`, undefined, {}, json);
+        if (res.status !== 401 || (method !== 'HEAD' && JSON.parse(res.text).code !== 'unauthorized')) failures.push(`${method} ${url} (other session's token): ${res.status} ${res.text.slice(0, 160)}`);
+      } else {
+        query.set('jwt', tokenOf(a));
+        const res = await send(method, `${path}?${query}`, undefined, {}, json);
+        if (res.status !== 401) failures.push(`${method} ${url} (token where a key is needed): ${res.status} ${res.text.slice(0, 160)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(tokenRoutes.filter((r) => !r.startsWith('HEAD ')).sort()).toEqual(
+      [
+        'DELETE /browsers/:id/curl/raw',
+        'GET /browsers/:id/cdp/json',
+        'GET /browsers/:id/cdp/json/list',
+        'GET /browsers/:id/cdp/json/protocol',
+        'GET /browsers/:id/cdp/json/version',
+        'GET /browsers/:id/curl/raw',
+        'GET /browsers/:id/telemetry/stream',
+        'PATCH /browsers/:id/curl/raw',
+        'POST /browsers/:id/curl',
+        'POST /browsers/:id/curl/raw',
+        'PUT /browsers/:id/curl/raw',
+      ].sort(),
+    );
+    await svc.call('DELETE', `/browsers/${a.session_id}`);
+    await svc.call('DELETE', `/browsers/${b.session_id}`);
+  }, 120_000);
 });
 
 /** A minimal unpacked extension, zipped, for the extensions group. */

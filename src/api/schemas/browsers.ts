@@ -80,6 +80,11 @@ export const browserSession = {
     session_id: { type: 'string' },
     cdp_ws_url: { type: 'string', description: 'The DevTools WebSocket URL, with a token for this session' },
     webdriver_ws_url: { type: 'string', description: 'The WebDriver BiDi WebSocket URL, with the same token as `cdp_ws_url`' },
+    base_url: {
+      type: 'string',
+      description:
+        "The session's own HTTP base (`<origin>/browsers/{id}`): `curl`, `curl/raw` and `telemetry/stream` under it take the token of `cdp_ws_url` (`?jwt=`) in place of an API key",
+    },
     created_at: dateTime,
     headless: { type: 'boolean' },
     stealth: { type: 'boolean' },

@@ -19,7 +19,11 @@ export type FailureKind =
   /** Cannot be served right now: shutting down, a launch failed (503). */
   | 'unavailable'
   /** The disk is full (507). */
-  | 'no_space';
+  | 'no_space'
+  /** A destination reached on the caller's behalf failed or could not be reached (502). */
+  | 'bad_gateway'
+  /** A destination reached on the caller's behalf did not answer in time (504). */
+  | 'gateway_timeout';
 
 export class DomainError extends Error {
   override name = 'DomainError';

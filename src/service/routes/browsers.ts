@@ -166,6 +166,8 @@ export function presentSession(
     session_id: row.id,
     cdp_ws_url: `${origin}/browsers/${row.id}/cdp?jwt=${token}`,
     webdriver_ws_url: `${origin}/browsers/${row.id}/bidi?jwt=${token}`,
+    // The SDK sends curl and telemetry/stream here with the token of cdp_ws_url and no key: our own routes.
+    base_url: `${origin.replace(/^ws/, 'http')}/browsers/${row.id}`,
     created_at: row.created_at,
     headless: row.headless,
     stealth: row.stealth,

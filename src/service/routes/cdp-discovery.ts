@@ -7,11 +7,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { cdpDiscoveryQuery, cdpTarget, cdpVersion } from '../../api/schemas/cdp.js';
 import type { ServiceContext } from '../context.js';
-import { notFound, unauthorized } from '../errors.js';
+import { notFound } from '../errors.js';
 import { DomainError } from '../host/errors.js';
 import { fetchDiscovery, parseCdpPath, rewriteDiscovery, type DiscoveryDocument, type LiveSession, type ProxyAddress } from '../host/session/index.js';
 import { wsOrigin } from './browsers.js';
-import { liveSession } from './lookup.js';
+import { liveSessionFor } from './session-access.js';
 import { idParams } from './params.js';
 import { content, ok } from './responses.js';
 
@@ -52,17 +52,8 @@ export function registerCdpDiscoveryRoutes(app: FastifyInstance, ctx: ServiceCon
 
 /** The live session the request may see: by its token, or by the API key within the key's project. */
 function authorisedSession(ctx: ServiceContext, req: FastifyRequest<Req>): LiveSession {
-  const { id } = req.params;
-  let session: LiveSession | undefined;
-  if (req.query.jwt !== undefined) {
-    if (!ctx.tokens.verify(id, req.query.jwt)) throw unauthorized(`invalid session token for browser '${id}': use the jwt of its cdp_ws_url`);
-    session = ctx.sessions.get(id);
-    if (!session || session.ending) throw notFound('browser', id);
-  } else {
-    session = liveSession(ctx.browsers, ctx.sessions, req, id);
-  }
-  if (session.parked) throw new DomainError('not_found', 'not_found', `browser '${id}' is idle in its pool; acquire it first`);
-  ctx.sessions.touch(session.id);
+  const session = liveSessionFor(ctx, req);
+  if (session.parked) throw new DomainError('not_found', 'not_found', `browser '${req.params.id}' is idle in its pool; acquire it first`);
   return session;
 }
 

@@ -11,6 +11,7 @@ import { CATEGORIES } from '../host/telemetry/index.js';
 import { openSse } from '../sse.js';
 import { findSessionRow, sessionParams } from './lookup.js';
 import { eventStream } from './responses.js';
+import { sessionRowFor } from './session-access.js';
 
 const eventsQuery = {
   type: 'object',
@@ -41,6 +42,12 @@ const streamQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    jwt: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: "The session's token (the `jwt` of its `cdp_ws_url`), in place of an API key; the SDK sends it when it routes the stream to `base_url`",
+    },
     replay: {
       type: 'string',
       maxLength: 64,
@@ -126,10 +133,10 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
           telemetryEnvelope,
         ),
       },
-      config: lastEventId,
+      config: { ...lastEventId, sessionToken: true },
     },
     async (req, reply) => {
-      const row = findSessionRow(ctx.browsers, req, req.params.id);
+      const row = sessionRowFor(ctx, req);
       if (!ctx.telemetry.isLive(row.id)) throw notFound('browser', req.params.id);
       const afterSeq = parseLastEventId(req.headers['last-event-id']);
       const sse = openSse(req, reply);
@@ -155,7 +162,7 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
  * response has been sent. Calls are tied to a session when they start, so a DELETE by name still counts.
  * Must be installed after auth (unauthenticated calls are nobody's) and before the routes.
  */
-export function installApiCallEvents(app: FastifyInstance, ctx: Pick<ServiceContext, 'telemetry' | 'browsers'>): void {
+export function installApiCallEvents(app: FastifyInstance, ctx: Pick<ServiceContext, 'telemetry' | 'browsers' | 'tokens'>): void {
   const sessionOf = new WeakMap<FastifyRequest, string>();
   app.addHook('onRequest', async (req) => {
     const route = req.routeOptions.url;
@@ -163,8 +170,10 @@ export function installApiCallEvents(app: FastifyInstance, ctx: Pick<ServiceCont
     if (!route?.startsWith('/browsers/:') || route.includes('/telemetry/')) return;
     const params = req.params as Record<string, string | undefined>;
     const key = params.id ?? params.id_or_name;
-    if (!key || !req.auth) return;
-    const projectId = req.auth.projectId;
+    if (!key) return;
+    // A call on the session's own token (curl as the SDK routes it) is the session's call too.
+    const projectId = req.auth ? req.auth.projectId : tokenHolderProject(ctx, req, key);
+    if (projectId === undefined) return;
     const id = ctx.telemetry.resolve(key, projectId, (name) => ctx.browsers.getActiveByName(projectId, name)?.id);
     if (id) sessionOf.set(req, id);
   });
@@ -178,6 +187,14 @@ export function installApiCallEvents(app: FastifyInstance, ctx: Pick<ServiceCont
       request_id: String(req.id),
     });
   });
+}
+
+/** The project of the session whose valid token a token route was called with; undefined otherwise. */
+function tokenHolderProject(ctx: Pick<ServiceContext, 'browsers' | 'tokens'>, req: FastifyRequest, id: string): string | null | undefined {
+  const jwt = (req.query as { jwt?: unknown } | undefined)?.jwt;
+  if (!req.routeOptions.config?.sessionToken || typeof jwt !== 'string' || !ctx.tokens.verify(id, jwt)) return undefined;
+  const row = ctx.browsers.get(id);
+  return row ? row.project_id : undefined;
 }
 
 function parseCategoryParam(raw: unknown): TelemetryCategory[] | undefined {

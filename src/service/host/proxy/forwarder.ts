@@ -57,6 +57,15 @@ export interface ForwarderOptions {
   servicePorts?: ServicePorts;
 }
 
+/** The forwarder's listening address: a unix socket or a loopback port. */
+export type ForwarderEndpoint = { socketPath: string } | { host: string; port: number };
+
+/**
+ * Set on the answers the forwarder makes up itself when it could not reach a destination (a 502), so a
+ * client of ours can tell them from a 502 the destination sent.
+ */
+export const FORWARDER_ERROR_HEADER = 'x-bcs-proxy-error';
+
 export class ProxyForwarder {
   private upstream: Upstream | null;
   private privateHosts = new PrivateHosts();
@@ -107,6 +116,12 @@ export class ProxyForwarder {
     if (egress.socketPath) await chmod(egress.socketPath, 0o666);
     else if (egress.servicePorts) forwarder.releasePort = egress.servicePorts.add((server.address() as AddressInfo).port);
     return forwarder;
+  }
+
+  /** Where to connect to use it as an HTTP proxy from this process (the service's own requests, curl). */
+  get endpoint(): ForwarderEndpoint {
+    if (this.egress.socketPath) return { socketPath: this.egress.socketPath };
+    return { host: '127.0.0.1', port: (this.server.address() as AddressInfo).port };
   }
 
   /** The value for Chromium's --proxy-server when it shares the host's network. */
@@ -260,7 +275,7 @@ export class ProxyForwarder {
       res.destroy();
       return;
     }
-    res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end(`${message}\n`);
+    res.writeHead(502, { 'content-type': 'text/plain', connection: 'close', [FORWARDER_ERROR_HEADER]: 'unreachable' }).end(`${message}\n`);
   }
 
   /** A tunnel (https://, wss://): CONNECT host:port, opened through the upstream, then bytes both ways. */
