@@ -1,8 +1,12 @@
 // The package as a new user gets it before it is published: `npm pack`, then `npm i` of the tarball into
 // an empty project, where a TypeScript scenario runs with the installed `bcs` on the embedded service
 // and a Vitest file uses the fixtures. Dependencies come from npm's cache (the suite's own `npm ci`
-// filled it), falling back to the registry.
+// filled it), falling back to the registry. The two native modules are placed beforehand as the
+// checkout built them, with what they depend on (npm keeps a dependency already installed at a matching
+// version): compiling them again cost minutes of the suite and proves nothing the checkout's own install
+// did not.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
 
 const run = promisify(execFile);
-/** Packing builds, and installing compiles the native modules (better-sqlite3, node-pty) from source. */
+/** Packing builds; installing resolves and unpacks the dependencies (a compile, if a native module's version differs). */
 const INSTALL_MS = 15 * 60_000;
+const NATIVE_MODULES = ['better-sqlite3', 'node-pty'];
 
 let work: string;
 let app: string;
@@ -24,10 +29,26 @@ beforeAll(async () => {
   await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, env, maxBuffer: 64 << 20 });
   const tarball = (await readdir(work)).find((f) => f.endsWith('.tgz'))!;
   const vitest = JSON.parse(await readFile(join(ROOT, 'node_modules', 'vitest', 'package.json'), 'utf8')).version as string;
-  await run('mkdir', [app]);
+  await run('mkdir', ['-p', join(app, 'node_modules')]);
+  for (const name of await dependencyClosure(NATIVE_MODULES)) await run('cp', ['-a', join(ROOT, 'node_modules', name), join(app, 'node_modules', name)]);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'new-user-app', private: true, type: 'module' }));
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball), `vitest@${vitest}`], { cwd: app, env, maxBuffer: 64 << 20 });
 }, INSTALL_MS);
+/** The packages, and every package they depend on that the checkout installed at its top level. */
+async function dependencyClosure(names: string[]): Promise<string[]> {
+  const seen = new Set<string>();
+  const visit = async (name: string, dependent?: string): Promise<void> => {
+    // A dependency installed inside its dependent's own node_modules is copied with it.
+    if (seen.has(name) || (dependent && existsSync(join(dependent, 'node_modules', name)))) return;
+    seen.add(name);
+    const dir = join(ROOT, 'node_modules', name);
+    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const dep of Object.keys(manifest.dependencies ?? {})) await visit(dep, dir);
+  };
+  for (const name of names) await visit(name);
+  return [...seen];
+}
+
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
