@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { bearerToken, type RouteEntry } from './auth.js';
-import { findChromium, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
+import { defaultCacheDir, findChromium, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
 import {
   CdpTokens,
   handleBrowserUpgrade,
@@ -100,6 +100,8 @@ export interface ServiceOptions {
   networkPolicy?: EgressMode;
   /** false: sandboxed sessions share the host's network even where each could have its own (for comparisons). */
   sessionNetworks?: boolean;
+  /** Where facts measured once per browser executable are kept across starts (default: the user's cache). */
+  cacheDir?: string;
 }
 
 /** startService was asked for a sandbox (requireSandbox) and there is none; the message says why. */
@@ -176,7 +178,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       telemetryHub?.emit(sessionId, 'network', 'egress_refused', { kind: 'kernel_api', event: 'egress_proxy' }, { ...r });
     },
   };
-  const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), now, log, display: opts.display, egress });
+  const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), cacheDir: opts.cacheDir ?? defaultCacheDir(), now, log, display: opts.display, egress });
   // Measured in the background now, so the first create does not pay for the whole measurement.
   void sessions.windowFrame();
   const telemetryEvents = new TelemetryRepo(db);

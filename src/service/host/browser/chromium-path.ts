@@ -1,8 +1,8 @@
 // Finds the Chromium to launch: the configured path, else a system Chromium or Chrome, else the headless
 // shell shipped in the npm package @sparticuz/chromium (so a fresh machine needs no apt and no download).
-import { access, chmod, constants, lchown, lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { access, chmod, constants, lchown, lstat, mkdir, open, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 
 export type ChromiumSource = 'configured' | 'system' | 'npm';
 
@@ -23,15 +23,53 @@ export async function findChromium(configured?: string, env: NodeJS.ProcessEnv =
     if (!(await isExecutable(configured))) throw new Error(`configured Chromium '${configured}' is not an executable file`);
     // The package's own unpacked shell, named directly (tests do): made runnable by sessions the same way.
     if (configured === join(tmpdir(), 'chromium')) await securePackagedShell(configured);
-    return { path: configured, source: 'configured', headlessShell: isHeadlessShell(configured) };
+    return { path: await launchedBinary(configured), source: 'configured', headlessShell: isHeadlessShell(configured) };
   }
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
     for (const name of SYSTEM_NAMES) {
       const candidate = join(dir, name);
-      if (await isExecutable(candidate)) return { path: candidate, source: 'system', headlessShell: false };
+      if (await isExecutable(candidate)) return { path: await launchedBinary(candidate), source: 'system', headlessShell: false };
     }
   }
   return { path: await extractPackagedShell(), source: 'npm', headlessShell: true };
+}
+
+/**
+ * Distributions install a shell launcher as `chromium` or `google-chrome` that execs the real binary,
+ * after a dozen helper processes (uname, grep, findmnt, expr... on Debian) and flags of its own
+ * (/etc/chromium.d), which the service, setting every flag itself, does not want. On two busy cores the
+ * launcher alone cost 0.3-1 s of every launch. When the name found is such a script and its package's
+ * binary is where that package puts it, the binary is launched directly; anything else as it is.
+ */
+const LAUNCHED_BINARIES: Record<string, string> = {
+  chromium: '/usr/lib/chromium/chromium',
+  'chromium-browser': '/usr/lib/chromium-browser/chromium-browser',
+  'google-chrome': '/opt/google/chrome/chrome',
+  'google-chrome-stable': '/opt/google/chrome/chrome',
+};
+
+async function launchedBinary(launcher: string): Promise<string> {
+  const binary = LAUNCHED_BINARIES[basename(launcher)];
+  if (!binary || !(await readHead(launcher)).startsWith('#!')) return launcher;
+  const head = await readHead(binary);
+  // An ELF executable, not another script (snap's chromium-browser is one).
+  return head.startsWith('\x7fELF') && (await isExecutable(binary)) ? realpath(binary) : launcher;
+}
+
+/** A file's first bytes (enough to tell a script from an ELF binary), or '' when unreadable. */
+async function readHead(path: string): Promise<string> {
+  try {
+    const file = await open(path, 'r');
+    try {
+      const buffer = Buffer.alloc(4);
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+      return buffer.subarray(0, bytesRead).toString('latin1');
+    } finally {
+      await file.close();
+    }
+  } catch {
+    return '';
+  }
 }
 
 /** The headless shell calls itself so, or is the binary @sparticuz/chromium unpacks into the temp dir. */

@@ -9,3 +9,4 @@ export type { LaunchEnv, LaunchPreparer, LaunchSpec, WarmBrowser } from './launc
 export { BrowserTracker } from './reset.js';
 export { headfulSupport, xEnv } from './xvfb.js';
 export type { ExistingDisplay, XDisplay } from './xvfb.js';
+export { cachedWindowFrame, defaultCacheDir } from './window-frame-cache.js';

@@ -22,6 +22,7 @@ import {
   type LaunchSpec,
   type WarmBrowser,
   measureWindowFrame,
+  cachedWindowFrame,
   type ExitInfo,
   type LaunchedChromium,
   closeCleanly,
@@ -129,7 +130,7 @@ export class SessionManager {
     this.frame ??= (async () => {
       const dir = join(this.deps.sessionsDir, `.probe-${newId(8)}`);
       try {
-        return await measureWindowFrame(this.deps.chromium, dir);
+        return await cachedWindowFrame(this.deps.chromium.path, this.deps.cacheDir, () => measureWindowFrame(this.deps.chromium, dir));
       } catch (err) {
         this.deps.log.warn({ err: (err as Error).message }, 'could not measure the browser window frame; viewports may be smaller than asked');
         return { width: 0, height: 0 };

@@ -65,6 +65,8 @@ export interface SessionManagerDeps {
   sandbox: Sandbox | null;
   /** Each session gets `<sessionsDir>/<id>/` holding its host view (user data now, downloads later). */
   sessionsDir: string;
+  /** Where the executable's window frame is cached between starts (browser/window-frame-cache.ts). */
+  cacheDir: string;
   now: () => Date;
   log: Logger;
   /** Headful sessions show on this display instead of a virtual screen each (`bcs run --headed`). */
