@@ -7,7 +7,7 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import tls from 'node:tls';
 import { DomainError } from '../errors.js';
-import { FORWARDER_ERROR_HEADER, type ForwarderEndpoint } from './forwarder.js';
+import { EGRESS_REFUSED_HEADER, FORWARDER_ERROR_HEADER, type ForwarderEndpoint } from './forwarder.js';
 
 /** Answers the forwarder writes itself are short; more than this is not read into a message. */
 const MAX_MESSAGE_BYTES = 4096;
@@ -96,7 +96,7 @@ export function requestThroughEgress(endpoint: ForwarderEndpoint, req: EgressReq
       pending.push(socket);
       if (answer.statusCode !== 200) {
         // A refusal is passed on as the answer it is; anything else is the forwarder failing to connect.
-        const refused = answer.headers['x-bcs-egress-refused'] !== undefined;
+        const refused = answer.headers[EGRESS_REFUSED_HEADER] !== undefined;
         readText(socket, head).then((text) => {
           if (refused) finish(undefined, { status: answer.statusCode ?? 403, rawHeaders: answer.rawHeaders, body: Readable.from([Buffer.from(text)]) });
           else finish(unreachable(text || `could not open a tunnel to ${authority} (${answer.statusCode})`));

@@ -65,6 +65,8 @@ export type ForwarderEndpoint = { socketPath: string } | { host: string; port: n
  * client of ours can tell them from a 502 the destination sent.
  */
 export const FORWARDER_ERROR_HEADER = 'x-bcs-proxy-error';
+/** Names the egress rule that refused a destination (policy.ts EgressRefused codes) on the 403. */
+export const EGRESS_REFUSED_HEADER = 'x-bcs-egress-refused';
 
 export class ProxyForwarder {
   private upstream: Upstream | null;
@@ -322,7 +324,7 @@ export class ProxyForwarder {
 
 /** A refusal names itself: the page's network log shows the status, this header and the reason. */
 function refusalHeaders(err: EgressRefused): Record<string, string> {
-  return { 'content-type': 'text/plain', connection: 'close', 'x-bcs-egress-refused': err.code };
+  return { 'content-type': 'text/plain', connection: 'close', [EGRESS_REFUSED_HEADER]: err.code };
 }
 
 function agentFor(upstream: Upstream | null): http.Agent {
