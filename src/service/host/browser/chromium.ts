@@ -52,6 +52,11 @@ export interface LaunchedChromium {
   wsEndpoint: string;
   /** The DevTools URL as the session's own processes reach it, when the session has a network of its own. */
   insideWsEndpoint?: string;
+  /**
+   * A unix socket that reaches DevTools, when the session has a network of its own: the CDP proxy's hot
+   * path connects there rather than through the loopback bridge that `wsEndpoint` names (one hop fewer).
+   */
+  devtoolsSocket?: string;
   /** Resolves once the process (group leader) has exited, however that happened. */
   exited: Promise<ExitInfo>;
   /** The last lines Chromium wrote to stderr, for crash reports. */

@@ -219,6 +219,7 @@ function reachableFromService(chromium: LaunchedChromium, servicePorts: ServiceP
     ...chromium,
     wsEndpoint: network ? network.hostEndpoint(inside) : inside,
     insideWsEndpoint: network ? inside : undefined,
+    devtoolsSocket: network?.devtoolsSocket,
     kill: async () => {
       const info = await kill();
       await release();

@@ -53,6 +53,8 @@ export class SessionNetwork {
     private readonly nsFd: number,
     private readonly bridge: net.Server,
     private readonly releasePort: () => void,
+    /** The DevTools socket on the host: the service's own shortest way to Chromium inside. */
+    readonly devtoolsSocket: string,
   ) {}
 
   /** The folder for the sockets (made here); the egress proxy must listen on `socketPath(dir)` before start. */
@@ -116,8 +118,8 @@ export class SessionNetwork {
     });
     // Registered before anyone learns the port.
     const release = opts.servicePorts.add((bridge.address() as AddressInfo).port);
-    const network = new SessionNetwork(holder, nsFd, bridge, release);
-    bridge.on('connection', (client) => network.pipeToDevtools(client, join(dir, DEVTOOLS_SOCKET)));
+    const network = new SessionNetwork(holder, nsFd, bridge, release, join(dir, DEVTOOLS_SOCKET));
+    bridge.on('connection', (client) => network.pipeToDevtools(client, network.devtoolsSocket));
     return network;
   }
 

@@ -36,7 +36,8 @@ function pipeToBrowser(
   session: LiveSession,
 ): void {
   if (socket.destroyed) return release();
-  const upstream = connect(Number(upstreamUrl.port), upstreamUrl.hostname);
+  const devtools = session.chromium.devtoolsSocket;
+  const upstream = devtools ? connect(devtools) : connect(Number(upstreamUrl.port), upstreamUrl.hostname);
   // Who closed first says why the connection ended; only frame headers are read to count messages.
   const fromClient = new WsMessageCounter();
   const fromBrowser = new WsMessageCounter(true);
