@@ -5,11 +5,11 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
+import { markersVtt } from '../../api/marker-track.js';
 import { dateTime, extensionRoute } from '../../api/schemas/common.js';
 import { marker, markerCreateParams, replay, replayStartParams, type Marker, type ReplayView } from '../../api/schemas/replays.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField, notFound, ServiceError } from '../errors.js';
-import { webvtt } from '../host/recording/index.js';
 import { DEFAULT_VIEWPORT } from '../host/session/index.js';
 import type { ReplayRow } from '../store/replays-repo.js';
 import { defaultEmptyBody } from './empty-body.js';
@@ -194,7 +194,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
     async (req, reply) => {
       const row = findReplay(req);
       const end = row.duration_ms ?? manager.currentOffset(row.id) ?? 0;
-      return reply.type('text/vtt; charset=utf-8').send(webvtt(ctx.replays.markers(row.id), end));
+      return reply.type('text/vtt; charset=utf-8').send(markersVtt(ctx.replays.markers(row.id), end));
     },
   );
 }
