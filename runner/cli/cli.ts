@@ -237,6 +237,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       .choices(['hosted', 'local'])
       .default('hosted'),
   )
+  .option('--strict-wire', "serve the hosted API's wire only: our extension routes answer 404, our extension fields are left out of answers and refused in requests (to try clients against what the hosted service has)")
   .action(async (o) => {
     const apiKey = resolveApiKey(o);
     const port = Number(o.port);
@@ -254,6 +255,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       logLevel: o.logLevel,
       standby,
       networkPolicy: o.networkPolicy,
+      strictWire: o.strictWire === true,
     }).catch((err: unknown) => {
       if (!(err instanceof SandboxRequiredError)) throw err;
       process.stderr.write(
@@ -270,6 +272,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       `bcs serve: listening on ${service.baseUrl}; chromium ${service.chromium.path} (${service.chromium.source}); data in ${resolve(o.dataDir)}\n` +
         `bcs serve: ${service.sandbox?.network ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
         `bcs serve: network policy: ${service.networkPolicy}\n` +
+        (service.strictWire ? 'bcs serve: wire: the hosted API only (--strict-wire): no extension routes or fields of ours\n' : '') +
         (service.apiKeyGenerated ? 'bcs serve: the API key above is shown only once; only its hash is stored\n' : ''),
     );
     const stop = async () => {

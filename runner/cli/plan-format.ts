@@ -2,7 +2,7 @@
 // API calls read like a request (`PUT /browsers/{{ session.session_id }}/fs/write_file?path=/tmp/a.txt`)
 // with what happens to the answer on the lines below it.
 import { describeAssertion, preview } from '../../src/scenario/assertions.js';
-import type { ApiCall, Operation, Plan, PlanStep } from '../../src/scenario/plan.js';
+import type { ApiCall, Operation, Plan, PlanStep, ReplayRole } from '../../src/scenario/plan.js';
 
 /** Headings by phase and hook: `before` and `after` steps are main steps with their own heading. */
 const TITLES: Record<string, string> = {
@@ -84,7 +84,7 @@ export function describeOperation(op: Operation): string {
       return 'stop serving';
     case 'api': {
       const { op: _op, ...call } = op;
-      if (!call.decode && !call.expect && !call.expect_soft && !call.artifact && call.body_if_failed === undefined && !call.empty_response_error && !call.marks_step) {
+      if (!call.decode && !call.expect && !call.expect_soft && !call.artifact && call.body_if_failed === undefined && !call.empty_response_error && !call.replay) {
         // The plain form, as setup and teardown calls have always read.
         return `${request(call)}${call.save ? ` -> {{ ${call.save} }}` : ''}`;
       }
@@ -145,11 +145,19 @@ function request(call: ApiCall): string {
   return `${call.method} ${call.path}${query}${body}${answer}`;
 }
 
+/** What each call of a recording is to the runner, and what it does where the target lacks our replay extensions. */
+const REPLAY_ROLES: Record<ReplayRole, string> = {
+  start: "the video's 0 is when this answers (for markers the runner keeps itself)",
+  marker: "the step's offset in the replay is the response's offset_ms; where the target has no markers, the runner keeps it from the video's 0",
+  stop: "the video's length is the response's duration_ms; where the target gives none, the runner's time from start to stop",
+  markers_vtt: 'where the target has no markers or no markers.vtt, the runner writes the file from the markers it kept',
+};
+
 function followUps(call: ApiCall): string[] {
   const lines: string[] = [];
   if (call.body_if_failed !== undefined) lines.push(`if an earlier step failed, send ${JSON.stringify(call.body_if_failed)} instead`);
   if (call.empty_response_error) lines.push(`no body (204): fail with "${call.empty_response_error}"`);
-  if (call.marks_step) lines.push("the step's offset in the replay is the response's offset_ms");
+  if (call.replay) lines.push(REPLAY_ROLES[call.replay]);
   if (call.artifact) lines.push(`write ${call.artifact.type} artifact ${call.artifact.file}`);
   if (call.expect?.length) lines.push(`expect ${call.expect.map(describeAssertion).join(', ')}`);
   if (call.expect_soft?.length) lines.push(`expect (soft) ${call.expect_soft.map(describeAssertion).join(', ')}`);

@@ -11,6 +11,7 @@ import { decode, type Decoded } from './decode.js';
 import { StepFailure, assertionFailed } from './failures.js';
 import { sleep } from './page-actions.js';
 import type { Artifact } from '../reporters/results.js';
+import type { TargetGaps } from './target-gaps.js';
 
 export interface ApiOpContext {
   client: CloudClient;
@@ -24,6 +25,8 @@ export interface ApiOpContext {
   work: { requestIds: string[]; artifacts: Artifact[]; replayOffsetMs?: number; soft?: string[]; output?: unknown };
   /** Whether an earlier step failed: `body_if_failed` is sent then. */
   failed: boolean;
+  /** What the run found its target lacks; a call that finds something missing adds it. */
+  gaps: TargetGaps;
 }
 
 /**
@@ -33,16 +36,28 @@ export interface ApiOpContext {
  */
 const LAST_REQUEST_GRACE_MS = 500;
 
-export async function runApiCall(call: ApiCall, ctx: ApiOpContext): Promise<void> {
+/** Makes the call and what its answer is made into (artifact, checks, saves); returns the answer. */
+export async function runApiCall(call: ApiCall, ctx: ApiOpContext): Promise<unknown> {
   const res = await send(call, ctx, ctx.step.timeout_ms, true);
   if (call.empty_response_error && (res.status === 204 || res.data === undefined)) {
     throw new StepFailure('infrastructure', call.empty_response_error);
   }
-  if (call.marks_step) {
-    const offset = (res.data as { offset_ms?: unknown } | undefined)?.offset_ms;
-    if (typeof offset === 'number') ctx.work.replayOffsetMs = offset;
-  }
-  await handleResponse(call, res.data, ctx);
+  const data = call.decode === 'exec' ? withTimedOut(call, res.data, ctx.gaps) : res.data;
+  await handleResponse(call, data, ctx);
+  return data;
+}
+
+/**
+ * An exec answer with `timed_out`, ours: on the hosted wire it is missing, and a command that ran as long
+ * as the `timeout_sec` it was given is taken as killed by it.
+ */
+function withTimedOut(call: ApiCall, data: unknown, gaps: TargetGaps): unknown {
+  const answer = data as { timed_out?: unknown; duration_ms?: unknown } | undefined;
+  if (!answer || typeof answer !== 'object' || typeof answer.timed_out === 'boolean') return data;
+  gaps.lack('exec_timed_out');
+  const limitS = (call.body as { timeout_sec?: unknown } | undefined)?.timeout_sec;
+  const ranOut = typeof limitS === 'number' && typeof answer.duration_ms === 'number' && answer.duration_ms >= limitS * 1000;
+  return { ...answer, timed_out: ranOut };
 }
 
 export async function runPoll(poll: PollCall, ctx: ApiOpContext): Promise<void> {
@@ -129,7 +144,8 @@ async function readLocal(file: string): Promise<Buffer> {
   }
 }
 
-async function handleResponse(call: ApiCall, data: unknown, ctx: ApiOpContext, decoded = decodeOrRaw(call, data)): Promise<void> {
+/** What an answer is made into: the artifact written, the checks, the saved variable, the step's output. */
+export async function handleResponse(call: ApiCall, data: unknown, ctx: ApiOpContext, decoded = decodeOrRaw(call, data)): Promise<void> {
   // Written before the checks, so a file that fails them is there to look at.
   if (call.artifact) {
     const file = join(ctx.artifactDir, call.artifact.file);

@@ -5,7 +5,8 @@
 import { join, relative } from 'node:path';
 import type { Plan, PlanStep } from '../../src/scenario/plan.js';
 import { runSequence, skipTree } from './blocks.js';
-import type { ScenarioResult, StepResult } from '../reporters/results.js';
+import type { Recording } from './replay-calls.js';
+import type { ReplayResult, ScenarioResult, StepResult } from '../reporters/results.js';
 import { RunContext, slug, type ExecuteDeps, type Frame } from './run-context.js';
 import { NEVER_ABORTED, runLeaf } from './run-step.js';
 
@@ -104,10 +105,20 @@ async function executePhases(plan: Plan, ctx: RunContext, { deps, given, started
     session_id: state.scope.session?.session_id,
     steps: results,
     artifact_dir: relative(deps.outputDir, artifactDir) || '.',
-    ...(video ? { replay: { video: video.path, ...(vtt ? { vtt: vtt.path } : {}) } } : {}),
+    ...(video ? { replay: replayResult(video.path, vtt?.path, state.recording) } : {}),
     ...(scenarioTimedOut ? { timed_out: true } : {}),
     ...(state.trace ? { trace: state.trace } : {}),
   } satisfies ScenarioResult);
+}
+
+/** The recording as the report shows it: its files, and its markers and length as the runner knows them. */
+function replayResult(video: string, vtt: string | undefined, recording: Recording | undefined): ReplayResult {
+  const result: ReplayResult = { video, ...(vtt ? { vtt } : {}) };
+  if (!recording) return result;
+  result.markers = recording.markers.map(({ name, offset_ms }) => ({ name, offset_ms }));
+  if (recording.markers.length) result.markers_by = recording.markers.some((m) => m.by === 'runner') ? 'runner' : 'target';
+  if (recording.durationMs !== undefined) result.duration_ms = recording.durationMs;
+  return result;
 }
 
 function skipNote(failure: StepResult | undefined, timedOut: boolean): string {

@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import type { Operation, PlanStep, PollCall } from '../../src/scenario/plan.js';
 import { runApiCall, runPoll } from './api-ops.js';
+import { runReplayCall } from './replay-calls.js';
 import { ensureLoggedIn } from './auth-login.js';
 import { StepFailure, assertionFailed } from './failures.js';
 import { runFunction } from './functions.js';
@@ -77,8 +78,10 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
         call.body = withLocalServers(call.body, deps.localServers.urls, state.scope) as typeof call.body;
       }
       if (call.artifact) call.artifact = { ...call.artifact, file: artifactFile(call.artifact.file, frame.iteration) };
-      const apiCtx = { client: deps.client, scope: state.scope, step, signal, work, failed: state.failed, ...dirs };
-      await (kind === 'api' ? runApiCall(call, apiCtx) : runPoll(call as PollCall, apiCtx));
+      const apiCtx = { client: deps.client, scope: state.scope, step, signal, work, failed: state.failed, gaps: ctx.gaps, ...dirs };
+      if (kind === 'poll') await runPoll(call as PollCall, apiCtx);
+      else if (call.replay) await runReplayCall({ ...call, replay: call.replay }, { ...apiCtx, run: state, mask: (text) => ctx.mask(text) });
+      else await runApiCall(call, apiCtx);
       return;
     }
     case 'connect': {

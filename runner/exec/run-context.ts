@@ -14,6 +14,8 @@ import { createMasker, maskDeep, type Masker } from './secrets.js';
 import type { WebState } from './page-web.js';
 import type { StaticServer } from './static-server.js';
 import type { WebServer } from './web-server.js';
+import type { Recording } from './replay-calls.js';
+import { TargetGaps } from './target-gaps.js';
 
 /** What one plan's execution is given (executePlan's argument). */
 export interface ExecuteDeps {
@@ -43,6 +45,8 @@ export interface ExecuteDeps {
    * `serve:` and `web_server:`) go into the network.private_hosts of the browser a scenario creates.
    */
   localServers?: { urls: string[] };
+  /** What the run found its target lacks, shared by its scenarios (a plan run alone keeps its own). */
+  gaps?: TargetGaps;
 }
 
 /** What steps acquire and later steps use. `scope` is what `{{ ... }}` templates resolve against. */
@@ -66,6 +70,8 @@ export interface RunState {
   tracing?: { keepOnlyOnFailure: boolean };
   /** The trace file kept, relative to the output directory. */
   trace?: string;
+  /** The scenario's recording, from its start call on: its markers, start and length as the runner knows them. */
+  recording?: Recording;
   /** Set once a step failed: a leased browser is then released for replacement, not reuse. */
   failed: boolean;
   /** Every result so far, flat, in the order the steps started (a block before its steps). */
@@ -93,6 +99,7 @@ export class RunContext {
   readonly running = new Set<StepResult>();
   /** Results of retry-block attempts that were run again: their failures do not count against the scenario. */
   readonly superseded = new Set<StepResult>();
+  readonly gaps: TargetGaps;
   #mask: Masker = (text) => text;
   readonly #names = new Map<number, string>();
 
@@ -103,6 +110,7 @@ export class RunContext {
     startedAt: Date,
   ) {
     this.state = { scope: { run: { started_at: startedAt.toISOString() } }, failed: false, results: [] };
+    this.gaps = deps.gaps ?? new TargetGaps();
     const index = (steps: PlanStep[]): void => {
       for (const step of steps) {
         this.#names.set(step.index, step.name);

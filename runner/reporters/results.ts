@@ -78,8 +78,8 @@ export interface ScenarioResult {
   steps: StepResult[];
   /** The scenario's own folder under the output directory (relative to it), where its artifacts are. */
   artifact_dir: string;
-  /** With `replay: { record: true }`: the video and its WebVTT markers, relative to the output directory. */
-  replay?: { video: string; vtt?: string };
+  /** With `replay: { record: true }`: the video and its WebVTT markers (relative to the output directory), the markers themselves and the video's length. */
+  replay?: ReplayResult;
   /** The scenario ran out of its `--timeout`: main steps were cut short, teardown still ran. */
   timed_out?: boolean;
   /** A Playwright trace of the scenario's pages (`trace:`), relative to the output directory: `bcs show-trace` opens it. */
@@ -94,11 +94,27 @@ export interface ScenarioResult {
   hook?: 'before' | 'after';
 }
 
+export interface ReplayResult {
+  video: string;
+  vtt?: string;
+  /** One per step and per `marker` step, in the order they were placed; `offset_ms` from the start of the video. */
+  markers?: { name: string; offset_ms: number }[];
+  /** Who placed the markers: the target, or the runner where the target has no markers (the hosted API). */
+  markers_by?: 'target' | 'runner';
+  /** The video's length: the target's, or as the runner timed it from start to stop. */
+  duration_ms?: number;
+}
+
 export interface RunResult {
   version: 1;
   started_at: string;
   duration_ms: number;
-  target: { kind: 'embedded' | 'remote'; base_url: string };
+  target: {
+    kind: 'embedded' | 'remote';
+    base_url: string;
+    /** What the run found the target lacks of what bcs adds to the hosted API, and what it did instead. */
+    lacks?: { feature: string; instead: string }[];
+  };
   scenarios: ScenarioResult[];
   /** See `summarize`: passed, flaky, failed and errored are disjoint and add up to `total`. */
   summary: RunSummary;

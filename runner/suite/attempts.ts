@@ -10,6 +10,7 @@ import type { ReporterHooks } from '../reporters/reporter.js';
 import type { BrowserSource } from '../exec/browser-source.js';
 import type { StepPause } from '../exec/debug-pause.js';
 import type { UpdateSnapshots } from '../exec/page-snapshot.js';
+import type { TargetGaps } from '../exec/target-gaps.js';
 import type { ScenarioResult } from '../reporters/results.js';
 
 export interface AttemptDeps {
@@ -35,6 +36,8 @@ export interface AttemptDeps {
   localServers?: { urls: string[] };
   /** Marks the result as one of the suite's `before`/`after` hooks (reporters see the mark too). */
   suiteHook?: 'before' | 'after';
+  /** What the run found its target lacks (shared by all its scenarios). */
+  gaps?: TargetGaps;
 }
 
 export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps): Promise<ScenarioResult> {
@@ -56,6 +59,7 @@ export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps)
       ...(deps.pause ? { pause: deps.pause } : {}),
       ...(deps.browsers ? { browsers: deps.browsers } : {}),
       ...(deps.localServers ? { localServers: deps.localServers } : {}),
+      ...(deps.gaps ? { gaps: deps.gaps } : {}),
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
     });
     if (deps.retries > 0) result.attempt = attempt;

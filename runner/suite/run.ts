@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { deviceNames } from '../exec/context-options.js';
 import type { StepPause } from '../exec/debug-pause.js';
 import type { UpdateSnapshots } from '../exec/page-snapshot.js';
+import { TargetGaps } from '../exec/target-gaps.js';
 import { ScenarioError, loadScenarios, type CompileOptions, type CompiledScenario, type Diagnostic, type TraceMode } from '../../src/scenario/index.js';
 import { artifactDirs, runAttempts } from './attempts.js';
 import type { Isolation } from './config.js';
@@ -162,6 +163,8 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
     throw err;
   }
   let server: { url?: string; stop(): Promise<void> } | undefined;
+  // Found by the scenarios as they run, said once at the end: a target without our extensions is no failure.
+  const gaps = new TargetGaps();
   const done: SuiteScenarioResult[] = [];
   const skipped: NonNullable<SuiteRunResult['skipped']> = suite.marked.map((c) => {
     const { skip, fixme } = c.plan.scenario.annotations!;
@@ -180,6 +183,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
     const attemptDeps = (c: CompiledScenario, retries: number, signal: AbortSignal, suiteHook?: 'before' | 'after', browsers?: BrowserSupply) => ({
       browsers,
       localServers,
+      gaps,
       client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace, updateSnapshots: opts.updateSnapshots, pause: opts.pause,
       // `slow: true` triples the scenario's budget as it tripled its steps' timeouts.
       timeoutMs: opts.timeoutMs !== undefined && c.plan.scenario.annotations?.slow ? opts.timeoutMs * SLOW_FACTOR : opts.timeoutMs,
@@ -232,7 +236,9 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
   const notStarted = skipped.filter((s) => s.reason !== 'skip' && s.reason !== 'fixme');
   if (notStarted.length) notice(`${notStarted.length} scenario${notStarted.length === 1 ? '' : 's'} not started (${notStarted[0]!.reason})`);
 
-  const result = suiteResult(startedAt, target, done, skipped, opts.selection?.shard);
+  const lacked = gaps.note();
+  if (lacked) notice(lacked);
+  const result = suiteResult(startedAt, target, gaps, done, skipped, opts.selection?.shard);
   await writeLastRun(opts.outputDir, done.filter((r) => !r.hook)).catch((err: Error) => notice(`could not record the run for --last-failed: ${err.message}`));
   let exitCode = exitCodeFor(done, opts.signal.aborted);
   try {
@@ -249,6 +255,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
 function suiteResult(
   startedAt: Date,
   target: Target,
+  gaps: TargetGaps,
   scenarios: SuiteScenarioResult[],
   skipped: NonNullable<SuiteRunResult['skipped']>,
   shard: Shard | undefined,
@@ -257,7 +264,7 @@ function suiteResult(
     version: 1,
     started_at: startedAt.toISOString(),
     duration_ms: Date.now() - startedAt.getTime(),
-    target: { kind: target.info.kind, base_url: target.info.base_url },
+    target: { kind: target.info.kind, base_url: target.info.base_url, ...(gaps.list().length ? { lacks: gaps.list() } : {}) },
     scenarios,
     summary: summarize(scenarios, skipped.length),
     ...(shard ? { shard } : {}),

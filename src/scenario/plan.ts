@@ -241,11 +241,18 @@ export interface ApiCall {
   body_if_failed?: unknown;
   /** A response without a body (204) fails the step with this message (a pool acquire that timed out). */
   empty_response_error?: string;
-  /** The response's `offset_ms` is where this step starts in the scenario's replay video. */
-  marks_step?: boolean;
+  /**
+   * What the call is to the scenario's recording, so that the runner can do without what a target lacks of
+   * our replay extensions (markers, markers.vtt, a replay's `duration_ms`): `start` (the video's 0 is when
+   * it answers), `marker` (the answer's `offset_ms` is where this step starts in the video), `stop` (the
+   * answer's `duration_ms` is the video's length) and `markers_vtt` (the markers as a WebVTT track).
+   */
+  replay?: ReplayRole;
   /** Soft checks (`expect_soft`): failures are reported on the step, the run goes on, the scenario fails at the end. */
   expect_soft?: Assertion[];
 }
+
+export type ReplayRole = 'start' | 'marker' | 'stop' | 'markers_vtt';
 
 /**
  * Repeats an API call until every `until` assertion holds or the step's time runs out (an assertion

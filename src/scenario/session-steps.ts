@@ -117,19 +117,19 @@ export function sessionSteps(
     setup.push({
       phase: 'setup', kind: 'replay', name: 'start recording', source: replayAt, timeout_ms: RELEASE_TIMEOUT_MS,
       operations: [
-        { op: 'api', method: 'POST', path: `${SESSION}/replays`, body: o.replay?.framerate ? { framerate: o.replay.framerate } : {}, save: 'replay' },
+        { op: 'api', method: 'POST', path: `${SESSION}/replays`, body: o.replay?.framerate ? { framerate: o.replay.framerate } : {}, save: 'replay', replay: 'start' },
       ],
     });
     teardown.unshift({
       phase: 'teardown', kind: 'replay_stop', name: 'save the recording', source: replayAt, timeout_ms: REPLAY_SAVE_TIMEOUT_MS,
       operations: [
-        { op: 'api', method: 'POST', path: `${REPLAY}/stop` },
+        { op: 'api', method: 'POST', path: `${REPLAY}/stop`, replay: 'stop' },
         // 202 while the video is still being finalised.
         {
           op: 'poll', method: 'GET', path: REPLAY, response: 'bytes', until: [], interval_ms: 200, pending_status: [202],
           waiting_for: 'the replay video', artifact: { type: 'video', file: 'replay.mp4' },
         },
-        { op: 'api', method: 'GET', path: `${REPLAY}/markers.vtt`, response: 'bytes', artifact: { type: 'file', file: 'replay.vtt' } },
+        { op: 'api', method: 'GET', path: `${REPLAY}/markers.vtt`, response: 'bytes', artifact: { type: 'file', file: 'replay.vtt' }, replay: 'markers_vtt' },
       ],
     });
   }
@@ -150,7 +150,7 @@ export function sessionSteps(
 
 /** The replay marker a step starts with; its response's offset is the step's place in the video. */
 export function markerOperation(name: string): Operation {
-  return { op: 'api', method: 'POST', path: `${REPLAY}/markers`, body: { name }, marks_step: true };
+  return { op: 'api', method: 'POST', path: `${REPLAY}/markers`, body: { name }, replay: 'marker' };
 }
 
 function connect(): Operation {

@@ -4,9 +4,10 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import qs from 'qs';
 import { installAuth } from './auth.js';
-import { MAX_PARAM_LENGTH, answerClientError, frameworkError, toErrorResponse } from './errors.js';
+import { MAX_PARAM_LENGTH, answerClientError, frameworkError, noRoute, toErrorResponse } from './errors.js';
 import { newId } from './ids.js';
 import { installOpenApi } from './openapi.js';
+import { installStrictWire } from './strict-wire.js';
 import pkg from '../../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
 import { registerAppRoutes } from './routes/apps.js';
@@ -34,6 +35,8 @@ import { installApiCallEvents, registerTelemetryRoutes } from './routes/telemetr
 
 export interface AppDeps extends ServiceContext {
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
+  /** Serve the hosted wire only: what the schemas mark as ours is hidden (strict-wire.ts). */
+  strictWire: boolean;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -87,6 +90,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.setValidatorCompiler(({ schema, httpPart }) => compiledOnFirstUse(httpPart === 'body' ? bodyAjv : textAjv, schema as object));
   // Response schemas document the wire (GET /openapi.json); bodies are written as the handlers return them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Before any route is registered: it hides routes of ours as they are added.
+  if (deps.strictWire) installStrictWire(app);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -101,9 +106,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (headers) reply.headers(headers);
     return reply.code(status).send(body);
   });
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0];
-    return reply.code(404).send({ code: 'not_found', message: `no route ${req.method} ${path}` });
+  app.setNotFoundHandler(async (req) => {
+    throw noRoute(req.method, req.url);
   });
 
   installOpenApi(app, { version: pkg.version });

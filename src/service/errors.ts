@@ -23,6 +23,9 @@ export { badRequest, conflict, forbidden, invalidField, notFound, unavailable, v
 export const unauthorized = (message = 'missing or invalid API key') =>
   new ServiceError(401, 'unauthorized', message, undefined, { 'www-authenticate': 'Bearer' });
 
+/** What a path no route serves answers; on the hosted wire only, each route of ours answers it too (strict-wire.ts). */
+export const noRoute = (method: string, url: string) => new ServiceError(404, 'not_found', `no route ${method} ${url.split('?')[0]}`);
+
 /** The status each kind of domain failure answers with. */
 const STATUS: Record<FailureKind, number> = {
   invalid: 400,

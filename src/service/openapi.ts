@@ -3,7 +3,7 @@
 // served. Here it gets what is the same for every route: the bearer scheme and the Error answer.
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { errorBody } from '../api/schemas/common.js';
+import { errorBody, extensionRoute } from '../api/schemas/common.js';
 import { defaultEmptyBody } from './routes/empty-body.js';
 import { noBody } from './routes/responses.js';
 
@@ -66,6 +66,6 @@ export function installOpenApi(app: FastifyInstance, info: OpenApiInfo): void {
   });
   void app.register(async (scope) => {
     const document = { description: 'This document', type: 'object' } as const;
-    scope.get('/openapi.json', { schema: { response: { 200: document } } }, async () => scope.swagger());
+    scope.get('/openapi.json', { schema: { ...extensionRoute, response: { 200: document } } }, async () => scope.swagger());
   });
 }

@@ -102,6 +102,12 @@ export interface ServiceOptions {
   sessionNetworks?: boolean;
   /** Where facts measured once per browser executable are kept across starts (default: the user's cache). */
   cacheDir?: string;
+  /**
+   * Serve the hosted wire only (`bcs serve --strict-wire`): routes of ours answer 404 as unknown paths do,
+   * fields of ours are left out of answers and refused in requests, and no telemetry event of our own types
+   * is captured; for trying clients against what the hosted service has (docs/service.md).
+   */
+  strictWire?: boolean;
 }
 
 /** startService was asked for a sandbox (requireSandbox) and there is none; the message says why. */
@@ -125,6 +131,8 @@ export interface RunningService {
   isolation: string;
   /** The egress rules sessions are held to. */
   networkPolicy: EgressMode;
+  /** Whether it serves the hosted wire only (ServiceOptions.strictWire). */
+  strictWire: boolean;
   /** Every HTTP route the app serves (method and URL pattern). */
   routes(): RouteEntry[];
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */
@@ -140,6 +148,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   }
   const now = opts.now ?? (() => new Date());
   const logLevel = opts.logLevel ?? 'warn';
+  const strictWire = opts.strictWire ?? false;
   await prepareDataDir(opts.dataDir);
   const chromium = await findChromium(opts.chromium ?? process.env.BCS_CHROMIUM);
   const sandboxMode = opts.sandbox ?? (process.env.BCS_SANDBOX === 'off' ? 'off' : 'auto');
@@ -175,7 +184,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     servicePorts,
     refused: (sessionId: string, r: EgressRefusal) => {
       sessionLogs.service(sessionId, `egress refused ${r.method} ${r.host}:${r.port}: ${r.message} (${r.code})`);
-      telemetryHub?.emit(sessionId, 'network', 'egress_refused', { kind: 'kernel_api', event: 'egress_proxy' }, { ...r });
+      // An event type of ours: the hosted wire has none such.
+      if (!strictWire) telemetryHub?.emit(sessionId, 'network', 'egress_refused', { kind: 'kernel_api', event: 'egress_proxy' }, { ...r });
     },
   };
   const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), cacheDir: opts.cacheDir ?? defaultCacheDir(), now, log, display: opts.display, egress });
@@ -292,7 +302,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   healthChecks.start();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers: new Computers(), playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db),
-    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, siteConfigs, heartbeatMs: opts.heartbeatMs ?? 10_000 });
+    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, siteConfigs, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
@@ -342,6 +352,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     sandboxReason,
     isolation: describeIsolation(sandbox, sandboxReason),
     networkPolicy: egress.policy.mode,
+    strictWire,
     routes: () => [...app.routeTable],
     close: () =>
       (closing ??= (async () => {

@@ -38,7 +38,9 @@ export function openSse(req: FastifyRequest, reply: FastifyReply, keepAliveMs = 
   return {
     send(data, id) {
       if (isClosed) return false;
-      res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`);
+      // On the hosted wire only, the frame without fields of ours (strict-wire.ts).
+      const frame = req.frameOnWire ? req.frameOnWire(data) : data;
+      res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(frame)}\n\n`);
       return true;
     },
     close() {

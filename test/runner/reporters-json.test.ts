@@ -100,6 +100,8 @@ steps:
     const scenario = results.scenarios[0];
     expect(scenario.replay.video).toMatch(/replay\.mp4$/);
     expect(scenario.steps.some((s: Json) => typeof s.replay_offset_ms === 'number')).toBe(true);
+    expect(scenario.replay).toMatchObject({ markers_by: 'target', duration_ms: expect.any(Number) });
+    expect(scenario.replay.markers.map((m: Json) => m.name)).toEqual(scenario.steps.filter((s: Json) => s.phase === 'main').map((s: Json) => s.name));
     expect(scenario.steps.flatMap((s: Json) => s.telemetry ?? []).map((t: Json) => t.message).join()).toContain('boom from the page');
   });
 
@@ -151,6 +153,7 @@ describe('the schema covers the result types', () => {
   const NODES: Record<string, (s: Json) => Json> = {
     RunResult: (s) => s,
     ScenarioResult: (s) => s.$defs.scenario,
+    ReplayResult: (s) => s.$defs.scenario.properties.replay,
     StepResult: (s) => s.$defs.step,
     StepError: (s) => s.$defs.step.properties.error,
     Artifact: (s) => s.$defs.step.properties.artifacts.items,

@@ -71,9 +71,9 @@ steps:
 
   it('starts after the browser, marks every step, and saves video and markers before releasing', () => {
     expect(p.steps.map((s) => s.kind)).toEqual(['browser', 'replay', 'goto', 'marker', 'sleep', 'replay_stop', 'release']);
-    expect(ops(p, 'replay')[0]).toMatchObject({ method: 'POST', path: '/browsers/{{ session.session_id }}/replays', body: { framerate: 10 }, save: 'replay' });
+    expect(ops(p, 'replay')[0]).toMatchObject({ method: 'POST', path: '/browsers/{{ session.session_id }}/replays', body: { framerate: 10 }, save: 'replay', replay: 'start' });
     const marker = (name: string) => ({
-      op: 'api', method: 'POST', path: '/browsers/{{ session.session_id }}/replays/{{ replay.replay_id }}/markers', body: { name }, marks_step: true,
+      op: 'api', method: 'POST', path: '/browsers/{{ session.session_id }}/replays/{{ replay.replay_id }}/markers', body: { name }, replay: 'marker',
     });
     expect(ops(p, 'goto')[0]).toEqual(marker('goto data:text/html,x'));
     expect(ops(p, 'marker')).toEqual([marker('loaded')]);
@@ -83,7 +83,9 @@ steps:
       'poll /browsers/{{ session.session_id }}/replays/{{ replay.replay_id }}',
       'api /browsers/{{ session.session_id }}/replays/{{ replay.replay_id }}/markers.vtt',
     ]);
+    expect(save[0]).toMatchObject({ replay: 'stop' });
     expect(save[1]).toMatchObject({ response: 'bytes', pending_status: [202], artifact: { type: 'video', file: 'replay.mp4' } });
+    expect(save[2]).toMatchObject({ response: 'bytes', artifact: { type: 'file', file: 'replay.vtt' }, replay: 'markers_vtt' });
   });
 
   it('needs recording for marker steps', () => {

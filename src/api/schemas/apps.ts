@@ -2,7 +2,7 @@
 // demand. The shapes are the hosted API's (§15 of the reference, `@onkernel/sdk` resources deployments,
 // apps and invocations).
 import type { FromSchema } from 'json-schema-to-ts';
-import { dateTime, errorBody, offsetPageQuery, type Input } from './common.js';
+import { dateTime, errorBody, offsetPageQuery, ours, type Input } from './common.js';
 
 export const REGION = 'aws.us-east-1a';
 const region = { type: 'string', enum: [REGION], description: 'The only region, as on the hosted service' } as const;
@@ -34,8 +34,8 @@ export const deployment = {
     source_url: { type: 'string' },
     source_ref: { type: 'string' },
     source_path: { type: 'string' },
-    app_name: { type: 'string', description: 'Our extension: the app the deployment registered, once it is running' },
-    version: { type: 'string', description: 'Our extension: the version label the deployment was made with' },
+    app_name: ours({ type: 'string', description: 'Our extension: the app the deployment registered, once it is running' }),
+    version: ours({ type: 'string', description: 'Our extension: the version label the deployment was made with' }),
   },
 } as const;
 
@@ -167,7 +167,7 @@ export const invocation = {
     finished_at: { ...dateTime, type: ['string', 'null'] },
     payload: { type: 'string', description: 'The payload as sent: JSON text' },
     output: { type: 'string', description: "The action's return value as JSON text (any JSON value)" },
-    deployment_id: { type: 'string', description: 'Our extension: the deployment that ran it' },
+    deployment_id: ours({ type: 'string', description: 'Our extension: the deployment that ran it' }),
   },
 } as const;
 

@@ -1,7 +1,7 @@
 // Managed auth: a connection keeps a profile logged in to a domain. Login flows run in a real browser with
 // the connection's profile, fill the site's forms from a credential, and ask for what they cannot fill.
 import type { FromSchema } from 'json-schema-to-ts';
-import { dateTime, offsetPageQuery, type Input } from './common.js';
+import { dateTime, offsetPageQuery, ours, type Input } from './common.js';
 import { telemetryUpdateSchema } from './telemetry.js';
 
 const nullableArray = (items: object) => ({ type: ['array', 'null'], items }) as const;
@@ -170,8 +170,8 @@ export const managedAuth = {
     login_url: { type: 'string' },
     proxy_id: { type: 'string' },
     sso_provider: { type: ['string', 'null'] },
-    created_at: { ...dateTime, description: 'Our extension' },
-    site_config_id: { type: 'string', description: 'Our extension: the site config for the domain, whose settings its browsers take where the connection sets none' },
+    created_at: ours({ ...dateTime, description: 'Our extension' }),
+    site_config_id: ours({ type: 'string', description: 'Our extension: the site config for the domain, whose settings its browsers take where the connection sets none' }),
     ...connectionState,
   },
 } as const;

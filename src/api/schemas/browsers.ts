@@ -1,15 +1,15 @@
 // Browser sessions: what creates, updates and lists send, and the session as answers show it.
 import type { FromSchema } from 'json-schema-to-ts';
-import { dateTime, offsetPageQuery, tags, viewport, type Input } from './common.js';
+import { dateTime, offsetPageQuery, ours, tags, viewport, type Input } from './common.js';
 import { extensionSelectors } from './extensions.js';
 import { profile, profileSelector } from './profiles.js';
 import { telemetryCreateSchema, telemetryFlags, telemetryUpdateSchema } from './telemetry.js';
 
-export const browserEndReason = {
+export const browserEndReason = ours({
   type: 'string',
   enum: ['deleted', 'timeout', 'browser_exited', 'service_shutdown', 'service_restart'],
   description: 'Our extension: why the session ended (the hosted API only sets `deleted_at`)',
-} as const;
+});
 
 export const browserPoolRef = {
   type: 'object',
@@ -96,21 +96,21 @@ export const browserSession = {
     start_url: { type: 'string' },
     deleted_at: dateTime,
     end_reason: browserEndReason,
-    end_detail: { type: 'string', description: 'What ended it, e.g. `chromium exited with signal SIGKILL`' },
+    end_detail: ours({ type: 'string', description: 'Our extension: what ended it, e.g. `chromium exited with signal SIGKILL`' }),
     usage: {
       type: 'object',
       additionalProperties: false,
       required: ['uptime_ms'],
       properties: { uptime_ms: { type: 'integer' } },
     },
-    sandboxed: { type: 'boolean', description: "Our extension: whether the browser and its processes run in the host's sandbox" },
+    sandboxed: ours({ type: 'boolean', description: "Our extension: whether the browser and its processes run in the host's sandbox" }),
     pool: { ...browserPoolRef, description: 'The browser pool the session belongs to (acquired from it, or idle in it)' },
     telemetry: browserTelemetryConfig,
     proxy: browserProxy,
     proxy_id: { type: 'string', description: 'Deprecated in favour of `proxy.id`' },
     profile: { ...profile, description: 'The profile the session started from' },
     profile_save_changes: { type: 'boolean', description: 'Whether the session writes its state back to `profile` when it ends' },
-    site_config_id: { type: 'string', description: 'Our extension: the site config whose settings were this browser\'s defaults (its `start_url` matched)' },
+    site_config_id: ours({ type: 'string', description: 'Our extension: the site config whose settings were this browser\'s defaults (its `start_url` matched)' }),
     network: browserNetwork,
   },
 } as const;

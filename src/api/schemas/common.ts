@@ -5,12 +5,25 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 /** What a client sends for request schema `S`: fields with a default may be left out. */
 export type Input<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true }>;
 
+/**
+ * Marks what the hosted API (docs/service.md, "The hosted wire only") does not have: a field of ours
+ * (`ours(schema)`) or a route of ours (`extensionRoute` spread into the route's schema). GET /openapi.json
+ * shows the mark; a service started with `strictWire` hides every marked thing (src/service/strict-wire.ts).
+ */
+export const EXTENSION = 'x-bcs-extension';
+
+/** `schema` as a field of ours, which the hosted API does not have. */
+export const ours = <const S extends object>(schema: S) => ({ ...schema, 'x-bcs-extension': true }) as const;
+
+/** Spread into a route's schema: the whole route is ours. */
+export const extensionRoute = { 'x-bcs-extension': true } as const;
+
 export const errorDetail = {
   type: 'object',
   properties: {
     code: { type: 'string' },
     message: { type: 'string' },
-    field: { type: 'string', description: 'Our extension: the request field the detail is about, e.g. `body.timeout_seconds`' },
+    field: ours({ type: 'string', description: 'Our extension: the request field the detail is about, e.g. `body.timeout_seconds`' }),
   },
 } as const;
 

@@ -1,7 +1,7 @@
 // Credentials (login values and TOTP secrets, sealed at rest and never returned) and the organisation's
 // external credential providers (1Password), which resolve credentials by path.
 import type { FromSchema } from 'json-schema-to-ts';
-import { dateTime, offsetPageQuery, type Input } from './common.js';
+import { dateTime, offsetPageQuery, ours, type Input } from './common.js';
 
 const name = { type: 'string', minLength: 1, maxLength: 255, pattern: '^\\S(.*\\S)?$' } as const;
 const domain = {
@@ -95,7 +95,7 @@ export const credentialProvider = {
     provider_type: providerType,
     enabled: { type: 'boolean' },
     priority: { type: 'integer', description: 'Lower is tried first when a credential is resolved with `auto`' },
-    cache_ttl_seconds: { type: 'integer', description: 'Our extension: as set on create or update' },
+    cache_ttl_seconds: ours({ type: 'integer', description: 'Our extension: as set on create or update' }),
     created_at: dateTime,
     updated_at: dateTime,
   },

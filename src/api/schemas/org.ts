@@ -1,6 +1,6 @@
 // The organisation: limits, API keys, projects, the audit log, and who a request is.
 import type { FromSchema } from 'json-schema-to-ts';
-import { dateTime, offsetPageQuery } from './common.js';
+import { dateTime, offsetPageQuery, ours } from './common.js';
 
 const limit = { type: ['integer', 'null'], description: 'null: no limit' } as const;
 
@@ -99,9 +99,9 @@ export const auditLogEntry = {
     user_id: { type: 'string', description: "The authenticating API key's id ('' when the request was not authenticated)" },
     email: { type: 'string' },
     auth_strategy: { type: 'string', description: '`api_key`, or `none` for requests that did not authenticate' },
-    api_key_id: { type: ['string', 'null'], description: 'Our extension: the key' },
-    project_id: { type: ['string', 'null'], description: 'Our extension: the project the request acted in' },
-    request_id: { type: 'string', description: 'Our extension: the request id (`x-request-id`)' },
+    api_key_id: ours({ type: ['string', 'null'], description: 'Our extension: the key' }),
+    project_id: ours({ type: ['string', 'null'], description: 'Our extension: the project the request acted in' }),
+    request_id: ours({ type: 'string', description: 'Our extension: the request id (`x-request-id`)' }),
   },
 } as const;
 
@@ -220,11 +220,11 @@ const auditLogFilters = {
   service: { type: 'string', minLength: 1, maxLength: 255 },
   search: { type: 'string', maxLength: 255 },
   search_user_id: stringOrList,
-  path: { type: 'string', pattern: '^/', maxLength: 2048 },
-  route: { type: 'string', maxLength: 2048 },
-  status: { type: 'integer', minimum: 100, maximum: 599 },
-  api_key_id: { type: 'string', maxLength: 255 },
-  project_id: { type: 'string', maxLength: 255 },
+  path: ours({ type: 'string', pattern: '^/', maxLength: 2048 }),
+  route: ours({ type: 'string', maxLength: 2048 }),
+  status: ours({ type: 'integer', minimum: 100, maximum: 599 }),
+  api_key_id: ours({ type: 'string', maxLength: 255 }),
+  project_id: ours({ type: 'string', maxLength: 255 }),
 } as const;
 
 /** `GET /audit-logs`: a window of at most 30 days, filtered. */

@@ -1,7 +1,7 @@
 // Processes on the browser host as the wire shows them (/browsers/{id}/process/*). The hosted API's shapes,
 // with our additions marked: a timeout is exit_code 124 with timed_out, and exec output is capped per stream.
 import type { FromSchema } from 'json-schema-to-ts';
-import { dateTime } from './common.js';
+import { dateTime, ours } from './common.js';
 
 // What requests send.
 
@@ -75,9 +75,9 @@ export const execResult = {
     duration_ms: { type: 'integer' },
     stdout_b64: { type: 'string', description: 'Base64 of what the command wrote to stdout' },
     stderr_b64: { type: 'string', description: 'Base64 of what the command wrote to stderr' },
-    timed_out: { type: 'boolean', description: 'Our extension: whether `timeout_sec` killed the command' },
-    stdout_truncated: { type: 'boolean', description: 'Our extension: whether stdout passed the per-stream cap and was cut there' },
-    stderr_truncated: { type: 'boolean', description: 'Our extension: whether stderr passed the per-stream cap and was cut there' },
+    timed_out: ours({ type: 'boolean', description: 'Our extension: whether `timeout_sec` killed the command' }),
+    stdout_truncated: ours({ type: 'boolean', description: 'Our extension: whether stdout passed the per-stream cap and was cut there' }),
+    stderr_truncated: ours({ type: 'boolean', description: 'Our extension: whether stderr passed the per-stream cap and was cut there' }),
   },
 } as const;
 export type ExecResult = FromSchema<typeof execResult>;

@@ -1,6 +1,6 @@
 // Proxies: egress configurations sessions route through.
 import type { FromSchema } from 'json-schema-to-ts';
-import { dateTime, namedListQuery, type Input } from './common.js';
+import { dateTime, namedListQuery, ours, type Input } from './common.js';
 
 export const proxyType = { type: 'string', enum: ['datacenter', 'isp', 'residential', 'mobile', 'custom'] } as const;
 export const proxyProtocol = { type: 'string', enum: ['http', 'https'] } as const;
@@ -46,7 +46,7 @@ export const proxy = {
       enum: ['available', 'unavailable'],
       description: 'Absent until the first check of a custom proxy; hosted-only types are always `unavailable` here',
     },
-    status_detail: { type: 'string', description: 'Our extension: why the status is what it is' },
+    status_detail: ours({ type: 'string', description: 'Our extension: why the status is what it is' }),
     last_checked: dateTime,
   },
 } as const;

@@ -1,7 +1,7 @@
 // Replays (video recordings of a session) and their markers, as the wire shows them (/browsers/{id}/replays).
 // The hosted replay object has replay_id, started_at, finished_at and replay_view_url; the rest is ours.
 import type { FromSchema } from 'json-schema-to-ts';
-import { dateTime } from './common.js';
+import { dateTime, ours } from './common.js';
 
 // What requests send.
 
@@ -48,11 +48,11 @@ export const marker = {
 } as const;
 export type Marker = FromSchema<typeof marker>;
 
-export const replayEndReason = {
+export const replayEndReason = ours({
   type: 'string',
   enum: ['stopped', 'max_duration', 'session_ended', 'recorder_exited', 'service_restart'],
   description: 'Our extension: why the recording ended (set once it has finished)',
-} as const;
+});
 
 export const replay = {
   type: 'object',
@@ -63,13 +63,13 @@ export const replay = {
     started_at: dateTime,
     finished_at: { type: ['string', 'null'], format: 'date-time', description: 'null while it records' },
     replay_view_url: { type: 'string', description: "This replay's URL: a GET of it answers the MP4 video" },
-    duration_ms: {
+    duration_ms: ours({
       type: ['integer', 'null'],
       description: 'Our extension: the length of the video, or recorded so far while it records; null when unknown',
-    },
-    markers: { type: 'array', items: marker, description: 'Our extension: its markers in time order' },
+    }),
+    markers: ours({ type: 'array', items: marker, description: 'Our extension: its markers in time order' }),
     end_reason: replayEndReason,
-    end_detail: { type: 'string', description: 'Our extension: what ended it, e.g. `reached max_duration_in_seconds (60)`' },
+    end_detail: ours({ type: 'string', description: 'Our extension: what ended it, e.g. `reached max_duration_in_seconds (60)`' }),
   },
 } as const;
 export type ReplayView = FromSchema<typeof replay>;

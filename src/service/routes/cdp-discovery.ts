@@ -6,6 +6,7 @@
 // path token into the query first, see app.ts) or, without one, an API key that sees the session.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { cdpDiscoveryQuery, cdpTarget, cdpVersion } from '../../api/schemas/cdp.js';
+import { extensionRoute } from '../../api/schemas/common.js';
 import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { DomainError } from '../host/errors.js';
@@ -29,7 +30,7 @@ export function registerCdpDiscoveryRoutes(app: FastifyInstance, ctx: ServiceCon
   for (const [path, doc, response] of DOCUMENTS) {
     app.get<Req>(
       `/browsers/:id/cdp${path}`,
-      { config: { sessionToken: true }, schema: { params: idParams, querystring: cdpDiscoveryQuery, response } },
+      { config: { sessionToken: true }, schema: { ...extensionRoute, params: idParams, querystring: cdpDiscoveryQuery, response } },
       async (req, reply) => {
         const session = authorisedSession(ctx, req);
         await session.ready;

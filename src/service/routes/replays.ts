@@ -5,11 +5,11 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { dateTime } from '../../api/schemas/common.js';
+import { markersVtt } from '../../api/marker-track.js';
+import { dateTime, extensionRoute } from '../../api/schemas/common.js';
 import { marker, markerCreateParams, replay, replayStartParams, type Marker, type ReplayView } from '../../api/schemas/replays.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField, notFound, ServiceError } from '../errors.js';
-import { webvtt } from '../host/recording/index.js';
 import { DEFAULT_VIEWPORT } from '../host/session/index.js';
 import type { ReplayRow } from '../store/replays-repo.js';
 import { defaultEmptyBody } from './empty-body.js';
@@ -166,7 +166,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
 
   app.post<{ Params: ReplayParams; Body: FromSchema<typeof markerBody> }>(
     '/browsers/:id/replays/:replay_id/markers',
-    { schema: { params: replayParams, body: markerBody, response: ok('The new marker', marker) } },
+    { schema: { ...extensionRoute, params: replayParams, body: markerBody, response: ok('The new marker', marker) } },
     async (req) => {
       const row = findReplay(req);
       ctx.sessions.touch(row.browser_id);
@@ -176,7 +176,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
 
   app.get<{ Params: ReplayParams }>(
     '/browsers/:id/replays/:replay_id/markers',
-    { schema: { params: replayParams, response: ok('Its markers in time order (ties in the order they were added)', markerList) } },
+    { schema: { ...extensionRoute, params: replayParams, response: ok('Its markers in time order (ties in the order they were added)', markerList) } },
     async (req) => ctx.replays.markers(findReplay(req).id),
   );
 
@@ -184,6 +184,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
     '/browsers/:id/replays/:replay_id/markers.vtt',
     {
       schema: {
+        ...extensionRoute,
         params: replayParams,
         response: content('Its markers as a WebVTT track: one cue per marker, lasting until the next (or the end)', 'text/vtt', {
           type: 'string',
@@ -193,7 +194,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
     async (req, reply) => {
       const row = findReplay(req);
       const end = row.duration_ms ?? manager.currentOffset(row.id) ?? 0;
-      return reply.type('text/vtt; charset=utf-8').send(webvtt(ctx.replays.markers(row.id), end));
+      return reply.type('text/vtt; charset=utf-8').send(markersVtt(ctx.replays.markers(row.id), end));
     },
   );
 }

@@ -9,6 +9,7 @@ import {
   siteConfigUpdateParams,
 } from '../../api/schemas/site-configs.js';
 import type { SiteConfigCreateParams, SiteConfigListParams, SiteConfigUpdateParams } from '../../api/schemas/site-configs.js';
+import { extensionRoute } from '../../api/schemas/common.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField, notFound } from '../host/errors.js';
 import { defaultEmptyBody } from './empty-body.js';
@@ -21,13 +22,13 @@ export function registerSiteConfigRoutes(app: FastifyInstance, ctx: ServiceConte
 
   app.post<{ Body: SiteConfigCreateParams }>(
     '/site_configs',
-    { schema: { body: siteConfigCreateParams, response: ok('The new site config', siteConfig) } },
+    { schema: { ...extensionRoute, body: siteConfigCreateParams, response: ok('The new site config', siteConfig) } },
     async (req) => configs.present(configs.create(req.auth.projectId, req.body, 'body')),
   );
 
   app.get<{ Querystring: SiteConfigListParams & { offset: number; limit: number } }>(
     '/site_configs',
-    { schema: { querystring: siteConfigListQuery, response: page('Site configs, oldest first', siteConfig) } },
+    { schema: { ...extensionRoute, querystring: siteConfigListQuery, response: page('Site configs, oldest first', siteConfig) } },
     async (req, reply) => {
       const q = req.query;
       const found = configs.list({ projectId: req.auth.projectId, query: q.query, offset: q.offset, limit: q.limit });
@@ -38,7 +39,7 @@ export function registerSiteConfigRoutes(app: FastifyInstance, ctx: ServiceConte
 
   app.get<{ Querystring: { url?: string; domain?: string } }>(
     '/site_configs/lookup',
-    { schema: { querystring: siteConfigLookupQuery, response: ok('The config that applies to the URL or domain (the most specific match)', siteConfig) } },
+    { schema: { ...extensionRoute, querystring: siteConfigLookupQuery, response: ok('The config that applies to the URL or domain (the most specific match)', siteConfig) } },
     async (req) => {
       const { url, domain } = req.query;
       if ((url === undefined) === (domain === undefined)) throw invalidField('querystring', 'takes exactly one of url and domain');
@@ -58,17 +59,17 @@ export function registerSiteConfigRoutes(app: FastifyInstance, ctx: ServiceConte
 
   app.get<{ Params: IdOrNameParams }>(
     '/site_configs/:id_or_name',
-    { schema: { params: idOrNameParams, response: ok('The site config (by id or exact domain)', siteConfig) } },
+    { schema: { ...extensionRoute, params: idOrNameParams, response: ok('The site config (by id or exact domain)', siteConfig) } },
     async (req) => configs.present(configs.find(req.auth.projectId, req.params.id_or_name)),
   );
 
   app.patch<{ Params: IdOrNameParams; Body: SiteConfigUpdateParams }>(
     '/site_configs/:id_or_name',
-    { schema: { params: idOrNameParams, body: siteConfigUpdateParams, response: ok('The site config as updated', siteConfig) }, preValidation: defaultEmptyBody },
+    { schema: { ...extensionRoute, params: idOrNameParams, body: siteConfigUpdateParams, response: ok('The site config as updated', siteConfig) }, preValidation: defaultEmptyBody },
     async (req) => configs.present(configs.update(configs.find(req.auth.projectId, req.params.id_or_name), req.body, 'body')),
   );
 
-  app.delete<{ Params: IdOrNameParams }>('/site_configs/:id_or_name', { schema: { params: idOrNameParams, response: noContent('Deleted') } }, async (req, reply) => {
+  app.delete<{ Params: IdOrNameParams }>('/site_configs/:id_or_name', { schema: { ...extensionRoute, params: idOrNameParams, response: noContent('Deleted') } }, async (req, reply) => {
     configs.delete(configs.find(req.auth.projectId, req.params.id_or_name));
     return reply.code(204).send();
   });
