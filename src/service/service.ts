@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { bearerToken, type RouteEntry } from './auth.js';
-import { findChromium, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
+import { chromePolicySupport, findChromium, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
 import {
   CdpTokens,
   handleBrowserUpgrade,
@@ -196,7 +196,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const extensions = new ExtensionStore({ repo: new ExtensionsRepo(db), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
   await profiles.prepare();
   await extensions.prepare();
-  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, telemetry, proxies, profiles, extensions });
+  const chromePolicy = chromePolicySupport(chromium, sandbox, sandboxReason);
+  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, chromePolicy, telemetry, proxies, profiles, extensions });
   const replays = new ReplaysRepo(db);
   const recordings = new ReplayManager({ repo: replays, dir: join(opts.dataDir, 'replays'), now, log });
   const launcher = new Launcher(sandbox, Accounts.fromHost());
@@ -288,7 +289,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   loginFlows.recover();
   const healthChecks = new HealthChecks({ connections: authConnections, flows: loginFlows, launch: flowBrowsers, now, tickMs: opts.authHealthTickMs, log });
   healthChecks.start();
-  app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers: new Computers(), playwright, proxies, profiles, extensions,
+  app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers: new Computers(), playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db),
     deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, siteConfigs, heartbeatMs: opts.heartbeatMs ?? 10_000 });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');

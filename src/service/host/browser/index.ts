@@ -4,6 +4,8 @@ export type { ExitInfo, LaunchedChromium } from './chromium.js';
 export { findChromium } from './chromium-path.js';
 export type { ChromiumExecutable } from './chromium-path.js';
 export { closeCleanly, closeStaleCleanly } from './close-cleanly.js';
+export { admitChromePolicy, chromePolicySupport, effectivePolicy } from './chrome-policy.js';
+export type { ChromePolicy } from './chrome-policy.js';
 export { DEFAULT_VIEWPORT, PID_FILE, launchBrowser, launchSpecOf, removeDir, restoreDownloads, sessionLayout, specKey, stopBrowser } from './launch.js';
 export type { LaunchEnv, LaunchPreparer, LaunchSpec, WarmBrowser } from './launch.js';
 export { BrowserTracker } from './reset.js';

@@ -15,6 +15,7 @@ import { DOWNLOADS_DIR, HOME_DIR, HostView, TMP_DIR, USER_DATA_DIR, handOverView
 import { ProxyForwarder, type EgressRefusal, type Upstream } from '../proxy/index.js';
 import { SessionNetwork, DEVTOOLS_PORT, sessionNetDir, type EgressPolicy, type ServicePorts } from '../network/index.js';
 import { existingDisplay, startXvfb, type ExistingDisplay, type XDisplay } from './xvfb.js';
+import { canonicalJson, effectivePolicy, policyDir, policyMountArgs, policyRoot, writePolicyDir, type ChromePolicy } from './chrome-policy.js';
 
 export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
 
@@ -35,6 +36,8 @@ export interface LaunchSpec {
   profileId: string | null;
   /** Uploaded extensions to load, by id (host/extensions/extensions.ts). */
   extensionIds: string[];
+  /** Chrome Enterprise policies the browser runs with (chrome-policy.ts), or null. */
+  chromePolicy: ChromePolicy | null;
 }
 
 /**
@@ -55,11 +58,13 @@ export function launchSpecOf(params: BrowserCreateParams, proxy: Upstream | null
     // Callers pass resolved ids here (routes/browsers.ts, host/pools/pool.ts), never names.
     profileId: params.profile?.id ?? null,
     extensionIds: (params.extensions ?? []).flatMap((e) => (e.id ? [e.id] : [])),
+    chromePolicy: effectivePolicy(params.chrome_policy),
   };
 }
 
 export function specKey(spec: LaunchSpec): string {
-  return JSON.stringify([spec.headless, spec.viewport.width, spec.viewport.height, spec.kioskMode, spec.stealth, spec.startUrl, spec.proxy?.proxyId ?? null, spec.profileId, spec.extensionIds]);
+  const policy = spec.chromePolicy && canonicalJson(spec.chromePolicy);
+  return JSON.stringify([spec.headless, spec.viewport.width, spec.viewport.height, spec.kioskMode, spec.stealth, spec.startUrl, spec.proxy?.proxyId ?? null, spec.profileId, spec.extensionIds, policy]);
 }
 
 /** A running Chromium that is, or is about to become, the browser of session `id`. */
@@ -148,11 +153,10 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
       screen = env.display ? existingDisplay(env.display, spec.viewport.width, spec.viewport.height) : await startXvfb(spec.viewport.width, spec.viewport.height);
     }
     const netns = network?.nsPath;
+    const sandboxArgs = [...(netns ? displaySocketArgs(screen?.display) : []), ...(await policyArgs(env, dir, spec, browser))];
     chromium = await launchChromium(env.chromium, {
       userDataDir: inView(USER_DATA_DIR),
-      wrap: browser
-        ? (_file, args, e) => sandboxCommand(browser.sandbox, { ...browserLaunch(view, browser, args, e), netns, extraArgs: netns ? displaySocketArgs(screen?.display) : [] })
-        : undefined,
+      wrap: browser ? (_file, args, e) => sandboxCommand(browser.sandbox, { ...browserLaunch(view, browser, args, e), netns, extraArgs: sandboxArgs }) : undefined,
       user,
       env: user ? unsandboxedEnv(view) : undefined,
       headless: spec.headless,
@@ -273,7 +277,18 @@ function displaySocketArgs(display: string | undefined): string[] {
   return ['--perms', '0755', '--dir', '/tmp/.X11-unix', '--bind', socket, socket];
 }
 
-/** Chromium's environment on the host: its home and temp dir are the view's. */
+/**
+ * The session's policies, written into its folder and mounted where its Chromium reads them. Without a
+ * sandbox there is nowhere to mount them: creates refuse chrome_policy before it comes to this.
+ */
+async function policyArgs(env: LaunchEnv, dir: string, spec: LaunchSpec, browser: BrowserSandbox | null): Promise<string[]> {
+  if (!spec.chromePolicy) return [];
+  if (!browser) throw new Error('chrome_policy needs the sandbox, and there is none');
+  const root = policyRoot(env.chromium);
+  await writePolicyDir(policyDir(dir), root, spec.chromePolicy);
+  return policyMountArgs(root, policyDir(dir));
+}
+
 /** Copies the display's X authority file into the session's home; returns its path in the view. */
 async function copyXAuthority(file: string, view: HostView): Promise<string> {
   const inView = `${HOME_DIR}/.Xauthority`;
@@ -281,6 +296,7 @@ async function copyXAuthority(file: string, view: HostView): Promise<string> {
   return inView;
 }
 
+/** Chromium's environment on the host: its home and temp dir are the view's. */
 function unsandboxedEnv(view: HostView): Record<string, string> {
   return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: view.hostPath(HOME_DIR), TMPDIR: view.hostPath(TMP_DIR), LANG: 'C.UTF-8', USER: 'kernel' };
 }

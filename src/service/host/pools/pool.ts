@@ -144,6 +144,7 @@ export class LivePool {
       ...(config.profile_id ? { profile: { id: config.profile_id } } : {}),
       ...(config.extension_ids?.length ? { extensions: config.extension_ids.map((id) => ({ id })) } : {}),
       ...(config.network ? { network: config.network } : {}),
+      ...(config.chrome_policy ? { chrome_policy: config.chrome_policy } : {}),
     };
     // Read before the launch copies the profile, so a save that lands meanwhile marks this browser stale.
     const profileId = config.profile_id ?? null;

@@ -26,6 +26,7 @@ import {
   type LaunchedChromium,
   closeCleanly,
   closeStaleCleanly,
+  effectivePolicy,
 } from '../browser/index.js';
 import { recoverStale } from './recovery.js';
 import type { Admission, LiveSession, SessionHooks, SessionManagerDeps, WarmSource } from './types.js';
@@ -234,6 +235,7 @@ export class SessionManager {
       profile_save_changes: params.profile?.save_changes === true,
       invocation_id: params.invocation_id ?? null,
       private_hosts: params.network?.private_hosts?.length ? [...params.network.private_hosts] : null,
+      chrome_policy: effectivePolicy(params.chrome_policy),
     };
     try {
       this.deps.repo.insert(row);
