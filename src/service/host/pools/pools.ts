@@ -9,7 +9,7 @@ import { newId } from '../../ids.js';
 import type { BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../../store/pools-repo.js';
 import type { ExtensionStore } from '../extensions/index.js';
-import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, SessionReleaseHook } from '../session/index.js';
+import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, SessionReleaseHook, SessionRestartHook } from '../session/index.js';
 import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
 import { applyPoolResources } from './resources.js';
 import type { ProfileStore } from '../profiles/index.js';
@@ -63,6 +63,11 @@ export class PoolManager {
   /** Session end hook: a pool member ended, so its pool refills. */
   readonly memberEnded: SessionEndListener = (session) => {
     if (session.poolId) this.pools.get(session.poolId)?.memberEnded(session.id);
+  };
+
+  /** Restart hook: a pool browser restarted with other extensions or a profile is replaced on release. */
+  readonly memberRestarted: SessionRestartHook = async (session) => {
+    if (session.poolId) await this.pools.get(session.poolId)?.memberRestarted(session);
   };
 
   /** Lease release hook: a lease may have switched the browser's proxy (PATCH); the next holder gets the pool's route again. */
