@@ -197,6 +197,7 @@ export const browserUpdateParams = {
     telemetry: telemetryUpdateSchema,
     ...proxyFields,
     proxy_id: { type: ['string', 'null'], maxLength: 255 },
+    profile: { ...profileSelector, description: 'A profile to load into a browser that has none: its Chromium restarts from the profile\'s saved state' },
   },
 } as const;
 

@@ -11,7 +11,7 @@ import { ServiceError, conflict } from '../errors.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow } from './lookup.js';
 import type { CdpTokens } from '../host/session/index.js';
-import type { ProfileStore } from '../host/profiles/index.js';
+import { prepareProfileLoad, type ProfileStore } from '../host/profiles/index.js';
 import type { ProxyService } from '../host/proxy/index.js';
 import type { SiteConfigs } from '../host/sites/index.js';
 import { checkNetwork } from '../host/network/index.js';
@@ -100,9 +100,11 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
     { schema: { params: idOrNameParams, body: updateBody, response: ok('The session as updated', browserSession) }, preValidation: defaultEmptyBody },
     async (req) => {
       const row = find(req, req.params.id_or_name);
-      const { name, tags: newTags } = req.body;
+      const { name, tags: newTags, profile } = req.body;
+      // Every part is checked before any is applied; loading a profile (a restart) comes last.
       const applyTelemetry = ctx.telemetry?.prepareUpdate(row.id, req.body.telemetry, 'body.telemetry');
       const applyProxy = ctx.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body, 'body');
+      const loadProfile = profile && prepareProfileLoad({ profiles: ctx.profiles, browsers: repo, sessions }, row, profile, 'body.profile');
       try {
         repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
       } catch (err) {
@@ -113,6 +115,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
       }
       await applyTelemetry?.();
       applyProxy?.();
+      await loadProfile?.();
       sessions.touch(row.id);
       return present(req, repo.get(row.id)!);
     },

@@ -120,6 +120,16 @@ export class BrowsersRepo {
     this.stmts.remove.run(id);
   }
 
+  /**
+   * The profile an active session has loaded (PATCH into one that had none), or none again. Throws
+   * SQLITE_CONSTRAINT_UNIQUE when another active session holds the profile with save_changes.
+   */
+  setProfile(id: string, profileId: string | null, saveChanges: boolean): void {
+    this.db
+      .prepare(`UPDATE browsers SET profile_id = @profileId, profile_save_changes = @save WHERE id = @id AND deleted_at IS NULL`)
+      .run({ id, profileId, save: saveChanges ? 1 : 0 });
+  }
+
   /** Throws SQLITE_CONSTRAINT_UNIQUE when the new name is taken. Pools also set lease-scoped fields. */
   update(
     id: string,
