@@ -13,7 +13,7 @@ import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { colourAt, download, probe, replaySkipReason, sleep } from '../helpers/replays.js';
-import { eventually, startTestService, type TestService } from '../helpers/service.js';
+import { eventually, processesMentioning, startTestService, type TestService } from '../helpers/service.js';
 
 const exe = await findChromium(process.env.BCS_CHROMIUM);
 
@@ -146,6 +146,26 @@ describe.skipIf(exe.headlessShell)('loading extensions into a running browser', 
       expect(last[0]).toBeLessThan(60);
     }
     await kernel.browsers.deleteByID(id);
+  });
+
+  // Unsandboxed, a Chromium started after the session's folder was removed would simply run on.
+  it.each(['sandboxed', 'unsandboxed'] as const)('a %s browser deleted while it restarts ends once the restart is through, leaving nothing running', async (mode) => {
+    const service = mode === 'sandboxed' ? svc : await startTestService({ sandbox: 'off' });
+    const client = new Kernel({ apiKey: service.apiKey, baseURL: service.baseUrl, maxRetries: 0 });
+    try {
+      const { session_id: id } = await client.browsers.create({ headless: true, timeout_seconds: 120 });
+      const loading = client.browsers.loadExtensions(id, { extensions: [{ name: 'marker', zip_file: await toFile(await zipOf(marker), 'm.zip') }] }).catch((e: unknown) => e);
+      await eventually(() => (service.sessions.get(id)?.restarting ? true : undefined), 30_000, 5);
+      await client.browsers.deleteByID(id);
+      // The restart is finished first (the call succeeds), then the browser ends.
+      expect(await loading).toBeFalsy();
+      expect((await client.browsers.retrieve(id, { include_deleted: true })).deleted_at).toBeTruthy();
+      expect(service.sessions.get(id)).toBeUndefined();
+      await sleep(500);
+      expect(await processesMentioning(join(service.dataDir, 'sessions', id))).toEqual([]);
+    } finally {
+      if (service !== svc) await service.close();
+    }
   });
 
   it('refuses bad names and zips with 400s naming the field, and the browser runs on unrestarted', async () => {

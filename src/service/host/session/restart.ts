@@ -23,8 +23,8 @@ export interface RestartDeps {
   env: LaunchEnv;
   log: Logger;
   hooks(): SessionRestartHook[];
-  /** The session's browser as last launched. */
-  current(sessionId: string): WarmBrowser;
+  /** The session's browser as last launched; none once the session is gone. */
+  current(sessionId: string): WarmBrowser | undefined;
   /** The new browser becomes the session's: its record's pid, the exit watch, what closes at the end. */
   adopt(session: LiveSession, warm: WarmBrowser): void;
   dropClients(sessionId: string): void;
@@ -60,7 +60,7 @@ export async function restartSession(deps: RestartDeps, id: string, session: Liv
   session.restarting = work.catch(() => undefined);
   try {
     await work;
-    await deps.current(id).downloads;
+    await deps.current(id)?.downloads;
   } finally {
     session.restarting = undefined;
     session.lastActivity = Date.now();
@@ -74,6 +74,7 @@ export async function restartSession(deps: RestartDeps, id: string, session: Liv
  */
 async function restartChromium(deps: RestartDeps, session: LiveSession, change: RestartChange): Promise<void> {
   const old = deps.current(session.id);
+  if (!old) throw notFound('browser', session.id);
   retired.add(old.chromium);
   // Their connections end with the old Chromium anyway; dropped first, no command of theirs is cut in half.
   deps.dropClients(session.id);

@@ -71,7 +71,7 @@ export class SessionManager {
       env: this.env,
       log: deps.log,
       hooks: () => this.hooks.restarted,
-      current: (id) => this.running.get(id)!,
+      current: (id) => this.running.get(id),
       adopt: (session, warm) => this.adoptRestarted(session, warm),
       dropClients: (id) => this.dropClients(id),
       end: (id, detail) => void this.end(id, 'browser_exited', detail),
@@ -307,6 +307,9 @@ export class SessionManager {
     const session = this.live.get(id);
     if (!session) return Promise.resolve();
     session.ending ??= (async () => {
+      // A restart under way finishes first, so that the Chromium it starts is the one stopped here. Only
+      // then: without one, the record and the end listeners are told synchronously, as they expect.
+      if (session.restarting) await session.restarting;
       this.deps.repo.end(id, reason, detail, this.deps.now());
       if (session.poolId === null) this.onDemand--;
       for (const socket of session.connections) socket.destroy();
@@ -364,7 +367,7 @@ export class SessionManager {
 
   sweepInactive(nowMs = Date.now()): void {
     for (const session of this.live.values()) {
-      if (session.ending || session.parked || session.connections.size > 0) continue;
+      if (session.ending || session.parked || session.restarting || session.connections.size > 0) continue;
       if (nowMs - session.lastActivity >= session.timeoutMs) {
         void this.end(session.id, 'timeout', `no API or CDP activity for ${session.timeoutMs / 1000} s`);
       }
