@@ -12,10 +12,12 @@ import { chromium } from 'playwright-core';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
+import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
 import { colourAt, download, probe, replaySkipReason, sleep } from '../helpers/replays.js';
 import { eventually, processesMentioning, startTestService, type TestService } from '../helpers/service.js';
 
 const exe = await findChromium(process.env.BCS_CHROMIUM);
+const headful = await headfulSupport(exe.headlessShell);
 
 let svc: TestService;
 let kernel: Kernel;
@@ -84,7 +86,12 @@ async function post(id: string, parts: Array<[string, Buffer | string]>): Promis
 
 describe.skipIf(exe.headlessShell)('loading extensions into a running browser', () => {
   it('restarts Chromium with them; the session, its user data, recording, input and Playwright go on', async () => {
-    const created = await kernel.browsers.create({ headless: true, timeout_seconds: 300, viewport: { width: 800, height: 600 } });
+    const created = await kernel.browsers.create({
+      headless: true,
+      timeout_seconds: 300,
+      viewport: { width: 800, height: 600 },
+      telemetry: { browser: { console: { enabled: true } } },
+    });
     const id = created.session_id;
     const pidBefore = svc.sessions.get(id)!.chromium.pid;
     const recording = replaySkipReason ? undefined : await kernel.browsers.replays.start(id, { framerate: 10 });
@@ -109,8 +116,13 @@ describe.skipIf(exe.headlessShell)('loading extensions into a running browser', 
     await page.waitForSelector('#extension-mark', { state: 'attached', timeout: 15_000 });
     expect(await page.evaluate(() => document.cookie)).toContain('kept=yes');
     expect(await page.evaluate(() => localStorage.getItem('kept'))).toBe('here too');
+    await page.evaluate(() => console.log('after the restart'));
     await page.goto(`${origin}/green`);
     await browser.close();
+    // Telemetry's collector follows the new browser, and the restart is no crash.
+    const events = async () => (await svc.call('GET', `/browsers/${id}/telemetry/events?limit=1000`)).body as Array<{ event: { type: string; data?: any } }>;
+    await eventually(async () => ((await events()).some((e) => e.event.type === 'console_log' && e.event.data?.text === 'after the restart') ? true : undefined), 20_000);
+    expect((await events()).filter((e) => e.event.type === 'service_crashed')).toEqual([]);
 
     // Where the hosted VM puts them; and the API's own views of the browser work on the new one.
     const files = await kernel.browsers.fs.listFiles(id, { path: '/home/kernel/extensions/marker' });
@@ -146,6 +158,33 @@ describe.skipIf(exe.headlessShell)('loading extensions into a running browser', 
       expect(last[0]).toBeLessThan(60);
     }
     await kernel.browsers.deleteByID(id);
+  });
+
+  it('a leased pool browser restarted with extensions is replaced on release, not reused', async () => {
+    await kernel.browserPools.create({ name: 'ext-pool', size: 1, headless: true });
+    const leased = await kernel.browserPools.acquire('ext-pool', { acquire_timeout_seconds: 60 });
+    await kernel.browsers.loadExtensions(leased.session_id, { extensions: [{ name: 'marker', zip_file: await toFile(await zipOf(marker), 'm.zip') }] });
+    await kernel.browserPools.release('ext-pool', { session_id: leased.session_id, reuse: true });
+    const ended = await kernel.browsers.retrieve(leased.session_id, { include_deleted: true });
+    expect(ended.deleted_at).toBeTruthy();
+    const next = await kernel.browserPools.acquire('ext-pool', { acquire_timeout_seconds: 60 });
+    expect(next.session_id).not.toBe(leased.session_id);
+    await kernel.browserPools.delete('ext-pool', { force: true });
+  });
+
+  it.skipIf(!headful.available)('a headful browser restarts on its own screen, input and extension working', async () => {
+    const created = await kernel.browsers.create({ headless: false, timeout_seconds: 120, viewport: { width: 1024, height: 768 } });
+    const display = svc.sessions.get(created.session_id)!.screen!.display;
+    await kernel.browsers.loadExtensions(created.session_id, { extensions: [{ name: 'marker', zip_file: await toFile(await zipOf(marker), 'm.zip') }] });
+    expect(svc.sessions.get(created.session_id)!.screen!.display).toBe(display);
+    const browser = await chromium.connectOverCDP(created.cdp_ws_url);
+    const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+    await page.goto(origin);
+    await page.waitForSelector('#extension-mark', { state: 'attached', timeout: 15_000 });
+    await browser.close();
+    await kernel.browsers.computer.moveMouse(created.session_id, { x: 100, y: 100 });
+    expect(await kernel.browsers.computer.getMousePosition(created.session_id)).toEqual({ x: 100, y: 100 });
+    await kernel.browsers.deleteByID(created.session_id);
   });
 
   // Unsandboxed, a Chromium started after the session's folder was removed would simply run on.

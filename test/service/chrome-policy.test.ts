@@ -61,6 +61,10 @@ describe('chrome_policy', () => {
 
     expect(await visit(created.cdp_ws_url, '/page')).toBe('static');
     expect(await visit(created.cdp_ws_url, '/blocked')).toMatch(/ERR_BLOCKED_BY_ADMINISTRATOR/);
+    // A restart of its Chromium (a profile loaded into it) keeps the policies.
+    await kernel.profiles.create({ name: 'policy-profile' });
+    await kernel.browsers.update(created.session_id, { profile: { name: 'policy-profile' } });
+    expect(await visit(created.cdp_ws_url, '/page')).toBe('static');
 
     // The same page in a browser without policies: its script runs, nothing is blocked.
     const plain = await kernel.browsers.create({ headless: true, timeout_seconds: 120 });
