@@ -127,6 +127,12 @@ describe.skipIf(exe.headlessShell)('loading extensions into a running browser', 
     // Where the hosted VM puts them; and the API's own views of the browser work on the new one.
     const files = await kernel.browsers.fs.listFiles(id, { path: '/home/kernel/extensions/marker' });
     expect(files.map((f) => f.name).sort()).toEqual(['content.js', 'manifest.json']);
+    // Owned as the rest of the session's home is (by `kernel` in the sandbox).
+    const stat = await svc.call('POST', `/browsers/${id}/process/exec`, {
+      body: { command: 'stat', args: ['-c', '%U', '/home/kernel', '/home/kernel/extensions', '/home/kernel/extensions/marker', '/home/kernel/extensions/marker/content.js'] },
+    });
+    const owners = Buffer.from(stat.body.stdout_b64, 'base64').toString().trim().split('\n');
+    expect(new Set(owners).size, owners.join(' ')).toBe(1);
     const shot = await kernel.browsers.computer.captureScreenshot(id);
     expect((await shot.blob()).size).toBeGreaterThan(100);
     const ran = await kernel.browsers.playwright.execute(id, { code: 'return await page.evaluate(() => !!document.getElementById("extension-mark"))' });

@@ -3,7 +3,7 @@
 // it by path; a running session's processes may have planted links anywhere in it, so when Chromium is
 // restarted, files are prepared outside the view (in the session's own folder, which no session process
 // sees) and moved in by one rename through a confined walk (fs/confined-fs.ts).
-import { lstatSync, renameSync, unlinkSync } from 'node:fs';
+import { chownSync, lstatSync, renameSync, unlinkSync } from 'node:fs';
 import { cp, mkdir, rename, rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { newId } from '../../ids.js';
@@ -63,7 +63,9 @@ export function launchContext(opts: {
       });
       if (owner) await handOverTree(local, owner);
       await withWalk(view.root, (walk) => {
-        walk.mkdirAll(posix.dirname(viewPath), 0o755);
+        const parent = posix.dirname(viewPath);
+        // A folder made here belongs to the session, as the ones a new session's view is handed over with.
+        if (walk.mkdirAll(parent, 0o755) && owner && owner.uid !== process.getuid?.()) chownSync(walk.existing(parent).path, owner.uid, owner.gid);
         const entry = walk.entry(viewPath);
         const existing = lstatSync(entry.path, { throwIfNoEntry: false });
         if (existing?.isDirectory()) walk.removeTree(entry);
