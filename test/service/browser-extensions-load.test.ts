@@ -3,10 +3,10 @@
 // URL, user data (a cookie and localStorage set before), recording, input and Playwright; bad names and zips
 // are 400s naming the field, and leave the browser running as it was.
 import Kernel, { BadRequestError, NotFoundError, toFile } from '@onkernel/sdk';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import yazl from 'yazl';
@@ -210,6 +210,28 @@ describe.skipIf(exe.headlessShell)('loading extensions into a running browser', 
       expect(await processesMentioning(join(service.dataDir, 'sessions', id))).toEqual([]);
     } finally {
       if (service !== svc) await service.close();
+    }
+  });
+
+  it("a link the session's own processes planted leads nothing out of its view", async () => {
+    const { session_id: id } = await kernel.browsers.create({ headless: true, timeout_seconds: 120 });
+    // A host folder outside what the view has (/home/kernel, /tmp), where the service itself could write.
+    const outside = await mkdtemp(join(homedir(), '.bcs-outside-'));
+    try {
+      const ln = await svc.call('POST', `/browsers/${id}/process/exec`, { body: { command: 'ln', args: ['-s', outside, '/home/kernel/extensions'] } });
+      expect(ln.body.exit_code).toBe(0);
+      const res = await post(id, [['extensions[0][name]', 'escape'], ['extensions[0][zip_file]', await zipOf(marker)]]);
+      expect(res.status, JSON.stringify(res.body)).toBe(403);
+      expect(res.body.code).toBe('path_outside_view');
+      expect(await readdir(outside)).toEqual([]);
+      // The browser runs on, started again as it was.
+      const after = await kernel.browsers.retrieve(id);
+      expect(after.deleted_at).toBeUndefined();
+      const browser = await chromium.connectOverCDP(after.cdp_ws_url);
+      await browser.close();
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+      await kernel.browsers.deleteByID(id);
     }
   });
 
