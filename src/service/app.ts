@@ -15,6 +15,7 @@ import { registerAuthConnectionRoutes } from './routes/auth-connections.js';
 import { registerSiteConfigRoutes } from './routes/site-configs.js';
 import { installAuditLog } from './routes/audit.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
+import { registerBrowserExtensionRoutes } from './routes/browser-extensions.js';
 import { registerCdpDiscoveryRoutes } from './routes/cdp-discovery.js';
 import { cdpTokenToQuery } from './host/session/index.js';
 import { registerComputerRoutes } from './routes/computer.js';
@@ -121,6 +122,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 /** The routes of each resource group, given the service's parts; a new group is one line here. */
 const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] = [
   registerBrowserRoutes,
+  registerBrowserExtensionRoutes,
   registerCdpDiscoveryRoutes,
   registerCurlRoutes,
   registerPoolRoutes,

@@ -33,6 +33,8 @@ export interface ServiceContext {
   now: () => Date;
   /** Whether headful sessions can run on this host (Xvfb, xdotool and a full Chromium), and why not. */
   headful: { available: boolean; reason: string };
+  /** Whether browsers here can run with Chrome Enterprise policies of their own (chrome_policy), and why not. */
+  chromePolicy: { available: boolean; reason: string };
   /** The bubblewrap sandbox processes run in; null runs them unsandboxed on the host (see host/process/sandbox.ts). */
   sandbox: Sandbox | null;
   /** Telemetry capture per session, and the archive of captured events. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { bearerToken, type RouteEntry } from './auth.js';
-import { defaultCacheDir, findChromium, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
+import { chromePolicySupport, defaultCacheDir, findChromium, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
 import {
   CdpTokens,
   handleBrowserUpgrade,
@@ -208,12 +208,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const extensions = new ExtensionStore({ repo: new ExtensionsRepo(db), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
   await profiles.prepare();
   await extensions.prepare();
-  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, telemetry, proxies, profiles, extensions });
+  const chromePolicy = chromePolicySupport(chromium, sandbox, sandboxReason);
+  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, chromePolicy, telemetry, proxies, profiles, extensions });
   const replays = new ReplaysRepo(db);
   const recordings = new ReplayManager({ repo: replays, dir: join(opts.dataDir, 'replays'), now, log });
   const launcher = new Launcher(sandbox, Accounts.fromHost());
   const processes = new ProcessRegistry(launcher);
   const playwright = new PlaywrightExecutor({ sandbox, launcher });
+  const computers = new Computers();
   sessions.setHooks({
     // Profiles copy their user data into the view first; extensions add theirs beside it.
     prepareLaunch: [profiles.load, extensions.load],
@@ -232,6 +234,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     end: [profiles.ending, pools.memberEnded],
     // Chromium is gone and its files complete: a read-write session's user data becomes its profile.
     stopped: [profiles.stopped],
+    // Chromium was restarted in a session (extensions or a profile loaded): what was connected to the old
+    // one follows the new one.
+    restarted: [sessionLogs.onRestart, telemetry.onRestart, computers.onRestart, recordings.onRestart, pools.memberRestarted],
   });
   const limit = new ConcurrencyLimit(limits, { onDemand: () => sessions.onDemandSessions, reserved: () => pools.reserved() });
   pools.setLimit(limit);
@@ -300,7 +305,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   loginFlows.recover();
   const healthChecks = new HealthChecks({ connections: authConnections, flows: loginFlows, launch: flowBrowsers, now, tickMs: opts.authHealthTickMs, log });
   healthChecks.start();
-  app = buildApp({ keys, browsers, sessions, tokens, now, headful, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers: new Computers(), playwright, proxies, profiles, extensions,
+  app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db),
     deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, siteConfigs, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');

@@ -72,6 +72,18 @@ export const browserNetwork = {
   },
 } as const;
 
+/**
+ * Chrome Enterprise policy overrides (https://chromeenterprise.google/policies/), keyed by policy name. The
+ * service refuses the policies it manages itself (extensions, proxy, DevTools and automation) and the
+ * serialized object above 5 MiB; each value is Chromium's to check (chrome://policy shows what it refused).
+ */
+export const chromePolicy = {
+  type: 'object',
+  propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9]*$', maxLength: 200 },
+  additionalProperties: true,
+  description: 'Chrome Enterprise policy overrides by policy name; kernel-managed ones (extensions, proxy, DevTools/automation) are refused',
+} as const;
+
 export const browserSession = {
   type: 'object',
   additionalProperties: false,
@@ -112,6 +124,7 @@ export const browserSession = {
     profile_save_changes: { type: 'boolean', description: 'Whether the session writes its state back to `profile` when it ends' },
     site_config_id: ours({ type: 'string', description: 'Our extension: the site config whose settings were this browser\'s defaults (its `start_url` matched)' }),
     network: browserNetwork,
+    chrome_policy: { type: 'object', additionalProperties: true, description: 'The Chrome Enterprise policies the browser runs with, as given' },
   },
 } as const;
 
@@ -171,6 +184,7 @@ export const browserCreateParams = {
     profile: profileSelector,
     extensions: extensionSelectors,
     network: browserNetwork,
+    chrome_policy: chromePolicy,
   },
 } as const;
 
@@ -183,6 +197,7 @@ export const browserUpdateParams = {
     telemetry: telemetryUpdateSchema,
     ...proxyFields,
     proxy_id: { type: ['string', 'null'], maxLength: 255 },
+    profile: { ...profileSelector, description: 'A profile to load into a browser that has none: its Chromium restarts from the profile\'s saved state' },
   },
 } as const;
 

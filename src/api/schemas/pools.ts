@@ -26,6 +26,7 @@ const poolFields = {
   refresh_on_profile_update: { type: 'boolean', description: 'Replace idle browsers when the profile is updated (default true with a profile)' },
   extensions: browser.extensions,
   network: browser.network,
+  chrome_policy: { ...browser.chrome_policy, description: 'Chrome Enterprise policy overrides for every browser of the pool (at most 5 MiB as JSON); `{}` clears them on update' },
 } as const;
 
 /** `POST /browser_pools`. */
@@ -113,6 +114,7 @@ export const browserPoolConfig = {
     },
     refresh_on_profile_update: { type: 'boolean' },
     network: browser.network,
+    chrome_policy: { type: 'object', additionalProperties: true },
   },
 } as const;
 

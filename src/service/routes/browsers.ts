@@ -11,10 +11,11 @@ import { ServiceError, conflict } from '../errors.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow } from './lookup.js';
 import type { CdpTokens } from '../host/session/index.js';
-import type { ProfileStore } from '../host/profiles/index.js';
+import { prepareProfileLoad, type ProfileStore } from '../host/profiles/index.js';
 import type { ProxyService } from '../host/proxy/index.js';
 import type { SiteConfigs } from '../host/sites/index.js';
 import { checkNetwork } from '../host/network/index.js';
+import { admitChromePolicy } from '../host/browser/index.js';
 import type { ServiceContext } from '../context.js';
 import type { TelemetryHub } from '../host/telemetry/index.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
@@ -27,6 +28,9 @@ import { idOrNameParams, type IdOrNameParams as IdParams } from './params.js';
 export const createBody = browserCreateParams;
 const updateBody = browserUpdateParams;
 const listQuery = browserListQuery;
+
+/** Room for a chrome_policy of 5 MiB (the largest taken) beside the other fields. */
+export const POLICY_BODY_LIMIT = 6 * 1024 * 1024;
 
 const retrieveQuery = {
   type: 'object',
@@ -42,7 +46,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.post<{ Body: BrowserCreateParams }>(
     '/browsers',
-    { schema: { body: createBody, response: ok('The new session', browserSession) }, preValidation: defaultEmptyBody },
+    { schema: { body: createBody, response: ok('The new session', browserSession) }, preValidation: defaultEmptyBody, bodyLimit: POLICY_BODY_LIMIT },
     async (req) => {
       // A site config matching `start_url` fills in what the body leaves out.
       const { params: body, config: siteConfig } = ctx.siteConfigs.applyToBrowser(req.auth.projectId, req.body);
@@ -96,9 +100,11 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
     { schema: { params: idOrNameParams, body: updateBody, response: ok('The session as updated', browserSession) }, preValidation: defaultEmptyBody },
     async (req) => {
       const row = find(req, req.params.id_or_name);
-      const { name, tags: newTags } = req.body;
+      const { name, tags: newTags, profile } = req.body;
+      // Every part is checked before any is applied; loading a profile (a restart) comes last.
       const applyTelemetry = ctx.telemetry?.prepareUpdate(row.id, req.body.telemetry, 'body.telemetry');
       const applyProxy = ctx.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body, 'body');
+      const loadProfile = profile && prepareProfileLoad({ profiles: ctx.profiles, browsers: repo, sessions }, row, profile, 'body.profile');
       try {
         repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
       } catch (err) {
@@ -109,6 +115,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
       }
       await applyTelemetry?.();
       applyProxy?.();
+      await loadProfile?.();
       sessions.touch(row.id);
       return present(req, repo.get(row.id)!);
     },
@@ -131,6 +138,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
  */
 function withResources(projectId: string | null, body: BrowserCreateParams, ctx: ServiceContext): BrowserCreateParams {
   checkNetwork(body.network, 'body');
+  admitChromePolicy(ctx.chromePolicy, body.chrome_policy, 'body.chrome_policy');
   const params = { ...body };
   if (body.profile && ctx.profiles) {
     const profile = ctx.profiles.select(projectId, body.profile, 'body.profile');
@@ -188,6 +196,7 @@ export function presentSession(
     session.profile_save_changes = row.profile_save_changes;
   }
   if (row.private_hosts) session.network = { private_hosts: row.private_hosts };
+  if (row.chrome_policy) session.chrome_policy = row.chrome_policy;
   const siteConfigId = deps.siteConfigs?.browserLink(row.id);
   if (siteConfigId) session.site_config_id = siteConfigId;
   const endMs = row.deleted_at ? Date.parse(row.deleted_at) : Date.now();

@@ -17,9 +17,9 @@ import {
 } from '../../api/schemas/computer.js';
 import { okResult } from '../../api/schemas/common.js';
 import type { ServiceContext } from '../context.js';
-import { ServiceError, statusOf } from '../errors.js';
+import { ServiceError, conflict, statusOf } from '../errors.js';
 import type { BatchAction, Computer } from '../host/input/index.js';
-import { DEFAULT_VIEWPORT, type LiveSession } from '../host/session/index.js';
+import { DEFAULT_VIEWPORT, expectedExit, type LiveSession } from '../host/session/index.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow, liveSession, sessionParams } from './lookup.js';
 import { content, done, noBody, ok } from './responses.js';
@@ -98,10 +98,14 @@ const EXIT_GRACE_MS = 1000;
 async function browserGone(session: LiveSession, err: unknown): Promise<unknown> {
   // A client's mistake stands as it is; a failure (a batch's action_failed included) may be the browser's death.
   if ((statusOf(err) ?? 500) < 500) return err;
+  const { chromium } = session;
   const exited = await Promise.race([
-    session.chromium.exited.then(() => true),
+    chromium.exited.then(() => true),
     new Promise<boolean>((resolve) => setTimeout(() => resolve(false), EXIT_GRACE_MS).unref()),
   ]);
   if (!exited && !session.ending) return err;
+  if (!session.ending && expectedExit(session, chromium)) {
+    return conflict(`browser '${session.id}' was restarted while the action ran (extensions or a profile were loaded); run it again`);
+  }
   return new ServiceError(410, 'browser_ended', `browser '${session.id}' ended while the action ran (its Chromium exited); create a new one`);
 }

@@ -1,6 +1,4 @@
 // /browser_pools: create, list, retrieve, update and delete pools; acquire (a long poll), release and flush.
-// Fields of later issues (chrome_policy) are not in the schemas yet, so they are refused as unknown fields
-// rather than accepted and ignored.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   browserPool,
@@ -20,7 +18,7 @@ import type { ProxyService } from '../host/proxy/index.js';
 import { presentPool, type PoolManager, type PoolSettings, type PoolUpdate } from '../host/pools/index.js';
 import type { TelemetryHub } from '../host/telemetry/index.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
-import { presentSession, wsOrigin } from './browsers.js';
+import { POLICY_BODY_LIMIT, presentSession, wsOrigin } from './browsers.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { clientGone } from './long-requests.js';
 import { setPageHeaders } from './offset-paging.js';
@@ -48,7 +46,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
 
   app.post<{ Body: PoolSettings }>(
     '/browser_pools',
-    { schema: { body: createPoolBody, response: ok('The new pool; it fills in the background', browserPool) } },
+    { schema: { body: createPoolBody, response: ok('The new pool; it fills in the background', browserPool) }, bodyLimit: POLICY_BODY_LIMIT },
     async (req) => presentPool(pools.create(req.auth.projectId, req.body, 'body')),
   );
 
@@ -71,7 +69,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
 
   app.patch<{ Params: IdParams; Body: PoolUpdate }>(
     '/browser_pools/:id_or_name',
-    { schema: { params: idOrNameParams, body: updatePoolBody, response: ok('The pool as updated', browserPool) }, preValidation: defaultEmptyBody },
+    { schema: { params: idOrNameParams, body: updatePoolBody, response: ok('The pool as updated', browserPool) }, preValidation: defaultEmptyBody, bodyLimit: POLICY_BODY_LIMIT },
     async (req) => presentPool(await pools.update(find(req), req.body, 'body')),
   );
 

@@ -30,10 +30,13 @@ export interface BrowserRow {
   invocation_id: string | null;
   /** `network.private_hosts`: private destinations the session's egress lets through; null when not given. */
   private_hosts: string[] | null;
+  /** The Chrome Enterprise policies the browser runs with; null for none. */
+  chrome_policy: Record<string, unknown> | null;
 }
 
-type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed' | 'profile_save_changes' | 'private_hosts'> & {
+type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed' | 'profile_save_changes' | 'private_hosts' | 'chrome_policy'> & {
   private_hosts: string | null;
+  chrome_policy: string | null;
   sandboxed: number;
   profile_save_changes: number;
   tags: string;
@@ -53,7 +56,7 @@ export interface ListQuery {
 }
 
 const COLUMNS = `id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
-  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes, invocation_id, private_hosts`;
+  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes, invocation_id, private_hosts, chrome_policy`;
 
 export class BrowsersRepo {
   private readonly stmts;
@@ -63,7 +66,7 @@ export class BrowsersRepo {
       insert: db.prepare(
         `INSERT INTO browsers (${COLUMNS}) VALUES (@id, @project_id, @name, @tags, @headless, @stealth, @kiosk_mode,
           @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir, @sandboxed, @pool_id,
-          @profile_id, @profile_save_changes, @invocation_id, @private_hosts)`,
+          @profile_id, @profile_save_changes, @invocation_id, @private_hosts, @chrome_policy)`,
       ),
       byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE id = ?`),
       activeByName: db.prepare<[string, string], StoredRow>(
@@ -115,6 +118,16 @@ export class BrowsersRepo {
   /** Removes a record that never became a session (its browser failed to launch). */
   remove(id: string): void {
     this.stmts.remove.run(id);
+  }
+
+  /**
+   * The profile an active session has loaded (PATCH into one that had none), or none again. Throws
+   * SQLITE_CONSTRAINT_UNIQUE when another active session holds the profile with save_changes.
+   */
+  setProfile(id: string, profileId: string | null, saveChanges: boolean): void {
+    this.db
+      .prepare(`UPDATE browsers SET profile_id = @profileId, profile_save_changes = @save WHERE id = @id AND deleted_at IS NULL`)
+      .run({ id, profileId, save: saveChanges ? 1 : 0 });
   }
 
   /** Throws SQLITE_CONSTRAINT_UNIQUE when the new name is taken. Pools also set lease-scoped fields. */
@@ -183,6 +196,7 @@ function toStored(row: BrowserRow): StoredRow {
     sandboxed: row.sandboxed ? 1 : 0,
     profile_save_changes: row.profile_save_changes ? 1 : 0,
     private_hosts: row.private_hosts ? JSON.stringify(row.private_hosts) : null,
+    chrome_policy: row.chrome_policy ? JSON.stringify(row.chrome_policy) : null,
   };
 }
 
@@ -197,5 +211,6 @@ function fromStored(row: StoredRow): BrowserRow {
     sandboxed: row.sandboxed === 1,
     profile_save_changes: row.profile_save_changes === 1,
     private_hosts: row.private_hosts ? (JSON.parse(row.private_hosts) as string[]) : null,
+    chrome_policy: row.chrome_policy ? (JSON.parse(row.chrome_policy) as Record<string, unknown>) : null,
   };
 }

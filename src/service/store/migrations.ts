@@ -348,4 +348,6 @@ export const migrations: string[] = [
   `,
   // The organisation's default per-project concurrency cap, for projects without a limit of their own.
   `ALTER TABLE org_limits ADD COLUMN default_project_max_concurrent_sessions INTEGER;`,
+  // A session's Chrome Enterprise policies (JSON object), as given at create.
+  `ALTER TABLE browsers ADD COLUMN chrome_policy TEXT;`,
 ];

@@ -1,66 +1,22 @@
 // Launching a session's browser, apart from recording the session: a cold create launches into the folder
 // of the session it has just recorded, while the standby (session/standby.ts) launches ahead of time into the
-// folder of a session id that has no record yet, and a later create adopts that browser under that id.
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+// folder of a session id that has no record yet, and a later create adopts that browser under that id. A
+// running session's Chromium can be launched again into the same folder, network and screen (relaunch).
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BrowserCreateParams } from '../../../api/types.js';
-import { type Account, sandboxCommand, type Sandbox, type SandboxLaunch, hostSessionUsers } from '../process/index.js';
+import { type Account, sandboxCommand, type Sandbox, hostSessionUsers } from '../process/index.js';
 import { browserSandbox, type BrowserSandbox } from './sandbox.js';
-import { CdpConnection } from './cdp-connection.js';
+import type { CdpConnection } from './cdp-connection.js';
 import { sessionUsersPossible } from '../data-dir.js';
 import { launchChromium, type LaunchedChromium } from './chromium.js';
 import type { ChromiumExecutable } from './chromium-path.js';
-import { DOWNLOADS_DIR, HOME_DIR, HostView, TMP_DIR, USER_DATA_DIR, handOverView } from '../fs/index.js';
-import { ProxyForwarder, type EgressRefusal, type Upstream } from '../proxy/index.js';
+import { DOWNLOADS_DIR, HostView, USER_DATA_DIR, handOverView } from '../fs/index.js';
+import { ProxyForwarder, type EgressRefusal } from '../proxy/index.js';
 import { SessionNetwork, DEVTOOLS_PORT, sessionNetDir, type EgressPolicy, type ServicePorts } from '../network/index.js';
 import { existingDisplay, startXvfb, type ExistingDisplay, type XDisplay } from './xvfb.js';
-
-export const DEFAULT_VIEWPORT = { width: 1920, height: 1080 };
-
-/**
- * Everything that decides how Chromium is started. Two creates with equal specs get interchangeable
- * browsers, which is what lets a create adopt a pre-launched one. A new create option that changes the
- * command line or the profile (extensions, proxies, policies) must be added here.
- */
-export interface LaunchSpec {
-  headless: boolean;
-  viewport: { width: number; height: number };
-  kioskMode: boolean;
-  stealth: boolean;
-  startUrl: string | null;
-  /** A custom proxy to route through (resolved by host/proxy/proxies.ts); null is direct egress. */
-  proxy: Upstream | null;
-  /** The profile whose saved state the browser starts from (a copy; host/profiles/profiles.ts), or null. */
-  profileId: string | null;
-  /** Uploaded extensions to load, by id (host/extensions/extensions.ts). */
-  extensionIds: string[];
-}
-
-/**
- * Puts what a spec names into a new session's view before Chromium starts (a profile's user data, the
- * unpacked extensions), and returns the Chromium arguments that need, with paths as Chromium sees them.
- */
-export type LaunchPreparer = (spec: LaunchSpec, view: HostView, inView: (viewPath: string) => string) => Promise<string[]>;
-
-export function launchSpecOf(params: BrowserCreateParams, proxy: Upstream | null = null): LaunchSpec {
-  const viewport = params.viewport ? { width: params.viewport.width, height: params.viewport.height } : DEFAULT_VIEWPORT;
-  return {
-    headless: params.headless ?? true,
-    viewport,
-    kioskMode: params.kiosk_mode ?? false,
-    stealth: params.stealth ?? false,
-    startUrl: params.start_url ?? null,
-    proxy,
-    // Callers pass resolved ids here (routes/browsers.ts, host/pools/pool.ts), never names.
-    profileId: params.profile?.id ?? null,
-    extensionIds: (params.extensions ?? []).flatMap((e) => (e.id ? [e.id] : [])),
-  };
-}
-
-export function specKey(spec: LaunchSpec): string {
-  return JSON.stringify([spec.headless, spec.viewport.width, spec.viewport.height, spec.kioskMode, spec.stealth, spec.startUrl, spec.proxy?.proxyId ?? null, spec.profileId, spec.extensionIds]);
-}
+import type { LaunchSpec } from './launch-spec.js';
+import { launchContext, type LaunchContext, type LaunchPreparer } from './launch-context.js';
+import { allowDownloads, browserLaunch, copyXAuthority, displaySocketArgs, policyArgs, unsandboxedEnv, writeDownloadPreferences } from './chromium-setup.js';
 
 /** A running Chromium that is, or is about to become, the browser of session `id`. */
 export interface WarmBrowser {
@@ -77,6 +33,12 @@ export interface WarmBrowser {
   readonly network?: SessionNetwork;
   /** The path Chromium sees for a path of the view: itself in the sandbox, the view's host folder without. */
   readonly browserPath: (viewPath: string) => string;
+  /** The session's folder (its view's root, with the service's own files beside the view). */
+  readonly dir: string;
+  /** Who the view's files belong to (see sessionIdentity); null: the service's own user. */
+  readonly owner: Account | null;
+  /** The display's X authority file, as a path of the view, when the browser uses the user's display. */
+  readonly xauthority?: string;
 }
 
 export interface LaunchEnv {
@@ -127,63 +89,109 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
   const { dir, view, sandbox, browser } = sessionLayout(env, id);
   const inView = (viewPath: string) => (sandbox ? viewPath : view.hostPath(viewPath));
   let screen: XDisplay | undefined;
-  let chromium: LaunchedChromium;
   let forwarder: ProxyForwarder | undefined;
   let network: SessionNetwork | undefined;
+  let warm: WarmBrowser;
   try {
-    const identity = await sessionIdentity(env, dir);
+    const owner = await sessionIdentity(env, dir);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await view.createLayout();
     ({ forwarder, network } = await openEgress(env, id, spec, sandbox, view, sessionNetDir(dir)));
-    const extraArgs: string[] = [];
-    for (const prepare of env.preparers) extraArgs.push(...(await prepare(spec, view, inView)));
+    const extraArgs = await prepare(env, { dir, view, inView, owner, previous: null }, spec);
     await writeDownloadPreferences(view.hostPath(USER_DATA_DIR), inView(DOWNLOADS_DIR));
     // The display's cookie, where the browser (maybe another uid, maybe in the sandbox) can read it.
     const xauthority = !spec.headless && env.display?.xauthority ? await copyXAuthority(env.display.xauthority, view) : undefined;
-    if (identity) await handOverView(view, { owner: identity, sandboxed: sandbox !== null });
-    // Unsandboxed, under its own uid, Chromium gets a clean environment: the service's may hold its key.
-    const user = !sandbox && identity ? identity : undefined;
+    if (owner) await handOverView(view, { owner, sandboxed: sandbox !== null });
     // A headful browser fills its own screen, toolbar included, as on the hosted service.
     if (!spec.headless) {
       screen = env.display ? existingDisplay(env.display, spec.viewport.width, spec.viewport.height) : await startXvfb(spec.viewport.width, spec.viewport.height);
     }
-    const netns = network?.nsPath;
-    chromium = await launchChromium(env.chromium, {
-      userDataDir: inView(USER_DATA_DIR),
-      wrap: browser
-        ? (_file, args, e) => sandboxCommand(browser.sandbox, { ...browserLaunch(view, browser, args, e), netns, extraArgs: netns ? displaySocketArgs(screen?.display) : [] })
-        : undefined,
-      user,
-      env: user ? unsandboxedEnv(view) : undefined,
-      headless: spec.headless,
-      viewport: spec.viewport,
-      display: screen?.display,
-      xauthority: xauthority && inView(xauthority),
-      frame: spec.headless ? await env.frame() : undefined,
-      startUrl: spec.startUrl ?? undefined,
-      kioskMode: spec.kioskMode,
-      stealth: spec.stealth,
-      proxyServer: network?.proxyServer ?? forwarder.proxyServer,
-      debuggingPort: network ? DEVTOOLS_PORT : 0,
-      extraArgs,
-    });
-    chromium = reachableFromService(chromium, env.egress.servicePorts, network);
+    const parts = { id, dir, view, screen, forwarder, network, owner, xauthority, browserPath: inView };
+    const chromium = await startChromium(env, parts, browser, spec, extraArgs);
+    warm = { ...parts, spec, chromium, downloads: downloadsConnection(env, id, chromium, inView) };
   } catch (err) {
     await screen?.stop();
     await network?.close();
     await forwarder?.close();
     throw err;
   }
-  // The headless shell ignores the profile's download preference and refuses downloads unless a CDP
-  // client allows them, for as long as that client stays connected: the service stays connected. This
-  // runs beside the create; CDP clients and input wait for it (the session's `ready`).
-  const downloads = env.chromium.headlessShell
-    ? allowDownloads(chromium.wsEndpoint, inView(DOWNLOADS_DIR)).catch((err: Error) => {
-        env.warn({ session_id: id, err: err.message }, 'could not enable downloads');
-        return undefined;
-      })
-    : Promise.resolve(undefined);
-  return { id, spec, view, chromium, screen, downloads, forwarder, network, browserPath: inView };
+  return warm;
+}
+
+/**
+ * Launches a running session's Chromium again, with `spec`, into what it had: its folder and view, network,
+ * egress proxy and screen. The Chromium of `warm` must be gone. `change` runs first, with the launch's
+ * context (what the restart puts into the view); the preparers then put in what the spec adds.
+ */
+export async function relaunchBrowser(env: LaunchEnv, warm: WarmBrowser, spec: LaunchSpec, change?: (ctx: LaunchContext) => Promise<void>): Promise<WarmBrowser> {
+  const { browser } = sessionLayout(env, warm.id);
+  const ctx = launchContext({ dir: warm.dir, view: warm.view, inView: warm.browserPath, owner: warm.owner, previous: warm.spec });
+  try {
+    await change?.(ctx);
+    const extraArgs = await runPreparers(env, ctx, spec);
+    const chromium = await startChromium(env, warm, browser, spec, extraArgs);
+    return { ...warm, spec, chromium, downloads: downloadsConnection(env, warm.id, chromium, warm.browserPath) };
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** The launch preparers' arguments for a new browser (see LaunchPreparer). */
+async function prepare(env: LaunchEnv, opts: Parameters<typeof launchContext>[0], spec: LaunchSpec): Promise<string[]> {
+  const ctx = launchContext(opts);
+  try {
+    return await runPreparers(env, ctx, spec);
+  } finally {
+    await ctx.close();
+  }
+}
+
+async function runPreparers(env: LaunchEnv, ctx: LaunchContext, spec: LaunchSpec): Promise<string[]> {
+  const args: string[] = [];
+  for (const preparer of env.preparers) args.push(...(await preparer(spec, ctx)));
+  return args;
+}
+
+type BrowserParts = Pick<WarmBrowser, 'dir' | 'view' | 'screen' | 'forwarder' | 'network' | 'owner' | 'xauthority' | 'browserPath'>;
+
+/** Starts Chromium itself into a session's prepared folder, network and screen. */
+async function startChromium(env: LaunchEnv, parts: BrowserParts, browser: BrowserSandbox | null, spec: LaunchSpec, extraArgs: string[]): Promise<LaunchedChromium> {
+  const { view, screen, network, forwarder, owner } = parts;
+  // Unsandboxed, under its own uid, Chromium gets a clean environment: the service's may hold its key.
+  const user = !browser && owner ? owner : undefined;
+  const netns = network?.nsPath;
+  const sandboxArgs = [...(netns ? displaySocketArgs(screen?.display) : []), ...(await policyArgs(env.chromium, parts.dir, spec.chromePolicy, browser))];
+  const chromium = await launchChromium(env.chromium, {
+    userDataDir: parts.browserPath(USER_DATA_DIR),
+    wrap: browser ? (_file, args, e) => sandboxCommand(browser.sandbox, { ...browserLaunch(view, browser, args, e), netns, extraArgs: sandboxArgs }) : undefined,
+    user,
+    env: user ? unsandboxedEnv(view) : undefined,
+    headless: spec.headless,
+    viewport: spec.viewport,
+    display: screen?.display,
+    xauthority: parts.xauthority && parts.browserPath(parts.xauthority),
+    frame: spec.headless ? await env.frame() : undefined,
+    startUrl: spec.startUrl ?? undefined,
+    kioskMode: spec.kioskMode,
+    stealth: spec.stealth,
+    proxyServer: network?.proxyServer ?? forwarder.proxyServer,
+    debuggingPort: network ? DEVTOOLS_PORT : 0,
+    extraArgs,
+  });
+  return reachableFromService(chromium, env.egress.servicePorts, network);
+}
+
+/**
+ * The headless shell ignores the profile's download preference and refuses downloads unless a CDP
+ * client allows them, for as long as that client stays connected: the service stays connected. This
+ * runs beside the create; CDP clients and input wait for it (the session's `ready`).
+ */
+function downloadsConnection(env: LaunchEnv, id: string, chromium: LaunchedChromium, inView: (viewPath: string) => string): Promise<CdpConnection | undefined> {
+  if (!env.chromium.headlessShell) return Promise.resolve(undefined);
+  return allowDownloads(chromium.wsEndpoint, inView(DOWNLOADS_DIR)).catch((err: Error) => {
+    env.warn({ session_id: id, err: err.message }, 'could not enable downloads');
+    return undefined;
+  });
 }
 
 /**
@@ -207,31 +215,30 @@ async function openEgress(env: LaunchEnv, id: string, spec: LaunchSpec, sandbox:
 }
 
 /**
- * The service's CDP clients reach Chromium on the host's loopback: through the namespace's bridge, or at
- * Chromium's own port, registered as the service's so no session's egress is let through to it. Both are
- * released once Chromium is gone.
+ * The service's CDP clients reach Chromium on the host's loopback: through the namespace's bridge (which
+ * outlives the Chromium: a relaunch uses it again; stopBrowser closes it), or at Chromium's own port,
+ * registered as the service's so no session's egress is let through to it, and released once it is gone.
  */
 function reachableFromService(chromium: LaunchedChromium, servicePorts: ServicePorts, network: SessionNetwork | undefined): LaunchedChromium {
   const inside = chromium.wsEndpoint;
-  const release = network ? () => network.close() : servicePorts.add(Number(new URL(inside).port));
+  if (network) return { ...chromium, wsEndpoint: network.hostEndpoint(inside), insideWsEndpoint: inside, devtoolsSocket: network.devtoolsSocket };
+  const release = servicePorts.add(Number(new URL(inside).port));
   const kill = chromium.kill;
   return {
     ...chromium,
-    wsEndpoint: network ? network.hostEndpoint(inside) : inside,
-    insideWsEndpoint: network ? inside : undefined,
-    devtoolsSocket: network?.devtoolsSocket,
     kill: async () => {
       const info = await kill();
-      await release();
+      release();
       return info;
     },
   };
 }
 
-/** Stops a browser that never became a session, or whose session is gone. */
+/** Stops a browser that never became a session, or whose session is gone: Chromium, then what it ran in. */
 export async function stopBrowser(warm: WarmBrowser): Promise<void> {
   (await warm.downloads)?.close();
   await warm.chromium.kill();
+  await warm.network?.close();
   await warm.screen?.stop();
   await warm.forwarder.close();
 }
@@ -243,83 +250,4 @@ export async function stopBrowser(warm: WarmBrowser): Promise<void> {
 export async function removeDir(dir: string): Promise<void> {
   await hostSessionUsers().release(dir);
   await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
-}
-
-/**
- * Chromium runs as `kernel` in the sandbox, without capabilities, with its home at the view's
- * /home/kernel, like the hosted VM's; the executable is at its path inside (sandbox.ts).
- */
-function browserLaunch(view: HostView, browser: BrowserSandbox, args: string[], env: Record<string, string>): SandboxLaunch {
-  const { FONTCONFIG_PATH: _hostFonts, ...rest } = env;
-  return {
-    view,
-    cwd: HOME_DIR,
-    env: { HOME: HOME_DIR, PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', USER: browser.sandbox.kernel.name, ...rest, ...browser.env },
-    identity: browser.sandbox.kernel,
-    newSession: true,
-    command: browser.path,
-    args,
-  };
-}
-
-/**
- * X clients reach a local display through its abstract socket first, which belongs to a network namespace:
- * in a namespace of its own Chromium needs the display's socket file, shown at its usual path.
- */
-function displaySocketArgs(display: string | undefined): string[] {
-  const number = display && /^:(\d+)(?:\.\d+)?$/.exec(display)?.[1];
-  if (!number) return [];
-  const socket = `/tmp/.X11-unix/X${number}`;
-  if (!existsSync(socket)) return [];
-  return ['--perms', '0755', '--dir', '/tmp/.X11-unix', '--bind', socket, socket];
-}
-
-/** Chromium's environment on the host: its home and temp dir are the view's. */
-/** Copies the display's X authority file into the session's home; returns its path in the view. */
-async function copyXAuthority(file: string, view: HostView): Promise<string> {
-  const inView = `${HOME_DIR}/.Xauthority`;
-  await copyFile(file, view.hostPath(inView));
-  return inView;
-}
-
-function unsandboxedEnv(view: HostView): Record<string, string> {
-  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: view.hostPath(HOME_DIR), TMPDIR: view.hostPath(TMP_DIR), LANG: 'C.UTF-8', USER: 'kernel' };
-}
-
-/** See LiveSession.restoreDownloads: only the headless shell, which denies downloads by default, needs it. */
-export async function restoreDownloads(warm: WarmBrowser): Promise<void> {
-  const cdp = await warm.downloads;
-  await cdp?.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: warm.browserPath(DOWNLOADS_DIR) }).catch(() => undefined);
-}
-
-async function allowDownloads(wsEndpoint: string, downloadsDir: string): Promise<CdpConnection> {
-  const cdp = await CdpConnection.connect(wsEndpoint);
-  try {
-    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloadsDir });
-    return cdp;
-  } catch (err) {
-    cdp.close();
-    throw err;
-  }
-}
-
-/**
- * Downloads go to the view's Downloads folder without asking, as on the hosted service. Merged into the
- * preferences a loaded profile brings (its download folder was another session's), which are also marked
- * as cleanly exited, so a profile saved from a crashed browser does not offer to restore its tabs.
- */
-async function writeDownloadPreferences(userDataDir: string, downloadsDir: string): Promise<void> {
-  const file = join(userDataDir, 'Default', 'Preferences');
-  let prefs: Record<string, any> = {};
-  try {
-    const saved: unknown = JSON.parse(await readFile(file, 'utf8'));
-    if (saved && typeof saved === 'object' && !Array.isArray(saved)) prefs = saved as Record<string, any>;
-  } catch {
-    // No profile loaded, or its preferences are unreadable: Chromium starts from defaults either way.
-  }
-  prefs.download = { ...prefs.download, default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true };
-  prefs.savefile = { ...prefs.savefile, default_directory: downloadsDir };
-  if (prefs.profile) prefs.profile = { ...prefs.profile, exit_type: 'Normal', exited_cleanly: true };
-  await mkdir(join(userDataDir, 'Default'), { recursive: true });
-  await writeFile(file, JSON.stringify(prefs));
 }

@@ -137,6 +137,11 @@ export class ExtensionStore {
     return [...rows.values()];
   }
 
+  /** Where bodies are received before anything is kept (what a hard stop leaves there goes at the next start). */
+  get stagingRoot(): string {
+    return this.deps.dir;
+  }
+
   zipPath(extensionId: string): string {
     return join(this.deps.dir, `${extensionId}.zip`);
   }
@@ -171,22 +176,37 @@ export class ExtensionStore {
     await rm(this.zipPath(extensionId), { force: true });
   }
 
-  /** Launch preparer: each extension copied into the view, and the switches that load exactly those. */
-  readonly load: LaunchPreparer = async (spec, view, inView) => {
-    if (spec.extensionIds.length === 0) return [];
+  /**
+   * Launch preparer: each uploaded extension copied into the view, and the switches that load exactly
+   * those and the ones loaded into the running session (in its view already, see loadIntoSession). On a
+   * restart only extensions new to the spec are copied, prepared outside the view.
+   */
+  readonly load: LaunchPreparer = async (spec, ctx) => {
+    const added = spec.extensionIds.filter((id) => !ctx.previous?.extensionIds.includes(id));
     const paths: string[] = [];
     for (const id of spec.extensionIds) {
-      if (!this.deps.repo.get(id)) throw new Error(`extension '${id}' was deleted`);
       const viewPath = `${EXTENSIONS_DIR}/${id}`;
-      await copyProfileTree(this.unpacked(id), view.hostPath(viewPath), false);
-      const path = inView(viewPath);
-      // The switches take comma-separated lists.
-      if (path.includes(',')) throw new Error(`the extension path ${path} contains a comma; move the data dir`);
-      paths.push(path);
+      if (added.includes(id)) {
+        if (!this.deps.repo.get(id)) throw new Error(`extension '${id}' was deleted`);
+        if (ctx.previous) {
+          const staged = join(await ctx.staging(), id);
+          await copyProfileTree(this.unpacked(id), staged, false);
+          await ctx.install(staged, viewPath);
+        } else {
+          await copyProfileTree(this.unpacked(id), ctx.view.hostPath(viewPath), false);
+        }
+      }
+      paths.push(ctx.inView(viewPath));
     }
+    for (const name of spec.extensionDirs) paths.push(ctx.inView(`${EXTENSIONS_DIR}/${name}`));
+    if (paths.length === 0) return [];
+    // The switches take comma-separated lists.
+    const comma = paths.find((path) => path.includes(','));
+    if (comma) throw new Error(`the extension path ${comma} contains a comma; move the data dir`);
     const now = this.deps.now();
-    for (const id of spec.extensionIds) this.deps.repo.markUsed(id, now);
-    const list = paths.join(',');
+    for (const id of added) this.deps.repo.markUsed(id, now);
+    // A loaded folder may have the name of an uploaded one's id: it replaced that folder, loaded once.
+    const list = [...new Set(paths)].join(',');
     return [`--load-extension=${list}`, `--disable-extensions-except=${list}`];
   };
 }

@@ -4,6 +4,6 @@ export { DOWNLOADS_DIR, HOME_DIR, HostView, TMP_DIR, USER_DATA_DIR } from './hos
 export { checkClientPath, cleanViewPath, fileInfo, fsError, mapFsErrors, notRegularError, openForRead, parseMode, writeError, writeFileFrom } from './ops.js';
 export { lookupId } from './owner.js';
 export { multipartError, receiveUploads, receiveZipUpload, spoolUpload } from './upload.js';
-export { handOverView } from './view-access.js';
+export { handOverTree, handOverView } from './view-access.js';
 export { findWatch, startWatch, stopWatch } from './watch.js';
 export { extractZip, zipDirectory } from './zip.js';

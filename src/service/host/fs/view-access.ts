@@ -31,19 +31,24 @@ export async function handOverView(view: HostView, access: ViewAccess): Promise<
   const home = view.hostPath(HOME_DIR);
   const tmp = view.hostPath(TMP_DIR);
   if (owner.uid !== process.getuid?.()) {
-    await chownTree(home, owner);
-    await chownTree(tmp, owner);
+    await handOverTree(home, owner);
+    await handOverTree(tmp, owner);
   }
   await chmod(home, sandboxed ? 0o755 : 0o700);
   await chmod(tmp, sandboxed ? 0o1777 : 0o700);
 }
 
-/** lchown of a folder and everything under it; links are changed themselves, never followed. */
-async function chownTree(path: string, owner: ViewOwner): Promise<void> {
+/**
+ * lchown of a folder and everything under it; links are changed themselves, never followed. Only for a
+ * folder no session process can reach while it runs (a view before its session starts, a staging folder):
+ * one that could swap a folder for a link mid-walk would lead it out.
+ */
+export async function handOverTree(path: string, owner: ViewOwner): Promise<void> {
+  if (owner.uid === process.getuid?.()) return;
   await lchown(path, owner.uid, owner.gid);
   for (const entry of await readdir(path, { withFileTypes: true })) {
     const child = join(path, entry.name);
-    if (entry.isDirectory()) await chownTree(child, owner);
+    if (entry.isDirectory()) await handOverTree(child, owner);
     else await lchown(child, owner.uid, owner.gid);
   }
 }

@@ -36,4 +36,15 @@ export class Computers {
     });
     return created;
   }
+
+  /**
+   * Restart hook: a CDP controller was connected to the old Chromium, so the next action makes a new one
+   * (after `ready`). An X display outlives its browser: its controller stays.
+   */
+  readonly onRestart = async (session: InputTarget): Promise<void> => {
+    if (session.screen) return;
+    const computer = this.bySession.get(session.id);
+    this.bySession.delete(session.id);
+    await (await computer?.catch(() => undefined))?.device.close();
+  };
 }

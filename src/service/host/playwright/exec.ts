@@ -101,6 +101,8 @@ export class PlaywrightExecutor {
     void cancel?.then(() => (cancelled = true));
     const state = this.stateFor(session);
     return state.mutex.run(async () => {
+      // A browser being restarted (extensions or a profile loaded) is reached once it is back.
+      await session.ready;
       if (state.closed || session.ending) return { success: false, error: SESSION_ENDED, stdout: '', stderr: '' };
       if (cancelled) return { success: false, error: 'the client went away', stdout: '', stderr: '' };
       await (state.prepared ??= this.opts.launcher.prepareView(session.view).catch(() => undefined));

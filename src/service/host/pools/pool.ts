@@ -35,6 +35,8 @@ interface Member {
   /** The pool's profile when launched, and how many saves of it had happened then (ProfileStore.generation). */
   readonly profileId: string | null;
   readonly profileGeneration: number;
+  /** Restarted with extensions or a profile of its holder's: no longer the pool's config, so not reused. */
+  diverged?: boolean;
 }
 
 interface Waiter {
@@ -144,6 +146,7 @@ export class LivePool {
       ...(config.profile_id ? { profile: { id: config.profile_id } } : {}),
       ...(config.extension_ids?.length ? { extensions: config.extension_ids.map((id) => ({ id })) } : {}),
       ...(config.network ? { network: config.network } : {}),
+      ...(config.chrome_policy ? { chrome_policy: config.chrome_policy } : {}),
     };
     // Read before the launch copies the profile, so a save that lands meanwhile marks this browser stale.
     const profileId = config.profile_id ?? null;
@@ -255,12 +258,14 @@ export class LivePool {
     browsers.update(sessionId, { name: null, tags: {}, start_url: member.startUrl });
     // A browser with a profile is replaced rather than reset: a reset would clear the profile's cookies and
     // storage too, and the next holder must start from the profile as it is, not from the last lease.
-    if (!reuse || this.closed || this.members.size > this.row.config.size || member.profileId) {
+    if (!reuse || this.closed || this.members.size > this.row.config.size || member.profileId || member.diverged) {
       const why = !reuse
         ? `released to ${this.label} with reuse: false`
         : member.profileId
           ? `released to ${this.label}; replaced so the next holder starts from the profile`
-          : `${this.label} no longer needs it`;
+          : member.diverged
+            ? `released to ${this.label}; replaced since its holder restarted it with other extensions or a profile`
+            : `${this.label} no longer needs it`;
       await sessions.end(sessionId, 'deleted', why);
       return;
     }
@@ -290,6 +295,21 @@ export class LivePool {
       await Promise.all(ids.map((id) => this.deps.sessions.end(id, 'deleted', `${this.label} shrank`)));
     }
     this.fill();
+  }
+
+  /** Told when a leased browser's Chromium was restarted (loaded extensions or a profile). */
+  async memberRestarted(live: LiveSession): Promise<void> {
+    const member = this.members.get(live.id);
+    if (!member) return;
+    member.diverged = true;
+    member.tracker?.close();
+    member.tracker = undefined;
+    // The tracker's connection is what a reset would use; without one the release replaces the browser anyway.
+    const tracker = await BrowserTracker.open(live.chromium.wsEndpoint).catch(() => undefined);
+    if (!tracker) return;
+    if (live.ending || this.members.get(live.id) !== member) return tracker.close();
+    member.tracker = tracker;
+    live.cleanups.push(() => tracker.close());
   }
 
   /** Told when one of the pool's sessions starts ending, however that happened (DELETE, timeout, crash). */

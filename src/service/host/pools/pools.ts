@@ -1,6 +1,7 @@
 // The browser pools of the service: created, changed and deleted through the API, stored in SQLite and
 // recreated (and refilled) when the service starts. Each pool's browsers live in a LivePool (pool.ts).
 import { checkNetwork } from '../network/index.js';
+import { admitChromePolicy, effectivePolicy } from '../browser/index.js';
 import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef } from '../../../api/types.js';
 import type { BrowserPoolCreateParams, BrowserPoolUpdateParams } from '../../../api/schemas/pools.js';
 import { DomainError, conflict, notFound } from '../errors.js';
@@ -8,7 +9,7 @@ import { newId } from '../../ids.js';
 import type { BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../../store/pools-repo.js';
 import type { ExtensionStore } from '../extensions/index.js';
-import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, SessionReleaseHook } from '../session/index.js';
+import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, SessionReleaseHook, SessionRestartHook } from '../session/index.js';
 import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
 import { applyPoolResources } from './resources.js';
 import type { ProfileStore } from '../profiles/index.js';
@@ -29,6 +30,8 @@ export interface PoolManagerDeps {
   log: Logger;
   now: () => Date;
   headful: { available: boolean; reason: string };
+  /** Whether pool browsers can run with chrome_policy here (browser/chrome-policy.ts). */
+  chromePolicy: { available: boolean; reason: string };
   telemetry: PoolTelemetry;
   proxies?: PoolProxies;
   profiles?: ProfileStore;
@@ -60,6 +63,11 @@ export class PoolManager {
   /** Session end hook: a pool member ended, so its pool refills. */
   readonly memberEnded: SessionEndListener = (session) => {
     if (session.poolId) this.pools.get(session.poolId)?.memberEnded(session.id);
+  };
+
+  /** Restart hook: a pool browser restarted with other extensions or a profile is replaced on release. */
+  readonly memberRestarted: SessionRestartHook = async (session) => {
+    if (session.poolId) await this.pools.get(session.poolId)?.memberRestarted(session);
   };
 
   /** Lease release hook: a lease may have switched the browser's proxy (PATCH); the next holder gets the pool's route again. */
@@ -125,6 +133,7 @@ export class PoolManager {
       ...(body.telemetry ? { telemetry: body.telemetry } : {}),
       ...(body.proxy_id ? { proxy_id: body.proxy_id } : {}),
       ...(body.network ? { network: body.network } : {}),
+      ...(effectivePolicy(body.chrome_policy) ? { chrome_policy: body.chrome_policy } : {}),
     };
     applyPoolResources(config, body, projectId, this.deps, input);
     this.checkConfig(config, projectId, input);
@@ -148,6 +157,8 @@ export class PoolManager {
     if (changes.telemetry === null) delete config.telemetry;
     if (config.proxy_id === '') delete config.proxy_id;
     if (config.network && !config.network.private_hosts?.length) delete config.network;
+    // `{}` clears the pool's policies: browsers launched from now on run without.
+    if (!effectivePolicy(config.chrome_policy)) delete config.chrome_policy;
     applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps, input);
     this.checkConfig(config, old.project_id, input);
     this.limit?.admitReservation(config.size - old.config.size, old.project_id);
@@ -191,6 +202,7 @@ export class PoolManager {
 
   private checkConfig(config: StoredPoolConfig, projectId: string | null, input: string): void {
     checkNetwork(config.network, input);
+    admitChromePolicy(this.deps.chromePolicy, config.chrome_policy, `${input}.chrome_policy`);
     this.deps.telemetry.validate(config.telemetry, `${input}.telemetry`);
     // A custom proxy of the project, or a 400 naming proxy_id (hosted-only types cannot route here).
     if (config.proxy_id) this.deps.proxies?.poolRoute(projectId, config.proxy_id, `${input}.proxy_id`);

@@ -16,8 +16,8 @@ import { DomainError, conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
 import type { NamedListQuery, ProfileRow, ProfilesRepo } from '../../store/profiles-repo.js';
-import type { LaunchPreparer } from '../browser/index.js';
-import { USER_DATA_DIR } from '../fs/index.js';
+import { writeDownloadPreferences, type LaunchPreparer } from '../browser/index.js';
+import { DOWNLOADS_DIR, USER_DATA_DIR } from '../fs/index.js';
 import { copyProfileTree, moveProfileTree, recoverFolders, replaceFolder, snapshotFolder, stagingFolder, tarFolder } from './files.js';
 import type { Logger, SessionEndListener, SessionStoppedHook } from '../session/index.js';
 import { findInProject } from '../find-in-project.js';
@@ -186,14 +186,24 @@ export class ProfileStore {
     });
   }
 
-  /** Launch preparer: a browser with a profile starts from a copy of its folder (none yet: an empty profile). */
-  readonly load: LaunchPreparer = async (spec, view) => {
+  /**
+   * Launch preparer: a browser with a profile starts from a copy of its folder (none yet: an empty profile).
+   * A restart that loads a profile into a running browser (one that had none) replaces the browser's user
+   * data with that copy, prepared outside the view; a restart with the profile it had keeps its user data.
+   */
+  readonly load: LaunchPreparer = async (spec, ctx) => {
     const profileId = spec.profileId;
-    if (!profileId) return [];
+    if (!profileId || ctx.previous?.profileId === profileId) return [];
+    if (ctx.previous?.profileId) throw new Error(`the browser has profile '${ctx.previous.profileId}' loaded already`);
+    const target = ctx.previous ? await ctx.staging() : ctx.view.hostPath(USER_DATA_DIR);
     await this.reading(profileId, async () => {
       if (!this.deps.repo.get(profileId)) throw new Error(`profile '${profileId}' was deleted`);
-      await this.copyOut(profileId, view.hostPath(USER_DATA_DIR));
+      await this.copyOut(profileId, target);
     });
+    if (ctx.previous) {
+      await writeDownloadPreferences(target, ctx.inView(DOWNLOADS_DIR));
+      await ctx.install(target, USER_DATA_DIR);
+    }
     this.deps.repo.markUsed(profileId, this.deps.now());
     return [];
   };

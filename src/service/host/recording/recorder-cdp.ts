@@ -23,7 +23,7 @@ export class ScreencastFeed {
   private firstFrame: (() => void) | undefined;
 
   private constructor(
-    private readonly cdp: CdpConnection,
+    private cdp: CdpConnection,
     private readonly size: { width: number; height: number },
   ) {}
 
@@ -104,6 +104,22 @@ export class ScreencastFeed {
       }
       if (previous) void this.cdp.send('Target.detachFromTarget', { sessionId: previous.sessionId }).catch(() => {});
     });
+  }
+
+  /**
+   * Follows a new Chromium of the same session (it was restarted): the last frame stands in the video
+   * until the new browser's page paints.
+   */
+  async reconnect(wsEndpoint: string): Promise<void> {
+    if (this.closed) return;
+    const cdp = await CdpConnection.connect(wsEndpoint);
+    if (this.closed) return cdp.close();
+    this.cdp.close();
+    this.cdp = cdp;
+    this.pages.length = 0;
+    this.current = undefined;
+    this.switching = Promise.resolve();
+    await this.begin(5000);
   }
 
   close(): void {

@@ -86,6 +86,11 @@ export class Recording {
     return this.stopping;
   }
 
+  /** A screencast follows the session's new Chromium (a restart); x11grab records the screen, whoever draws on it. */
+  async reconnect(wsEndpoint: string): Promise<void> {
+    await this.feed?.reconnect(wsEndpoint);
+  }
+
   /** Kills ffmpeg at once (a failed start); the file holds whatever fragments were written. */
   kill(): void {
     this.stoppedAt ??= Date.now();

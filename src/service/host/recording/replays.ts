@@ -139,6 +139,21 @@ export class ReplayManager {
     return this.deps.repo.get(id)!;
   }
 
+  /**
+   * Restart hook: recordings of the session go on, a screencast now from its new Chromium. One still
+   * starting waits for the session's `ready`, which waits for this hook: it starts on the new browser.
+   */
+  readonly onRestart = async (session: LiveSession): Promise<void> => {
+    const mine = [...this.active.values()].filter((a) => a.row.browser_id === session.id && !a.finishing);
+    await Promise.all(
+      mine.map((a) =>
+        a.recording.reconnect(session.chromium.wsEndpoint).catch((err: Error) => {
+          this.deps.log.warn({ replay_id: a.row.id, err: err.message }, 'the recording could not follow the restarted browser; it shows its last frame');
+        }),
+      ),
+    );
+  };
+
   /** Whether the replay is still recording (not yet finalised). */
   isRecording(id: string): boolean {
     return this.active.has(id);

@@ -8,14 +8,19 @@ export { ConcurrencyLimit } from './limits.js';
 export { FileTail } from './log-tail.js';
 export { SUPERVISOR_PROCESSES, SessionLogs } from './logs.js';
 export type { LogLine, SupervisorProcess } from './logs.js';
-export { DEFAULT_VIEWPORT, SessionManager } from './sessions.js';
+export { SessionManager } from './sessions.js';
+export { DEFAULT_VIEWPORT } from '../browser/index.js';
 export type {
   LiveSession,
   Logger,
   SessionEndListener,
   SessionHooks,
   SessionReleaseHook,
+  SessionRestartHook,
   SessionStartHook,
   SessionStoppedHook,
-} from './sessions.js';
+} from './types.js';
+export { expectedExit } from './restart.js';
+export type { RestartChange } from './restart.js';
+export { writeRecord } from './record.js';
 export { Standby } from './standby.js';

@@ -1,7 +1,8 @@
 // The `supervisor` sources of the logs stream: per session, Chromium's stderr and the service's own
 // events about the session, each a bounded buffer of lines that a stream first replays and then follows.
 // Buffers live as long as their session; the chromium one is fed from the launcher's stderr pipe.
-import type { LiveSession } from './sessions.js';
+import type { LiveSession } from './types.js';
+import { expectedExit } from './restart.js';
 
 export interface LogLine {
   message: string;
@@ -80,6 +81,8 @@ interface SessionBuffers {
   chromium: LineLog;
   service: LineLog;
   ended: Promise<void>;
+  /** Stops reading the current Chromium's stderr (a restart reads the new one's). */
+  unsubscribe: () => void;
 }
 
 export class SessionLogs {
@@ -89,25 +92,40 @@ export class SessionLogs {
   readonly onSessionStart = (session: LiveSession): void => {
     let markEnded!: () => void;
     const ended = new Promise<void>((resolve) => (markEnded = resolve));
-    const buffers: SessionBuffers = { chromium: new LineLog(), service: new LineLog(), ended };
+    const buffers: SessionBuffers = { chromium: new LineLog(), service: new LineLog(), ended, unsubscribe: () => {} };
     this.sessions.set(session.id, buffers);
-    // The launcher kept the start of stderr (the DevTools line and anything before it); the pipe has more.
-    buffers.chromium.write(session.chromium.stderrTail());
-    const unsubscribe = session.chromium.onStderr((chunk) => buffers.chromium.write(chunk));
-    void session.chromium.exited.then((info) => {
-      const how = info.signal ? `killed by ${info.signal}` : `exited with code ${info.code}`;
-      this.service(session.id, `chromium (pid ${session.chromium.pid}) ${how}${session.ending ? '' : ' unexpectedly'}`);
-    });
+    this.follow(session, buffers);
     this.service(session.id, `session started: chromium pid ${session.chromium.pid}, ${session.screen ? `display ${session.screen.display}` : 'headless'}`);
     session.cleanups.push(() => {
       this.service(session.id, 'session ending');
-      unsubscribe();
+      buffers.unsubscribe();
       buffers.chromium.end();
       buffers.service.end();
       this.sessions.delete(session.id);
       markEnded();
     });
   };
+
+  /** A restart hook: the new Chromium's stderr goes on in the same log. */
+  readonly onRestart = (session: LiveSession, reason: string): void => {
+    const buffers = this.sessions.get(session.id);
+    if (!buffers) return;
+    buffers.unsubscribe();
+    this.service(session.id, `chromium restarted (${reason}): pid ${session.chromium.pid}`);
+    this.follow(session, buffers);
+  };
+
+  /** Reads the session's current Chromium's stderr into its log, and says how it exited. */
+  private follow(session: LiveSession, buffers: SessionBuffers): void {
+    const { chromium } = session;
+    // The launcher kept the start of stderr (the DevTools line and anything before it); the pipe has more.
+    buffers.chromium.write(chromium.stderrTail());
+    buffers.unsubscribe = chromium.onStderr((chunk) => buffers.chromium.write(chunk));
+    void chromium.exited.then((info) => {
+      const how = info.signal ? `killed by ${info.signal}` : `exited with code ${info.code}`;
+      this.service(session.id, `chromium (pid ${chromium.pid}) ${how}${expectedExit(session, chromium) ? '' : ' unexpectedly'}`);
+    });
+  }
 
   /** Appends a line to the session's service log; a no-op once the session is gone. */
   service(sessionId: string, message: string): void {

@@ -5,7 +5,7 @@ import { unlink, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { BrowserEndReason, BrowserCreateParams } from '../../../api/types.js';
-import { conflict, unavailable } from '../errors.js';
+import { unavailable } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { Upstream } from '../proxy/index.js';
@@ -29,25 +29,11 @@ import {
   closeStaleCleanly,
 } from '../browser/index.js';
 import { recoverStale } from './recovery.js';
+import { callAll, callInOrder } from './hook-calls.js';
+import { sessionRow, writeRecord } from './record.js';
+import { expectedExit, restartSession, type RestartChange, type RestartDeps } from './restart.js';
 import type { Admission, LiveSession, SessionHooks, SessionManagerDeps, WarmSource } from './types.js';
 
-export { DEFAULT_VIEWPORT } from '../browser/index.js';
-
-export type {
-  Admission,
-  LiveSession,
-  Logger,
-  SessionEndListener,
-  SessionHooks,
-  SessionManagerDeps,
-  SessionReleaseHook,
-  SessionStartHook,
-  SessionStoppedHook,
-  WarmOffer,
-  WarmSource,
-} from './types.js';
-
-export const DEFAULT_TIMEOUT_SECONDS = 60;
 
 export class SessionManager {
   private readonly live = new Map<string, LiveSession>();
@@ -55,7 +41,7 @@ export class SessionManager {
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
   private frame: Promise<{ width: number; height: number }> | undefined;
-  private hooks: SessionHooks = { prepareLaunch: [], start: [], release: [], end: [], stopped: [] };
+  private hooks: SessionHooks = { prepareLaunch: [], start: [], release: [], end: [], stopped: [], restarted: [] };
   /** Sessions that write their profile back: closed cleanly rather than killed, so their files are complete. */
   private readonly cleanStops = new Set<string>();
   private warmSource: WarmSource | undefined;
@@ -66,7 +52,10 @@ export class SessionManager {
   /** Launched browsers that are not sessions (yet): the standby's, and creates between launch and record. */
   private readonly unregistered = new Set<WarmBrowser>();
   private readonly launches = new Set<Promise<unknown>>();
+  /** Each live session's browser as last launched (a restart replaces it). */
+  private readonly running = new Map<string, WarmBrowser>();
   private readonly env: LaunchEnv;
+  private readonly restartDeps: RestartDeps;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.env = {
@@ -78,6 +67,15 @@ export class SessionManager {
       preparers: [],
       display: deps.display,
       egress: deps.egress,
+    };
+    this.restartDeps = {
+      env: this.env,
+      log: deps.log,
+      hooks: () => this.hooks.restarted,
+      current: (id) => this.running.get(id),
+      adopt: (session, warm) => this.adoptRestarted(session, warm),
+      dropClients: (id) => this.dropClients(id),
+      end: (id, detail) => void this.end(id, 'browser_exited', detail),
     };
   }
 
@@ -92,16 +90,8 @@ export class SessionManager {
   }
 
   /** A pool lease ended and the browser is about to be reset for the next holder: the release hooks run. */
-  async released(session: LiveSession): Promise<void> {
-    await Promise.all(
-      this.hooks.release.map(async (hook) => {
-        try {
-          await hook(session);
-        } catch (err) {
-          this.deps.log.warn({ session_id: session.id, err: (err as Error).message }, 'a release hook failed');
-        }
-      }),
-    );
+  released(session: LiveSession): Promise<void> {
+    return callAll(this.hooks.release, (hook) => hook(session), this.deps.log, { session_id: session.id }, 'a release hook');
   }
 
   setWarmSource(source: WarmSource | undefined): void {
@@ -212,42 +202,8 @@ export class SessionManager {
 
   private record(id: string, params: BrowserCreateParams, projectId: string | null, poolId: string | null): BrowserRow {
     const { sandbox, userDataDir } = sessionLayout(this.env, id);
-    const row: BrowserRow = {
-      id,
-      project_id: projectId,
-      name: params.name ?? null,
-      tags: params.tags ?? {},
-      headless: params.headless ?? true,
-      stealth: params.stealth ?? false,
-      kiosk_mode: params.kiosk_mode ?? false,
-      timeout_seconds: params.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
-      viewport: params.viewport ?? null,
-      start_url: params.start_url ?? null,
-      created_at: this.deps.now().toISOString(),
-      deleted_at: null,
-      end_reason: null,
-      end_detail: null,
-      pid: null,
-      user_data_dir: userDataDir,
-      sandboxed: sandbox !== null,
-      pool_id: poolId,
-      profile_id: params.profile?.id ?? null,
-      profile_save_changes: params.profile?.save_changes === true,
-      invocation_id: params.invocation_id ?? null,
-      private_hosts: params.network?.private_hosts?.length ? [...params.network.private_hosts] : null,
-    };
-    try {
-      this.deps.repo.insert(row);
-    } catch (err) {
-      // The other unique index: a profile is loaded read-write by one active session at a time.
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && (err as Error).message.includes('profile_id')) {
-        throw conflict(`profile '${row.profile_id}' is already loaded with save_changes: true by another active browser; end that one first, or load it with save_changes: false`);
-      }
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        throw conflict(`a browser named '${params.name}' is already active in this project`);
-      }
-      throw err;
-    }
+    const row = sessionRow(id, params, { projectId, poolId, sandboxed: sandbox !== null, userDataDir, now: this.deps.now() });
+    writeRecord(row, () => this.deps.repo.insert(row));
     return row;
   }
 
@@ -302,31 +258,49 @@ export class SessionManager {
       // An adopted browser may have waited a while; its session starts now.
       lastActivity: Date.now(),
       connections: new Set(),
-      cleanups: [async () => (await warm.downloads)?.close(), () => warm.forwarder.close()],
+      cleanups: [async () => (await this.running.get(id)?.downloads)?.close(), () => warm.forwarder.close()],
       ready: warm.downloads.then(() => undefined),
       poolId: row.pool_id,
       parked: row.pool_id !== null,
       proxy: warm.forwarder,
       network: warm.network && { netns: warm.network.nsPath, proxyUrl: warm.network.proxyServer },
       browserPath: warm.browserPath,
-      restoreDownloads: () => restoreDownloads(warm),
+      restoreDownloads: () => restoreDownloads(this.running.get(id) ?? warm),
     };
     warm.forwarder.allow(new PrivateHosts(row.private_hosts ?? []));
     this.live.set(id, session);
+    this.running.set(id, warm);
     if (row.profile_save_changes) this.cleanStops.add(id);
     const started = { ...row, pid: chromium.pid };
-    const hooks = this.hooks.start.map(async (hook) => {
-      try {
-        await hook(session, started);
-      } catch (err) {
-        this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'a session start hook failed');
-      }
-    });
-    session.ready = Promise.all([session.ready, ...hooks]).then(() => undefined);
-    void chromium.exited.then((info) => {
-      if (!session.ending) void this.end(id, 'browser_exited', describeExit(info, chromium));
-    });
+    const hooks = callAll(this.hooks.start, (hook) => hook(session, started), this.deps.log, { session_id: id }, 'a session start hook');
+    session.ready = Promise.all([session.ready, hooks]).then(() => undefined);
+    this.watchExit(session, chromium);
     return started;
+  }
+
+  /** A Chromium that exits on its own ends its session. */
+  private watchExit(session: LiveSession, chromium: LaunchedChromium): void {
+    void chromium.exited.then((info) => {
+      if (!expectedExit(session, chromium)) void this.end(session.id, 'browser_exited', describeExit(info, chromium));
+    });
+  }
+
+  /**
+   * Restarts Chromium in a running session with a changed launch (restart.ts): loading extensions or a
+   * profile into it. CDP clients, input and Playwright wait for the new browser (`ready`).
+   */
+  restart(id: string, change: RestartChange): Promise<void> {
+    return restartSession(this.restartDeps, id, this.live.get(id), change);
+  }
+
+  private adoptRestarted(session: LiveSession, warm: WarmBrowser): void {
+    this.running.set(session.id, warm);
+    session.chromium = warm.chromium;
+    const row = this.deps.repo.get(session.id);
+    if (row) this.deps.repo.setProcess(session.id, warm.chromium.pid, row.user_data_dir!);
+    // Loaded with save_changes, a profile is written back at the end: the browser is closed cleanly then.
+    if (row?.profile_save_changes) this.cleanStops.add(session.id);
+    this.watchExit(session, warm.chromium);
   }
 
   /** Ends a live session once: records why, drops its CDP clients, kills its processes, removes its files. */
@@ -334,6 +308,9 @@ export class SessionManager {
     const session = this.live.get(id);
     if (!session) return Promise.resolve();
     session.ending ??= (async () => {
+      // A restart under way finishes first, so that the Chromium it starts is the one stopped here. Only
+      // then: without one, the record and the end listeners are told synchronously, as they expect.
+      if (session.restarting) await session.restarting;
       this.deps.repo.end(id, reason, detail, this.deps.now());
       if (session.poolId === null) this.onDemand--;
       for (const socket of session.connections) socket.destroy();
@@ -355,6 +332,8 @@ export class SessionManager {
       );
       if (this.cleanStops.delete(id)) await closeCleanly(session.chromium);
       await session.chromium.kill();
+      await this.running.get(id)?.network?.close();
+      this.running.delete(id);
       await session.screen?.stop();
       const ended = this.deps.repo.get(id);
       if (ended) await this.stopped(ended);
@@ -389,7 +368,7 @@ export class SessionManager {
 
   sweepInactive(nowMs = Date.now()): void {
     for (const session of this.live.values()) {
-      if (session.ending || session.parked || session.connections.size > 0) continue;
+      if (session.ending || session.parked || session.restarting || session.connections.size > 0) continue;
       if (nowMs - session.lastActivity >= session.timeoutMs) {
         void this.end(session.id, 'timeout', `no API or CDP activity for ${session.timeoutMs / 1000} s`);
       }
@@ -425,14 +404,8 @@ export class SessionManager {
     );
   }
 
-  private async stopped(row: BrowserRow): Promise<void> {
-    for (const hook of this.hooks.stopped) {
-      try {
-        await hook(row);
-      } catch (err) {
-        this.deps.log.warn({ session_id: row.id, err: (err as Error).message }, 'a session stop hook failed');
-      }
-    }
+  private stopped(row: BrowserRow): Promise<void> {
+    return callInOrder(this.hooks.stopped, (hook) => hook(row), this.deps.log, { session_id: row.id }, 'a session stop hook');
   }
 
   private track(work: Promise<unknown>): void {

@@ -5,7 +5,8 @@
 // inactivity clock, start hooks such as telemetry or recording, the CDP token) begins at the handoff.
 import { newId } from '../../ids.js';
 import { launchSpecOf, specKey, type LaunchSpec, type WarmBrowser } from '../browser/index.js';
-import type { Logger, SessionManager, WarmOffer, WarmSource } from './sessions.js';
+import type { SessionManager } from './sessions.js';
+import type { Logger, WarmOffer, WarmSource } from './types.js';
 
 const MAX_BACKOFF_MS = 30_000;
 /**

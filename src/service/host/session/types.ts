@@ -24,7 +24,13 @@ export interface LiveSession extends SessionScope {
   readonly view: HostView;
   /** Inactivity timeout; a pool sets it from its own config each time it leases the browser out. */
   timeoutMs: number;
-  readonly chromium: LaunchedChromium;
+  /** The session's Chromium; replaced when it is restarted (restart.ts), which `restarting` says. */
+  chromium: LaunchedChromium;
+  /**
+   * Set while Chromium is being restarted in the session: the old one's exit is expected, and `ready`
+   * settles once the new one is up.
+   */
+  restarting?: Promise<void>;
   /** The X display of a headful session; headless sessions have none. */
   readonly screen?: XDisplay;
   lastActivity: number;
@@ -93,6 +99,13 @@ export type SessionReleaseHook = (session: LiveSession) => Promise<void> | void;
 export type SessionStoppedHook = (row: BrowserRow) => Promise<void>;
 
 /**
+ * Chromium was restarted in a running session (restart.ts): what held a connection to the old one (a
+ * screencast, the telemetry collector, a CDP input device) reconnects to `session.chromium`, which is the
+ * new one. The session is `ready` again once all have settled.
+ */
+export type SessionRestartHook = (session: LiveSession, reason: string) => Promise<void> | void;
+
+/**
  * What the rest of the service does at each point of a session's life, given once by the composition root
  * (service.ts) so that the order is written down in one place.
  */
@@ -107,6 +120,8 @@ export interface SessionHooks {
   end: SessionEndListener[];
   /** When a session's Chromium is gone (at its end, or found left over at start), in order. */
   stopped: SessionStoppedHook[];
+  /** When Chromium was restarted in a running session, started in order. */
+  restarted: SessionRestartHook[];
 }
 
 /** A browser for session `id`: launched already, or still launching (it settles when it is up or failed). */

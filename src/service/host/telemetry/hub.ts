@@ -7,7 +7,7 @@ import type { BrowserTelemetryConfig, BrowserTelemetryRequest, TelemetryCategory
 import { invalidField } from '../errors.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { TelemetryRepo } from '../../store/telemetry-repo.js';
-import type { ClientConnectionEvents, ClientProtocol, LiveSession } from '../session/index.js';
+import { expectedExit, type ClientConnectionEvents, type ClientProtocol, type LiveSession } from '../session/index.js';
 import { CdpCollector } from './cdp.js';
 import { fitData } from './cdp-map.js';
 import {
@@ -146,23 +146,41 @@ export class TelemetryHub {
     this.states.set(session.id, state);
     if (state.categories || state.exportDestination) this.save(state);
     // Registered before the session manager's own exit watch, so it sees an unexpected exit as one.
-    void session.chromium.exited.then((info) => {
-      if (session.ending) return;
+    this.watchExit(session);
+    session.cleanups.push(() => this.onSessionEnd(state));
+    if (state.categories) this.deps.sessionLog(session.id, `telemetry capturing: ${[...state.categories].join(', ')}`);
+    await this.syncCollector(state);
+  };
+
+  /** A restart hook: the collector attaches to the session's new Chromium, whose exit is watched in turn. */
+  readonly onRestart = async (session: LiveSession): Promise<void> => {
+    const state = this.states.get(session.id);
+    if (!state?.session) return;
+    this.watchExit(session);
+    state.collectorWork = state.collectorWork.then(() => {
+      state.collector?.close();
+      state.collector = undefined;
+    });
+    await this.syncCollector(state);
+  };
+
+  /** An exit of the session's current Chromium that nobody asked for is an event (service_crashed). */
+  private watchExit(session: LiveSession): void {
+    const { chromium } = session;
+    void chromium.exited.then((info) => {
+      if (expectedExit(session, chromium)) return;
       const how = info.signal ? `killed by ${info.signal}` : `exited with code ${info.code}`;
-      const said = session.chromium.stderrTail().trim().split('\n').slice(-1)[0]?.slice(0, 300);
+      const said = chromium.stderrTail().trim().split('\n').slice(-1)[0]?.slice(0, 300);
       this.emit(session.id, 'system', 'service_crashed', { kind: 'local_process', event: 'chromium_exit' }, {
         phase: 'running',
         service_name: 'chromium',
-        pid: session.chromium.pid,
+        pid: chromium.pid,
         exit_code: info.code,
         signal: info.signal,
         reason: `chromium ${how}${said ? ` (last output: ${said})` : ''}`,
       });
     });
-    session.cleanups.push(() => this.onSessionEnd(state));
-    if (state.categories) this.deps.sessionLog(session.id, `telemetry capturing: ${[...state.categories].join(', ')}`);
-    await this.syncCollector(state);
-  };
+  }
 
   /**
    * Validates a PATCH's `telemetry` field now (before anything else of the PATCH is applied) and returns
