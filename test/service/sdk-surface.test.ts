@@ -21,9 +21,7 @@ import { eventually, startTestService, type TestService } from '../helpers/servi
  * green while the gap is visible; the test fails when one of them starts working (remove it here) and when
  * any other method is missing.
  */
-const EXPECTED_MISSING: Record<string, string> = {
-  'browsers.loadExtensions': 'issue 16: POST /browsers/{id}/extensions (load extensions into a running browser) is not implemented',
-};
+const EXPECTED_MISSING: Record<string, string> = {};
 
 /**
  * Methods whose real work needs the internet, which this service does not reach: they are called, must
