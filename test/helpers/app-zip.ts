@@ -1,4 +1,4 @@
-// Zips an app folder given as a map of relative paths to contents, for deployments in tests.
+// Zips files given as a map of relative paths to contents: apps for deployments, extensions for browsers.
 import yazl from 'yazl';
 
 export async function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import yazl from 'yazl';
+import { zipOf } from '../helpers/app-zip.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
@@ -43,17 +43,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function zipOf(files: Record<string, string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on('error', reject);
-  });
-}
 
 /** A content script that marks every page it runs on. */
 const marker = {

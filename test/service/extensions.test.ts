@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
-import yazl from 'yazl';
+import { zipOf } from '../helpers/app-zip.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
@@ -32,17 +32,6 @@ afterAll(async () => {
   site.close();
 });
 
-function zipOf(files: Record<string, string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on('error', reject);
-  });
-}
 
 /** A manifest-v3 extension whose content script retitles every page and marks it with an element. */
 const titleChanger = (prefix = '') => ({
