@@ -21,7 +21,7 @@ export interface BrowserNeed {
  * Anything else (a name or tags to find the session by, telemetry, a start page, a profile, extensions)
  * belongs to one scenario, which then gets a session of its own.
  */
-const SHAREABLE_FIELDS = new Set(['headless', 'stealth', 'timeout_seconds', 'viewport', 'kiosk_mode', 'proxy', 'proxy_id', 'disable_default_proxy']);
+const SHAREABLE_FIELDS = new Set(['headless', 'stealth', 'timeout_seconds', 'viewport', 'kiosk_mode', 'chrome_policy', 'proxy', 'proxy_id', 'disable_default_proxy']);
 
 /** Loaded by the session when it starts, and changed by scenarios that run before: never created early. */
 const STATEFUL_FIELDS = ['profile', 'extensions'];

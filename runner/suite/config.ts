@@ -99,6 +99,7 @@ export const configSchema = {
           headless: { type: 'boolean' },
           stealth: { type: 'boolean' },
           kiosk_mode: { type: 'boolean' },
+          chrome_policy: { type: 'object' },
           viewport: { type: 'object' },
           start_url: { type: 'string' },
           timeout_seconds: { type: 'integer' },

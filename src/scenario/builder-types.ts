@@ -280,7 +280,7 @@ export interface InvokeValue {
  * `name`, `tags`, `start_url`) to lease one.
  */
 export interface BrowserOptions
-  extends Pick<BrowserCreateParams, 'headless' | 'stealth' | 'timeout_seconds' | 'viewport' | 'start_url' | 'name' | 'tags' | 'kiosk_mode'> {
+  extends Pick<BrowserCreateParams, 'headless' | 'stealth' | 'timeout_seconds' | 'viewport' | 'start_url' | 'name' | 'tags' | 'kiosk_mode' | 'chrome_policy'> {
   /** A profile to start from, by name or id; `save_changes: true` writes the run's changes back. Not with `pool`. */
   profile?: ({ name: string; id?: never } | { id: string; name?: never }) & { save_changes?: boolean };
   /**

@@ -95,7 +95,7 @@ describe('validateScenario', () => {
     const source = `${HEAD}browser:\n  viewport: { width: x, height: 800 }\n  headles: true\nsteps:\n  - goto: x\n`;
     expect(problems(source)).toEqual([
       `${FILE}:3:22 browser.viewport.width must be an integer`,
-      `${FILE}:4:3 unknown field 'headles' in browser; did you mean 'headless'? expected one of headless, stealth, timeout_seconds, viewport, start_url, name, tags, kiosk_mode, profile, auth, extensions, proxy, proxy_id, pool, acquire_timeout`,
+      `${FILE}:4:3 unknown field 'headles' in browser; did you mean 'headless'? expected one of headless, stealth, timeout_seconds, viewport, start_url, name, tags, kiosk_mode, chrome_policy, profile, auth, extensions, proxy, proxy_id, pool, acquire_timeout`,
     ]);
   });
 
