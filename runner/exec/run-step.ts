@@ -58,7 +58,8 @@ async function attemptStep(ctx: RunContext, step: PlanStep, frame: Frame, name: 
   const result = stepResult(step, frame, name, started, { request_ids: work.requestIds, artifacts: work.artifacts });
   try {
     await librariesFor(step);
-    await withDeadline(step.timeout_ms, frame.signal, async (signal) => {
+    const grace = step.operations.some((op) => op.op === 'page') ? BACKSTOP_GRACE_MS.page : BACKSTOP_GRACE_MS.other;
+    await withDeadline(step.timeout_ms + grace, step.timeout_ms, frame.signal, async (signal) => {
       for (const raw of step.operations) {
         const op: Operation = resolveRuntime(raw, ctx.state.scope);
         await runOperation(op, ctx, step, frame, work, signal);
@@ -109,10 +110,17 @@ function librariesFor(step: PlanStep): Promise<unknown> {
 }
 
 /**
+ * How long past its own timeout a step may take before the backstop cuts it. A page step's Playwright call
+ * gets the step's timeout and reports with a better message (an expectation's "expected … received …"), but
+ * on a busy machine that report comes late: a second was seen to be too short for a 200 ms expectation.
+ */
+const BACKSTOP_GRACE_MS = { page: 3000, other: 1000 };
+
+/**
  * Runs `work` with the step's deadline. Playwright gets the same timeout and usually reports first with a
  * better message; this timer is the backstop for everything else (API calls, hung connections).
  */
-async function withDeadline(timeoutMs: number, outer: AbortSignal, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+async function withDeadline(cutAtMs: number, timeoutMs: number, outer: AbortSignal, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(outer.reason);
   if (outer.aborted) onAbort();
@@ -123,7 +131,7 @@ async function withDeadline(timeoutMs: number, outer: AbortSignal, work: (signal
       const err = new StepFailure('timeout', `step timed out after ${timeoutMs} ms`);
       controller.abort(err);
       reject(err);
-    }, timeoutMs + 1000);
+    }, cutAtMs);
   });
   const aborted = new Promise<never>((_, reject) => {
     if (controller.signal.aborted) reject(controller.signal.reason);

@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
-import { isAlive, startTestService, type TestService } from '../helpers/service.js';
+import { eventually, isAlive, startTestService, type TestService } from '../helpers/service.js';
 
 const support = await headfulSupport((await findChromium(process.env.BCS_CHROMIUM)).headlessShell);
 if (!support.available) console.warn(`skipping X11 tests: ${support.reason}`);
@@ -33,7 +33,15 @@ describe.skipIf(!support.available)('computer controls on a headful session (X11
     browser = await chromium.connectOverCDP(session.cdp_ws_url);
     page = browser.contexts()[0]!.pages()[0]!;
     await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
-    toolbar = await page.evaluate(() => outerHeight - innerHeight);
+    // Chromium drops input that arrives before a page's first frame, and lays its toolbar out late on a busy
+    // machine: wait for two frames, then for the window's frame to stop changing, before aiming at the page.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    let last = -1;
+    toolbar = await eventually(async () => {
+      const seen = last;
+      last = await page.evaluate(() => outerHeight - innerHeight);
+      return last > 0 && last === seen ? last : undefined;
+    }, 10_000);
   });
   afterAll(async () => {
     await browser?.close();
@@ -51,7 +59,7 @@ describe.skipIf(!support.available)('computer controls on a headful session (X11
   it('clicks, types and presses keys through the X server', async () => {
     await post('click_mouse', { x: 100, y: toolbar + 60 });
     // Apart from the typing, so that a lost click and lost keys fail differently.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('t');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 5000 }).toBe('t');
     await post('type', { text: 'hello from X11' });
     await expect.poll(() => page.inputValue('#t')).toBe('hello from X11');
     await post('press_key', { keys: ['ctrl+a', 'BackSpace'] });
