@@ -59,7 +59,7 @@ describe.skipIf(!support.available)('computer controls on a headful session (X11
   it('clicks, types and presses keys through the X server', async () => {
     await post('click_mouse', { x: 100, y: toolbar + 60 });
     // Apart from the typing, so that a lost click and lost keys fail differently.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 5000 }).toBe('t');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('t');
     await post('type', { text: 'hello from X11' });
     await expect.poll(() => page.inputValue('#t')).toBe('hello from X11');
     await post('press_key', { keys: ['ctrl+a', 'BackSpace'] });
