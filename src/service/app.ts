@@ -19,6 +19,7 @@ import { registerBrowserExtensionRoutes } from './routes/browser-extensions.js';
 import { registerCdpDiscoveryRoutes } from './routes/cdp-discovery.js';
 import { cdpTokenToQuery } from './host/session/index.js';
 import { registerComputerRoutes } from './routes/computer.js';
+import { registerLiveViewRoutes } from './routes/live-view.js';
 import { registerCurlRoutes } from './routes/curl.js';
 import { registerCredentialProviderRoutes } from './routes/credential-providers.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -124,6 +125,7 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerBrowserRoutes,
   registerBrowserExtensionRoutes,
   registerCdpDiscoveryRoutes,
+  registerLiveViewRoutes,
   registerCurlRoutes,
   registerPoolRoutes,
   registerOrgRoutes,

@@ -22,6 +22,7 @@ import { ProxyService, type EgressRefusal } from './host/proxy/index.js';
 import { EgressPolicy, ServicePorts, type EgressMode } from './host/network/index.js';
 import { Accounts, describeIsolation, detectSandbox, Launcher, ProcessRegistry, type Sandbox } from './host/process/index.js';
 import { Computers } from './host/input/index.js';
+import { LiveViews, liveViewPath } from './host/live/index.js';
 import { PlaywrightExecutor } from './host/playwright/index.js';
 import { ReplayManager } from './host/recording/index.js';
 import { TelemetryHub, OtlpExporter, type OtlpDestination } from './host/telemetry/index.js';
@@ -216,6 +217,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const processes = new ProcessRegistry(launcher);
   const playwright = new PlaywrightExecutor({ sandbox, launcher });
   const computers = new Computers();
+  const liveViews = new LiveViews({ computers, sessions, tokens, viewportOf: (id) => browsers.get(id)?.viewport ?? DEFAULT_VIEWPORT, events: telemetry.liveViews, log });
   sessions.setHooks({
     // Profiles copy their user data into the view first; extensions add theirs beside it.
     prepareLaunch: [profiles.load, extensions.load],
@@ -229,6 +231,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       (s) => recordings.stopForSession(s.id),
       (s) => processes.release(s),
       (s) => playwright.release(s.id),
+      liveViews.release,
     ],
     // The profile's save is pending from here; then the pool refills.
     end: [profiles.ending, pools.memberEnded],
@@ -324,12 +327,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     // A stray header such as `Bearer` alone must not throw inside the upgrade event.
     if (req.headers.authorization && !bearerToken(req.headers.authorization)) delete req.headers.authorization;
     // A project-scoped key reaches only its own project's browsers over CDP and BiDi too, as over HTTP.
-    const sessionId = upgradeTarget(req.url)?.sessionId;
+    const live = liveViewPath(req.url);
+    const sessionId = live?.sessionId ?? upgradeTarget(req.url)?.sessionId;
     const isValidApiKey = (key: string) => {
       const record = keys.authenticate(key, now());
       if (!record) return false;
       return record.project_id === null || (sessionId !== undefined && browsers.get(sessionId)?.project_id === record.project_id);
     };
+    if (live) return liveViews.admit(live, req, socket, head, isValidApiKey);
     handleBrowserUpgrade({ ...clientDeps, isValidApiKey }, req, socket, head);
   });
 

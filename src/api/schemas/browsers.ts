@@ -97,6 +97,11 @@ export const browserSession = {
       description:
         "The session's own HTTP base (`<origin>/browsers/{id}`): `curl`, `curl/raw` and `telemetry/stream` under it take the token of `cdp_ws_url` (`?jwt=`) in place of an API key",
     },
+    browser_live_view_url: ours({
+      type: 'string',
+      description:
+        "The session's live view in the console of `bcs serve` (`<origin>/live/{id}?token=…`): its screen, with mouse and keyboard; the link is the credential (no API key), bound to this session and dead once it ends. Headless sessions too. Ours in that the page is the console's: left out under --strict-wire",
+    }),
     created_at: dateTime,
     headless: { type: 'boolean' },
     stealth: { type: 'boolean' },
@@ -213,6 +218,24 @@ export const browserListQuery = {
   },
 } as const;
 
+const liveViewMode = { enum: ['interactive', 'view'], description: '`view` watches only: input sent over it is refused' } as const;
+
+export const liveViewQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { mode: { ...liveViewMode, default: 'interactive' } },
+} as const;
+
+export const liveViewLink = ours({
+  type: 'object',
+  additionalProperties: false,
+  required: ['url', 'mode'],
+  properties: {
+    url: { type: 'string', description: 'Opens the live view without an API key, for as long as the session runs (a pool lease: until it is released)' },
+    mode: liveViewMode,
+  },
+});
+
 export type BrowserEndReason = FromSchema<typeof browserEndReason>;
 export type BrowserPoolRef = FromSchema<typeof browserPoolRef>;
 export type BrowserProxyMode = FromSchema<typeof browserProxyMode>;
@@ -223,4 +246,5 @@ export type BrowserSession = FromSchema<typeof browserSession>;
 export type BrowserCreateParams = FromSchema<typeof browserCreateParams>;
 export type BrowserUpdateParams = FromSchema<typeof browserUpdateParams>;
 export type BrowserListParams = Input<typeof browserListQuery>;
+export type LiveViewLink = FromSchema<typeof liveViewLink>;
 export type BrowserStatusFilter = FromSchema<typeof browserListQuery.properties.status>;

@@ -13,9 +13,12 @@ export class CdpConnection {
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Map<string, Set<(params: any, sessionId?: string) => void>>();
   private closedError: Error | undefined;
+  /** Settles when the browser connection closes, whichever side closed it. */
+  readonly closed: Promise<void>;
 
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => this.onMessage(String(data)));
+    this.closed = new Promise((resolve) => ws.once('close', () => resolve()));
     ws.on('close', () => this.failAll(new CdpError('the browser connection closed')));
     ws.on('error', (err) => this.failAll(new CdpError(`browser connection error: ${err.message}`)));
   }
@@ -41,6 +44,10 @@ export class CdpConnection {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
     set.add(listener);
+  }
+
+  off(event: string, listener: (params: any, sessionId?: string) => void): void {
+    this.listeners.get(event)?.delete(listener);
   }
 
   close(): void {

@@ -2,7 +2,7 @@
 // Page.captureScreenshot for the screen, and the clipboard through the page with permissions granted.
 import { DomainError } from '../errors.js';
 import { CdpConnection } from '../browser/index.js';
-import type { InputDevice, MouseButton, Region } from './device.js';
+import type { FrameOptions, FrameStream, InputDevice, MouseButton, Region } from './device.js';
 import { shifted, type KeyDef } from './keysyms.js';
 
 const BUTTON_BITS: Record<MouseButton, number> = { left: 1, right: 2, middle: 4, back: 8, forward: 16 };
@@ -106,6 +106,60 @@ export class CdpInputDevice implements InputDevice {
       ...(region ? { clip: { ...region, scale: 1 } } : {}),
     });
     return Buffer.from(data, 'base64');
+  }
+
+  /**
+   * Page.startScreencast on the tab input goes to. Chromium sends a frame when the page repaints and the
+   * next only after an ack, so holding the ack back is what caps the rate. When the tab closes, the stream
+   * moves to the tab that is left, as input does.
+   */
+  async streamFrames(onFrame: (jpeg: Buffer) => void, opts: FrameOptions): Promise<FrameStream> {
+    const minGapMs = 1000 / opts.maxFps;
+    let casting: string | undefined;
+    let stopped = false;
+    let lastAt = 0;
+    const onScreencast = (params: { data: string; sessionId: number }, sessionId?: string) => {
+      if (stopped || sessionId !== casting) return;
+      const wait = Math.max(0, lastAt + minGapMs - Date.now());
+      lastAt = Date.now() + wait;
+      onFrame(Buffer.from(params.data, 'base64'));
+      setTimeout(() => void this.cdp.send('Page.screencastFrameAck', { sessionId: params.sessionId }, sessionId).catch(() => {}), wait);
+    };
+    const start = async () => {
+      casting = await this.attach();
+      const { width, height } = this.size;
+      await this.cdp.send('Page.startScreencast', { format: 'jpeg', quality: opts.quality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, casting);
+    };
+    const onDetached = (params: { sessionId: string }) => {
+      if (stopped || params.sessionId !== casting) return;
+      casting = undefined;
+      // The tab went away: cast the one left, once input has let go of the old one.
+      setTimeout(() => void start().catch(() => {}), 50);
+    };
+    this.cdp.on('Page.screencastFrame', onScreencast);
+    this.cdp.on('Target.detachedFromTarget', onDetached);
+    const stop = async () => {
+      if (stopped) return;
+      stopped = true;
+      this.cdp.off('Page.screencastFrame', onScreencast);
+      this.cdp.off('Target.detachedFromTarget', onDetached);
+      if (casting) await this.cdp.send('Page.stopScreencast', {}, casting).catch(() => {});
+    };
+    let endStream: () => void = () => {};
+    const ended = Promise.race([this.cdp.closed, new Promise<void>((resolve) => (endStream = resolve))]);
+    try {
+      await start();
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+    return {
+      ended,
+      stop: async () => {
+        await stop();
+        endStream();
+      },
+    };
   }
 
   /** Nothing draws a cursor on a headless screen, so it is hidden either way; the call is accepted. */

@@ -32,6 +32,14 @@ export class Computer {
     return this.lock.run(work);
   }
 
+  /** Raw input from a live view, under the lock; the mouse position follows it when it moved the mouse. */
+  live(at: { x: number; y: number } | undefined, work: () => Promise<void>): Promise<void> {
+    return this.exclusive(async () => {
+      await work();
+      if (at) this.position = { ...at };
+    });
+  }
+
   mousePosition(): { x: number; y: number } {
     return { ...this.position };
   }

@@ -8,6 +8,20 @@ export type MouseButton = 'left' | 'right' | 'middle' | 'back' | 'forward';
 
 export type { Region };
 
+/** A live picture of the screen (the live view): JPEG frames as the screen changes, until stopped. */
+export interface FrameStream {
+  stop(): Promise<void>;
+  /** Settles when the stream ends, asked to or not (the browser went away, the capture failed). */
+  readonly ended: Promise<void>;
+}
+
+export interface FrameOptions {
+  /** JPEG quality, 1-100. */
+  quality: number;
+  /** At most this many frames a second. */
+  maxFps: number;
+}
+
 export interface InputDevice {
   readonly kind: 'cdp' | 'x11';
   screenSize(): { width: number; height: number };
@@ -21,6 +35,8 @@ export interface InputDevice {
   /** Types a whole text at once, where the backend does that better than character by character. */
   typeText?(text: string, delayMs: number): Promise<void>;
   screenshot(region?: Region): Promise<Buffer>;
+  /** Streams the screen as `screenshot` sees it, as JPEG frames. */
+  streamFrames(onFrame: (jpeg: Buffer) => void, opts: FrameOptions): Promise<FrameStream>;
   setCursorHidden(hidden: boolean): Promise<void>;
   readClipboard(): Promise<string>;
   writeClipboard(text: string): Promise<void>;

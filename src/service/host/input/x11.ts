@@ -3,7 +3,8 @@
 // screenshots of the whole screen, browser chrome and dialogs included.
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { InputDevice, MouseButton, Region } from './device.js';
+import type { FrameOptions, FrameStream, InputDevice, MouseButton, Region } from './device.js';
+import { JpegSplitter } from './jpeg-frames.js';
 import { x11Keysym, type KeyDef } from './keysyms.js';
 import { xEnv, type XDisplay } from '../browser/index.js';
 
@@ -65,6 +66,34 @@ export class X11InputDevice implements InputDevice {
       '-video_size', `${r.width}x${r.height}`, '-i', `${this.screen.display}+${r.x},${r.y}`,
       '-frames:v', '1', '-c:v', 'png', '-f', 'image2pipe', '-',
     ], this.env);
+  }
+
+  /** The whole screen at a steady rate, as MJPEG from ffmpeg's x11grab, the cursor drawn unless hidden. */
+  async streamFrames(onFrame: (jpeg: Buffer) => void, opts: FrameOptions): Promise<FrameStream> {
+    const { width, height } = this.screenSize();
+    // ffmpeg's MJPEG scale runs 2 (best) to 31.
+    const q = Math.round(Math.min(31, Math.max(2, 31 - (opts.quality / 100) * 29)));
+    const child = spawn('ffmpeg', [
+      '-loglevel', 'error', '-f', 'x11grab', '-draw_mouse', this.cursorHidden ? '0' : '1', '-framerate', String(opts.maxFps),
+      '-video_size', `${width}x${height}`, '-i', this.screen.display,
+      '-c:v', 'mjpeg', '-pix_fmt', 'yuvj420p', '-q:v', String(q), '-f', 'image2pipe', '-',
+    ], { env: this.env, stdio: ['ignore', 'pipe', 'ignore'] });
+    const splitter = new JpegSplitter();
+    child.stdout.on('data', (chunk: Buffer) => {
+      for (const image of splitter.push(chunk)) onFrame(image);
+    });
+    const ended = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    return {
+      ended,
+      stop: async () => {
+        child.kill('SIGTERM');
+        await ended;
+      },
+    };
   }
 
   /** Xvfb draws no cursor; hiding it means leaving it out of screenshots and recordings. */

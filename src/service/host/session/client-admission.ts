@@ -14,6 +14,9 @@ const UPGRADE_PATH = /^\/browsers\/([^/?]+)\/(bidi)\/?$/;
 
 export type ClientProtocol = 'cdp' | 'bidi';
 
+/** What a live view connection may do: watch, or also send mouse and keyboard input. */
+export type LiveViewMode = 'interactive' | 'view';
+
 /**
  * Session tokens (the `jwt` of `cdp_ws_url` and `webdriver_ws_url`) are an HMAC of the session id under a
  * secret that lives only in this process.
@@ -26,6 +29,26 @@ export class CdpTokens {
   tokenFor(sessionId: string): string {
     const generation = this.generations.get(sessionId) ?? 0;
     return createHmac('sha256', this.secret).update(`${sessionId}.${generation}`).digest('base64url');
+  }
+
+  /**
+   * The token of a live view link (`browser_live_view_url`): a different HMAC from the CDP token, so a
+   * link given to someone to watch does not also hand them CDP; its mode is bound into it, so a view-only
+   * link cannot be turned into an interactive one. Revoked with the session's other tokens.
+   */
+  liveTokenFor(sessionId: string, mode: LiveViewMode): string {
+    const generation = this.generations.get(sessionId) ?? 0;
+    const mac = createHmac('sha256', this.secret).update(`live.${mode}.${sessionId}.${generation}`).digest('base64url');
+    return `${mode === 'view' ? 'v' : 'i'}.${mac}`;
+  }
+
+  /** The mode a live view token grants for the session, or undefined when it is not one of its tokens. */
+  verifyLive(sessionId: string, token: string): LiveViewMode | undefined {
+    const mode: LiveViewMode | undefined = token.startsWith('v.') ? 'view' : token.startsWith('i.') ? 'interactive' : undefined;
+    if (!mode) return undefined;
+    const expected = Buffer.from(this.liveTokenFor(sessionId, mode));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected) ? mode : undefined;
   }
 
   /** Invalidates every token issued for the session so far. */

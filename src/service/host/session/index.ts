@@ -1,6 +1,6 @@
 export { handleBrowserUpgrade } from './browser-upgrade.js';
-export { CdpTokens, upgradeTarget } from './client-admission.js';
-export type { ClientConnectionEvents, ClientProtocol } from './client-admission.js';
+export { CdpTokens, rejectUpgrade, upgradeTarget } from './client-admission.js';
+export type { ClientConnectionEvents, ClientProtocol, LiveViewMode } from './client-admission.js';
 export { fetchDiscovery, rewriteDiscovery } from './cdp-discovery.js';
 export type { DiscoveryDocument, ProxyAddress } from './cdp-discovery.js';
 export { cdpTokenToQuery, parseCdpPath } from './cdp-paths.js';

@@ -8,6 +8,7 @@ import { invalidField } from '../errors.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { TelemetryRepo } from '../../store/telemetry-repo.js';
 import { expectedExit, type ClientConnectionEvents, type ClientProtocol, type LiveSession } from '../session/index.js';
+import type { LiveViewEvents } from '../live/index.js';
 import { CdpCollector } from './cdp.js';
 import { fitData } from './cdp-map.js';
 import {
@@ -260,6 +261,18 @@ export class TelemetryHub {
     disconnected: (id, info, protocol) => {
       this.emit(id, 'connection', 'cdp_disconnect', { kind: 'kernel_api', event: `${protocol}_proxy` }, { ...info });
       this.deps.sessionLog(id, `${CLIENT_NAMES[protocol]} client disconnected: ${info.reason} after ${info.duration_ms} ms, ${info.message_count} messages`);
+    },
+  };
+
+  /** Live view connections (the connection category, as the hosted service reports them). */
+  readonly liveViews: LiveViewEvents = {
+    connected: (id, { mode }) => {
+      this.emit(id, 'connection', 'live_view_connect', { kind: 'kernel_api', event: 'live_view' }, { mode });
+      this.deps.sessionLog(id, `live view opened (${mode})`);
+    },
+    disconnected: (id, info) => {
+      this.emit(id, 'connection', 'live_view_disconnect', { kind: 'kernel_api', event: 'live_view' }, { ...info });
+      this.deps.sessionLog(id, `live view closed: ${info.reason} after ${info.duration_ms} ms, ${info.input_count} inputs`);
     },
   };
 

@@ -1,0 +1,2 @@
+export { LiveViews, liveViewPath } from './live-views.js';
+export type { LiveViewEvents } from './live-views.js';
