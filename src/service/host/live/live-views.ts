@@ -17,7 +17,7 @@ export interface LiveViewEvents {
 
 export interface LiveViewDeps {
   computers: Pick<Computers, 'forSession'>;
-  sessions: { get(id: string): LiveSession | undefined };
+  sessions: { get(id: string): LiveSession | undefined; touch(id: string): void };
   tokens: Pick<CdpTokens, 'verifyLive'>;
   /** The page size a headless session's controller draws and clicks in. */
   viewportOf(sessionId: string): { width: number; height: number };
@@ -31,6 +31,8 @@ const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 /** Input messages queued for one viewer beyond which mouse moves are dropped (the next move supersedes them). */
 const MAX_QUEUED_INPUT = 64;
 const RESTART_DELAYS_MS = [100, 300, 1000, 2000, 5000];
+/** Someone watching is activity (as the hosted service counts it): the session's idle clock restarts this often. */
+const KEEP_ALIVE_MS = 2000;
 
 interface Viewer {
   ws: WebSocket;
@@ -49,6 +51,7 @@ interface Broadcast {
   /** Sent to a viewer that joins: a screencast only sends a frame when the page repaints. */
   last?: Buffer;
   starting?: Promise<void>;
+  keepAlive?: NodeJS.Timeout;
   closed: boolean;
 }
 
@@ -91,6 +94,8 @@ export class LiveViews {
     const { width, height } = computer.device.screenSize();
     send(ws, { type: 'hello', mode, headless: !session.screen, width, height });
     broadcast.viewers.add(viewer);
+    this.deps.sessions.touch(session.id);
+    broadcast.keepAlive ??= setInterval(() => this.deps.sessions.touch(session.id), KEEP_ALIVE_MS).unref();
     this.deps.events?.connected(session.id, { mode });
     if (broadcast.last) ws.send(broadcast.last);
     ws.on('message', (data, isBinary) => this.onMessage(viewer, isBinary ? undefined : String(data)));
@@ -178,6 +183,8 @@ export class LiveViews {
   private async stopStream(broadcast: Broadcast): Promise<void> {
     await broadcast.starting;
     if (broadcast.viewers.size) return; // someone joined meanwhile
+    clearInterval(broadcast.keepAlive);
+    broadcast.keepAlive = undefined;
     const stream = broadcast.stream;
     broadcast.stream = undefined;
     broadcast.last = undefined;
