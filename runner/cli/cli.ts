@@ -21,6 +21,7 @@ import { stepPause, type StepPause } from '../exec/debug-pause.js';
 import { registerSchedule } from './schedule/command.js';
 import { startWebServer } from '../exec/web-server.js';
 import { poolOfPlan } from '../suite/workers.js';
+import { liveLinksReporter } from '../reporters/live-links.js';
 
 function printDiagnostics(diagnostics: Diagnostic[], message?: string): void {
   for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
@@ -104,7 +105,10 @@ runFlags(
   const config = await loadConfig(o.config);
   const suite = suiteOptions(paths, o, config);
   const exec = executionOptions(o, config);
-  const makeReporters = () => buildReporters(reporterNames(o, config), suite.outputDir, { list: !o.json, workers: exec.workers });
+  const makeReporters = (say: (m: string) => void = notice) => [
+    ...buildReporters(reporterNames(o, config), suite.outputDir, { list: !o.json, workers: exec.workers }),
+    ...(o.live ? [liveLinksReporter(say)] : []),
+  ];
   const settle = (outcome: RunOutcome) => {
     if (outcome.kind === 'invalid') printDiagnostics(outcome.diagnostics, outcome.message);
     if (outcome.kind === 'infrastructure') process.stderr.write(`bcs: ${outcome.message}\n`);
@@ -117,14 +121,14 @@ runFlags(
     const open = () => openTarget(exec).catch((err: Error) => {
       throw err instanceof TargetError ? new UsageError(err.message) : err;
     });
-    const code = await watchRuns({ ...suite, ...exec, notice, webServer: webServerOf(config), signal }, { open, reporters: makeReporters, settle, say: notice, signal });
+    const code = await watchRuns({ ...suite, ...exec, notice, webServer: webServerOf(config), signal }, { open, reporters: () => makeReporters(), settle, say: notice, signal });
     return finish(code);
   }
   const pause = o.debug ? debugPause() : undefined;
-  const reporters = makeReporters();
   // On a terminal the live tree owns the screen: notices go through it, or they would tear the tree apart.
-  const live = Boolean(process.stdout.isTTY) && reporters.some((r) => r.name === 'list');
-  const say = live ? (m: string) => reporters.forEach((r) => r.notice?.(m)) : notice;
+  const say = (m: string) => (tree ? reporters.forEach((r) => r.notice?.(m)) : notice(m));
+  const reporters = makeReporters(say);
+  const tree = Boolean(process.stdout.isTTY) && reporters.some((r) => r.name === 'list');
   const outcome = await runScenarios({ ...suite, ...exec, reporters, signal: interruptSignal(), notice: say, webServer: webServerOf(config), pause });
   pause?.close();
   settle(outcome);

@@ -68,6 +68,7 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
     cmd
       .option('--watch', 'after the run, run again the scenarios a changed file belongs to (scenario, part, rows, served files), until Ctrl-C')
       .option('--headed', 'headful browsers, shown on this display (DISPLAY) when the service is the embedded one')
+      .option('--live', "print each scenario's live view link as its browser starts: watch it run, or take the mouse and keyboard")
       .option('--debug', 'stop before each step until Enter (c: the rest of the scenario, q: stop); headed where there is a display, one worker, no --timeout');
   }
   if (set.json) cmd.option('--json', 'print the results as JSON on stdout instead of the step list');
@@ -108,7 +109,8 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
   return {
     workers: o.debug ? 1 : (integer(o.workers, '--workers', 1, 64) ?? config?.workers ?? 1),
     retries: integer(o.retries, '--retries', 0, 10) ?? config?.retries ?? 0,
-    isolation: (o.isolation ?? config?.isolation ?? 'context') as Isolation,
+    // A live view shows one browser's screen: with --live each scenario has a browser of its own to show.
+    isolation: (o.live ? 'session' : (o.isolation ?? config?.isolation ?? 'context')) as Isolation,
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     bail: Boolean(o.bail ?? config?.bail),
     ...(o.trace ? { trace: o.trace as TraceMode } : {}),

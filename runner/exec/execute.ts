@@ -103,6 +103,7 @@ async function executePhases(plan: Plan, ctx: RunContext, { deps, given, started
     started_at: startedAt.toISOString(),
     duration_ms: Date.now() - startedAt.getTime(),
     session_id: state.scope.session?.session_id,
+    ...(state.scope.session?.browser_live_view_url ? { live_view_url: state.scope.session.browser_live_view_url } : {}),
     steps: results,
     artifact_dir: relative(deps.outputDir, artifactDir) || '.',
     ...(video ? { replay: replayResult(video.path, vtt?.path, state.recording) } : {}),

@@ -54,7 +54,7 @@ export interface RunState {
   scope: {
     serve?: { url: string };
     web_server?: { url: string };
-    session?: { session_id: string; cdp_ws_url: string };
+    session?: { session_id: string; cdp_ws_url: string; browser_live_view_url?: string };
     secrets?: Record<string, string>;
     [name: string]: unknown;
   };
@@ -101,6 +101,8 @@ export class RunContext {
   readonly superseded = new Set<StepResult>();
   readonly gaps: TargetGaps;
   #mask: Masker = (text) => text;
+  /** The session reporters were last told of: a scenario may delete its browser and create another. */
+  #toldSession: object | undefined;
   readonly #names = new Map<number, string>();
 
   constructor(
@@ -144,6 +146,11 @@ export class RunContext {
 
   finished(result: StepResult): void {
     this.deps.reporter.stepFinished?.(this.plan, this.mask(result));
+    const session = this.state.scope.session;
+    if (session && session !== this.#toldSession) {
+      this.#toldSession = session;
+      this.deps.reporter.sessionOpened?.(this.plan, { session_id: session.session_id, live_view_url: session.browser_live_view_url });
+    }
   }
 
   /** The step's name with run-time templates resolved (as written when they cannot be yet). */

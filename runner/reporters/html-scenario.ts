@@ -56,6 +56,8 @@ function meta(s: ScenarioResult): string {
     s.tags.length ? `tags: ${s.tags.map((t) => `<span class="tag">${esc(t)}</span>`).join(' ')}` : '',
     `started <time>${esc(s.started_at)}</time>`,
     s.session_id ? `session <code>${esc(s.session_id)}</code>` : '',
+    // The session is usually gone by the time the report is read; the link works for as long as it is not.
+    s.live_view_url ? `<a class="live" href="${esc(s.live_view_url)}" title="opens while the session lasts">live view</a>` : '',
     // A folder is named only when this attempt wrote something there (a passing retry may write nothing).
     hasArtifacts(s) ? `artifacts in <code>${esc(s.artifact_dir)}/</code>` : '',
     s.trace ? `<a class="trace" href="${esc(s.trace)}" title="open with: bcs show-trace ${esc(s.trace)}">trace</a>` : '',

@@ -30,6 +30,8 @@ export interface RunReporter {
   /** `name` is the step's name with its run-time templates resolved. */
   stepStarted?(plan: Plan, step: PlanStep, name: string): void;
   stepFinished?(plan: Plan, result: StepResult): void;
+  /** The scenario has a browser session now (after the step that created, leased or was handed it). */
+  sessionOpened?(plan: Plan, session: { session_id: string; live_view_url?: string }): void;
   /**
    * A running step says what it is waiting for (a login waiting for a person). `status` is short, for the
    * step's live line; `detail`, when given, is said once in full (a URL a person must open, which a line cut
@@ -75,6 +77,7 @@ export function combine(reporters: RunReporter[]): ReporterHooks {
     scenarioStarted: (p) => each((r) => r.scenarioStarted?.(p)),
     stepStarted: (p, s, n) => each((r) => r.stepStarted?.(p, s, n)),
     stepFinished: (p, s) => each((r) => r.stepFinished?.(p, s)),
+    sessionOpened: (p, s) => each((r) => r.sessionOpened?.(p, s)),
     stepProgress: (p, s, t, d) => each((r) => r.stepProgress?.(p, s, t, d)),
     scenarioRetrying: (p, f, n) => each((r) => r.scenarioRetrying?.(p, f, n)),
     scenarioFinished: (s, p) => each((r) => r.scenarioFinished?.(s, p)),

@@ -75,6 +75,8 @@ export interface ScenarioResult {
   started_at: string;
   duration_ms: number;
   session_id?: string;
+  /** The session's live view, when the target gives one: it opens while the session lasts. */
+  live_view_url?: string;
   steps: StepResult[];
   /** The scenario's own folder under the output directory (relative to it), where its artifacts are. */
   artifact_dir: string;
