@@ -78,6 +78,8 @@ export interface ServiceContext {
   authConnections: AuthConnections;
   loginFlows: LoginFlows;
   hostedUrl: (connectionId: string, code: string) => string;
+  /** The interactive live view link of a running session, on the service's own address. */
+  liveViewUrl: (sessionId: string) => string;
   /** How often event streams send `sse_heartbeat`. */
   heartbeatMs: number;
 }

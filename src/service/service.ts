@@ -282,6 +282,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   invocations.recover();
   // Managed auth: login flows run in sessions of their own with the connection's profile read-write.
   const hostedUrl = (connectionId: string, code: string) => `${baseUrl}/auth/connections/${connectionId}/hosted?code=${code}`;
+  const liveViewUrl = (sessionId: string) => `${baseUrl}/live/${sessionId}?token=${tokens.liveTokenFor(sessionId, 'interactive')}`;
   const flowBrowsers = flowBrowserLauncher({
     sessions,
     profiles,
@@ -310,7 +311,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   healthChecks.start();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db),
-    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, siteConfigs, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
+    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, siteConfigs, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);

@@ -167,6 +167,9 @@ describe('auth connections', () => {
     const c = await kernel.auth.connections.create({ domain: '127.0.0.1', profile_name: 'mfa-ask', login_url: s.loginUrl, credential: { name: 'mfa-ask' } });
     await kernel.auth.connections.login(c.id);
     const choosing = await awaitingInput(c.id);
+    // While it waits, its browser can be watched (or helped) through the live view; the flow's end takes it away.
+    expect(choosing.live_view_url).toBe(`${svc.baseUrl}/live/${choosing.browser_session_id}?token=${new URL(choosing.live_view_url!).searchParams.get('token')}`);
+    expect(new URL(choosing.live_view_url!).searchParams.get('token')).toMatch(/^i\./);
     expect(choosing.mfa_options).toEqual([
       { label: 'Authenticator app', type: 'totp' },
       { label: 'Text message to •••• 42', type: 'sms' },
@@ -179,7 +182,7 @@ describe('auth connections', () => {
     }, 60_000, 200);
     expect(code.fields!.map((f) => f.label)).toEqual(['Verification code']);
     await kernel.auth.connections.submit(c.id, { field_values: { code: s.smsCodes.at(-1)! } });
-    expect(await settled(c.id)).toMatchObject({ status: 'AUTHENTICATED', flow_status: 'SUCCESS' });
+    expect(await settled(c.id)).toMatchObject({ status: 'AUTHENTICATED', flow_status: 'SUCCESS', live_view_url: null });
     // The one-time code is not kept in the credential.
     expect((await kernel.credentials.retrieve('mfa-ask')).value_keys!.sort()).toEqual(['password', 'username']);
   });

@@ -34,6 +34,9 @@ export function registerAuthConnectionRoutes(app: FastifyInstance, ctx: ServiceC
   const { authConnections: connections, loginFlows: flows } = ctx;
   const present = (row: ConnectionRow) => {
     const out = connections.present(row, (r) => (r.flow && !flows.isTerminal(r.flow) ? ctx.hostedUrl(r.id, r.flow.handoff_code) : null));
+    // While a flow runs, its browser can be watched (or helped) through the live view.
+    const flowBrowser = row.flow && !flows.isTerminal(row.flow) ? row.flow.browser_session_id : null;
+    if (flowBrowser && ctx.sessions.get(flowBrowser)) out.live_view_url = ctx.liveViewUrl(flowBrowser);
     const site = ctx.siteConfigs.match(row.project_id, row.domain);
     return site ? { ...out, site_config_id: site.id } : out;
   };
