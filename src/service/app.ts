@@ -19,6 +19,7 @@ import { registerBrowserExtensionRoutes } from './routes/browser-extensions.js';
 import { registerCdpDiscoveryRoutes } from './routes/cdp-discovery.js';
 import { cdpTokenToQuery } from './host/session/index.js';
 import { registerComputerRoutes } from './routes/computer.js';
+import { registerConsoleRoutes } from './routes/console.js';
 import { registerCurlRoutes } from './routes/curl.js';
 import { registerCredentialProviderRoutes } from './routes/credential-providers.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -142,6 +143,7 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerCredentialProviderRoutes,
   registerAuthConnectionRoutes,
   registerSiteConfigRoutes,
+  registerConsoleRoutes,
 ];
 
 /**
