@@ -160,8 +160,11 @@ function useInput(canvas: { current: HTMLCanvasElement | null }, socket: { curre
   const point = (e: MouseEvent) => {
     const c = canvas.current!;
     const box = c.getBoundingClientRect();
+    // The drawing is the content box: inside the border (clientLeft/Top), clientWidth by clientHeight.
+    const left = box.left + c.clientLeft;
+    const top = box.top + c.clientTop;
     const clamp = (v: number, max: number) => Math.min(max - 1, Math.max(0, Math.round(v)));
-    return { x: clamp(((e.clientX - box.left) * c.width) / box.width, c.width), y: clamp(((e.clientY - box.top) * c.height) / box.height, c.height) };
+    return { x: clamp(((e.clientX - left) * c.width) / c.clientWidth, c.width), y: clamp(((e.clientY - top) * c.height) / c.clientHeight, c.height) };
   };
   const button = (e: MouseEvent) => BUTTONS[e.button] ?? 'left';
   return {

@@ -107,10 +107,23 @@ export function AuditPage() {
     { title: 'Key', cell: (e) => e.api_key_id ?? '' },
     { title: 'Project', cell: (e) => e.project_id ?? '' },
   ];
-  const { data, error } = useLoad((a) => a.get<AuditLogEntry[]>('/audit-logs?limit=100'), 'audit', 5000);
+  const [hours, setHours] = useState(24);
+  // The route asks for a window; it ends a minute ahead so that a request made just now is inside it.
+  const range = (now = Date.now()) => new URLSearchParams({ start: new Date(now - hours * 3600_000).toISOString(), end: new Date(now + 60_000).toISOString(), limit: '100' });
+  const { data, error } = useLoad((a) => a.get<AuditLogEntry[]>(`/audit-logs?${range()}`), `audit${hours}`, 5000);
   return (
     <Section title="Audit log" error={error}>
-      <p class="muted">Requests that changed something, newest first.</p>
+      <p class="muted">
+        Requests that changed something, newest first, in the last{' '}
+        <select value={hours} onChange={(e) => setHours(Number(e.currentTarget.value))}>
+          {[1, 24, 168, 720].map((h) => (
+            <option key={h} value={h}>
+              {h < 24 ? `${h} hour` : h === 24 ? "24 hours" : `${h / 24} days`}
+            </option>
+          ))}
+        </select>
+        .
+      </p>
       <Table rows={data} columns={columns} rowKey={(e) => e.request_id ?? `${e.timestamp}${e.path}`} empty="Nothing in the log yet." />
     </Section>
   );

@@ -1,7 +1,7 @@
 // One session: what it is, its live view while it runs, and the way to its replays, telemetry and logs.
 import { useState } from 'preact/hooks';
 import type { BrowserSession } from '../../api/types.js';
-import { seg } from '../api.js';
+import { ApiError, seg, type Api } from '../api.js';
 import { LiveView } from '../live-view.js';
 import { href } from '../router.js';
 import { ErrorBox, Json, Section, Tags, useAction, useApi, useLoad, when } from '../ui.js';
@@ -13,7 +13,7 @@ type Session = BrowserSession & { browser_live_view_url?: string };
 export function SessionPage({ sessionId }: { sessionId: string }) {
   const api = useApi();
   const path = `/browsers/${seg(sessionId)}`;
-  const { data: s, error, reload } = useLoad((a) => a.get<Session>(path), path, 5000);
+  const { data: s, error, reload } = useLoad((a) => sessionById(a, sessionId), path, 5000);
   const del = useAction();
   const [deleted, setDeleted] = useState(false);
   const remove = async () => {
@@ -81,6 +81,19 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       )}
     </Section>
   );
+}
+
+/** The session, live or ended: an ended one is no longer retrievable by id, but the list still has it. */
+async function sessionById(api: Api, id: string): Promise<Session> {
+  try {
+    return await api.get<Session>(`/browsers/${seg(id)}`);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 404) throw err;
+    const listed = await api.get<Session[]>(`/browsers?${new URLSearchParams({ status: 'deleted', query: id, limit: '100' })}`);
+    const ended = listed.find((s) => s.session_id === id);
+    if (!ended) throw err;
+    return ended;
+  }
 }
 
 function LiveSection({ session }: { session: Session }) {

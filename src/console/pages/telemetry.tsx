@@ -56,32 +56,22 @@ function LiveEvents({ sessionId, shown }: { sessionId: string; shown: Set<Teleme
 }
 
 function History({ sessionId, shown }: { sessionId: string; shown: Set<TelemetryCategory> }) {
-  const [since, setSince] = useState('1h');
-  const params = new URLSearchParams({ since, order: 'desc', limit: '100' });
+  // The newest first: the route reads backwards from the latest event (a `since` only reads forwards).
+  const params = new URLSearchParams({ order: 'desc', limit: '100' });
   const none = shown.size === 0;
   if (shown.size < CATEGORIES.length) params.set('category', [...shown].join(','));
   const path = `/browsers/${seg(sessionId)}/telemetry/events?${params}`;
   const { data, error, reload } = useLoad((api) => (none ? Promise.resolve([]) : api.get<TelemetryEnvelope[]>(path)), path);
   return (
     <section class="events history">
-      <h3>History</h3>
-      <div class="filters">
-        <label>
-          since{' '}
-          <select value={since} onChange={(e) => setSince(e.currentTarget.value)}>
-            {['5m', '1h', '24h', '720h'].map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+      <h3>
+        History <span class="muted">(the newest 100)</span>{' '}
         <button type="button" onClick={reload}>
           Refresh
         </button>
-      </div>
+      </h3>
       <ErrorBox error={error} />
-      <Table rows={data} columns={columns} empty="No events in this window." rowKey={(e) => String(e.seq)} />
+      <Table rows={data} columns={columns} empty="No events stored." rowKey={(e) => String(e.seq)} />
     </section>
   );
 }
