@@ -7,8 +7,7 @@ type Mode = 'interactive' | 'view';
 type ServerMessage =
   | { type: 'hello'; mode: Mode; headless: boolean; width: number; height: number }
   | { type: 'error'; code: string; message: string }
-  | { type: 'ended' }
-  | { type: 'ping'; t: number }
+  | { type: 'ended'; reason?: string }
   | { type: 'pong'; t: number };
 
 interface State {
@@ -45,9 +44,11 @@ export function LiveView({ sessionId, token }: { sessionId: string; token: strin
     setState({ phase: 'connecting', frames: 0 });
     const draw = frameDrawer(() => canvas.current, (size) => update((s) => ({ size, frames: s.frames + 1 })));
     let pinger: ReturnType<typeof setInterval> | undefined;
+    const ping = () => sendJson(ws, { type: 'ping', t: performance.now() });
     ws.onopen = () => {
       update({ phase: 'open' });
-      pinger = setInterval(() => sendJson(ws, { type: 'ping', t: performance.now() }), PING_INTERVAL_MS);
+      ping();
+      pinger = setInterval(ping, PING_INTERVAL_MS);
     };
     ws.onmessage = (e: MessageEvent<Blob | string>) => {
       if (typeof e.data !== 'string') return draw(e.data);
@@ -63,7 +64,6 @@ export function LiveView({ sessionId, token }: { sessionId: string; token: strin
         update({ mode: msg.mode, headless: msg.headless, size: { width: msg.width, height: msg.height } });
       } else if (msg.type === 'error') update({ error: msg.message });
       else if (msg.type === 'ended') update({ phase: 'ended' });
-      else if (msg.type === 'ping') sendJson(ws, { type: 'pong', t: msg.t });
       else if (msg.type === 'pong') update({ rttMs: Math.round(performance.now() - msg.t) });
     };
     ws.onclose = (e) => {

@@ -124,7 +124,7 @@ describe('the console', () => {
   });
 
   it.skipIf(replaySkipReason)('plays a replay and seeks to a marker', async () => {
-    const s = await created('/browsers', { name: 'replayed' });
+    const s = await created('/browsers', { name: 'replayed', start_url: 'data:text/html,<h1 style="font:80px sans-serif;color:%23246">Recorded page</h1>' });
     const replay = await created(`/browsers/${s.session_id}/replays`, { framerate: 10 });
     const base = `/browsers/${s.session_id}/replays/${replay.replay_id}`;
     await sleep(2500);
@@ -208,17 +208,20 @@ describe('the console', () => {
 
   it('draws the live frames of a socket and sends input in frame pixels (the protocol, against a scripted socket)', async () => {
     // The socket is Playwright's stand-in (routeWebSocket), so the component is checked without a live
-    // server: the first frame, the click mapped from the scaled canvas to frame pixels, ping and the
-    // view-only mode that sends nothing.
+    // server: the first frame, the click mapped from the scaled canvas to frame pixels, the round trip of a
+    // ping, and the view-only mode that sends no input.
     const frame = await jpeg(640, 400);
     const received: Record<string, unknown>[] = [];
     const live = await context.newPage();
     try {
       await live.routeWebSocket(/\/browsers\/fake-session\/live\?token=t0k/, (ws) => {
-        ws.onMessage((m) => received.push(JSON.parse(String(m))));
+        ws.onMessage((m) => {
+          const msg = JSON.parse(String(m)) as { type: string; t?: number };
+          received.push(msg);
+          if (msg.type === 'ping') ws.send(JSON.stringify({ type: 'pong', t: msg.t }));
+        });
         ws.send(JSON.stringify({ type: 'hello', mode: 'interactive', headless: true, width: 640, height: 400 }));
         ws.send(frame);
-        ws.send(JSON.stringify({ type: 'ping', t: 7 }));
       });
       await live.setViewportSize({ width: 500, height: 500 });
       await live.goto(`${svc.baseUrl}/live/fake-session?token=t0k`);
@@ -230,7 +233,7 @@ describe('the console', () => {
         expect.toSatisfy((b: number) => b < 80),
         255,
       ]);
-      await expect.poll(() => received.find((m) => m.type === 'pong')).toEqual({ type: 'pong', t: 7 });
+      await live.getByText(/^round trip \d+ ms$/).waitFor();
       // Scaled down to fit 500 px: a click a quarter of the way across is x 160 of the frame's 640.
       const box = (await canvas.boundingBox())!;
       expect(box.width).toBeLessThan(640);
@@ -240,7 +243,10 @@ describe('the console', () => {
       await expect.poll(() => received.find((m) => m.action === 'up')).toEqual({ type: 'mouse', action: 'up', x: near(160), y: near(200), button: 'left' });
       await live.keyboard.press('a');
       await expect.poll(() => received.find((m) => m.type === 'key')).toEqual({ type: 'key', action: 'down', key: 'a', code: 'KeyA' });
-      await shot('live-view', live);
+      if (SHOTS) {
+        await live.setViewportSize({ width: 1280, height: 800 });
+        await shot('live-view', live);
+      }
 
       await live.routeWebSocket(/\/browsers\/viewed\/live/, (ws) => {
         ws.send(JSON.stringify({ type: 'hello', mode: 'view', headless: false, width: 640, height: 400 }));

@@ -80,7 +80,10 @@ export function EventLog({ path, title }: { path: string; title: string }) {
     .filter((f) => f.event !== 'sse_heartbeat')
     .map((f) => {
       const { event, timestamp, message, ...rest } = f;
-      return `${timestamp ?? ''}  ${event}  ${message ?? JSON.stringify(rest)}`;
+      // A state event carries the whole resource: its status says what changed.
+      const state = Object.values(rest).find((v): v is { status: string; status_reason?: string } => typeof (v as { status?: unknown } | null)?.status === 'string');
+      const text = message ?? (state ? `${state.status}${state.status_reason ? `: ${state.status_reason}` : ''}` : JSON.stringify(rest));
+      return `${timestamp ?? ''}  ${event}  ${text}`;
     });
   return (
     <section class="logs">
