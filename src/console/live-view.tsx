@@ -185,9 +185,11 @@ function useInput(canvas: { current: HTMLCanvasElement | null }, socket: { curre
     },
     onMouseDown: (e: MouseEvent) => {
       e.preventDefault();
-      canvas.current?.focus();
+      // Measured before focusing: focus could scroll the canvas, and the event's position is from before.
+      const at = point(e);
+      canvas.current?.focus({ preventScroll: true });
       clearTimeout(trailing.current);
-      send({ type: 'mouse', action: 'down', ...point(e), button: button(e) });
+      send({ type: 'mouse', action: 'down', ...at, button: button(e) });
     },
     onMouseUp: (e: MouseEvent) => {
       e.preventDefault();

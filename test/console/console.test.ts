@@ -37,9 +37,14 @@ async function signIn(on: Page, key: string): Promise<void> {
   await on.click('button[type=submit]');
 }
 
-/** Opens a console page by its hash route and waits for its heading. */
+/** Opens a console page by its hash route (signing in first when the tab is not yet) and waits for its heading. */
 async function open(route: string, heading: string): Promise<void> {
   await page.goto(`${svc.baseUrl}/#/${route}`);
+  // The script is deferred and renders at once: after the load event the form is there or it is not.
+  if (await page.locator('input[name=key]').count()) {
+    await page.fill('input[name=key]', svc.apiKey);
+    await page.click('button[type=submit]');
+  }
   await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
 }
 
@@ -292,10 +297,11 @@ describe('the console', () => {
         expect(nonEmpty).toBe(true);
         await page.getByText('interactive', { exact: true }).waitFor();
         // The button's middle in the session's page pixels, which are the frame's pixels of a headless session.
-        const { width } = await canvas.evaluate((c: HTMLCanvasElement) => ({ width: c.width }));
-        const box = (await canvas.boundingBox())!;
-        const scale = box.width / width;
-        await page.mouse.click(box.x + 220 * scale, box.y + 140 * scale);
+        const { left, top, scale } = await canvas.evaluate((c: HTMLCanvasElement) => {
+          const box = c.getBoundingClientRect();
+          return { left: box.left + c.clientLeft, top: box.top + c.clientTop, scale: c.clientWidth / c.width };
+        });
+        await page.mouse.click(left + 220 * scale, top + 140 * scale);
         await expect.poll(() => target.textContent('#b')).toBe('clicked');
         await shot('session-live');
       } finally {
