@@ -88,7 +88,7 @@ export function LiveView({ sessionId, token }: { sessionId: string; token: strin
         {state.mode === 'interactive' && <span class="badge">interactive</span>}
         {state.headless !== undefined && <span>{state.headless ? 'headless' : 'headful'}</span>}
         {state.size && <span>{state.size.width}×{state.size.height}</span>}
-        <span data-frames={state.frames}>{state.frames} frames</span>
+        <span data-frames={state.frames}>{state.frames === 1 ? '1 frame' : `${state.frames} frames`}</span>
         {state.rttMs !== undefined && <span>round trip {state.rttMs} ms</span>}
         {state.phase === 'closed' && (
           <button type="button" onClick={() => setAttempt((n) => n + 1)}>

@@ -301,9 +301,15 @@ describe('the console', () => {
           const box = c.getBoundingClientRect();
           return { left: box.left + c.clientLeft, top: box.top + c.clientTop, scale: c.clientWidth / c.width };
         });
+        const framesAtClick = Number(await frames.getAttribute('data-frames'));
         await page.mouse.click(left + 220 * scale, top + 140 * scale);
         await expect.poll(() => target.textContent('#b')).toBe('clicked');
-        await shot('session-live');
+        if (SHOTS) {
+          // The screencast sends a frame when the page changes: the picture shows the click's effect.
+          await expect.poll(async () => Number(await frames.getAttribute('data-frames'))).toBeGreaterThan(framesAtClick);
+          await page.getByText(/^round trip/).waitFor();
+          await shot('session-live');
+        }
       } finally {
         await cdp.close();
       }
