@@ -64,8 +64,8 @@ function Player({ sessionId, replay }: { sessionId: string; replay: ReplayView }
   const seek = (m: Marker) => {
     const v = video.current;
     if (!v) return;
+    // Seeking only: a paused video stays paused on the marker's frame, a playing one plays on from it.
     v.currentTime = m.offset_ms / 1000;
-    void v.play().catch(() => undefined);
   };
   return (
     <section class="player">
