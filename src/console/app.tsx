@@ -1,5 +1,5 @@
 // The signed-in console: sign-in, the left nav, and which page the hash names.
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { createApi, keyStore, messageOf } from './api.js';
 import { ReplaysPage } from './pages/replays.js';
 import { ResourcePage, RESOURCE_PAGES } from './pages/resources.js';
@@ -17,6 +17,10 @@ export function App() {
   const [key, setKey] = useState(keyStore.get);
   const [scope, setScope] = useState<string | null>(null);
   const api = useMemo(() => (key ? createApi(key) : null), [key]);
+  // After a reload the key is still in the tab but its scope is not: asked again (a failure just leaves it out).
+  useEffect(() => {
+    if (api && scope === null) api.get<Identity>('/auth/context').then((who) => setScope(who.authorization.effective_scope.project_id), () => undefined);
+  }, [api]);
   const signOut = () => {
     keyStore.clear();
     setKey(null);

@@ -68,7 +68,9 @@ export function LiveView({ sessionId, token }: { sessionId: string; token: strin
     };
     ws.onclose = (e) => {
       clearInterval(pinger);
-      update((s) => ({ phase: s.phase === 'ended' ? 'ended' : 'closed', error: s.error ?? (e.reason || undefined) }));
+      // A socket refused at the upgrade tells the page nothing but that it closed: say what that usually means.
+      const refused = 'the live view could not connect: the link is not valid, or the session has ended';
+      update((s) => ({ phase: s.phase === 'ended' ? 'ended' : 'closed', error: s.error ?? (e.reason || (s.mode ? undefined : refused)) }));
     };
     return () => {
       clearInterval(pinger);

@@ -78,6 +78,25 @@ async function deployApp(): Promise<{ deployment: string; invocation: string }> 
   return { deployment: deployment.id, invocation: invoked.id };
 }
 
+describe("the console's files", () => {
+  it('are served with a strict policy, revalidated by ETag, and /live/{id} bounds its token', async () => {
+    const page = await fetch(`${svc.baseUrl}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain(`connect-src 'self' ws://${new URL(svc.baseUrl).host} wss://${new URL(svc.baseUrl).host}`);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const again = await fetch(`${svc.baseUrl}/console/app.js`, { headers: { 'if-none-match': (await fetch(`${svc.baseUrl}/console/app.js`)).headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    const live = await fetch(`${svc.baseUrl}/live/some-session?token=abc`);
+    expect([live.status, live.headers.get('cache-control'), live.headers.get('referrer-policy')]).toEqual([200, 'no-store', 'no-referrer']);
+    const long = await fetch(`${svc.baseUrl}/live/some-session?token=${'x'.repeat(1025)}`);
+    expect(long.status).toBe(400);
+    expect(((await long.json()) as { code: string }).code).toBe('bad_request');
+  });
+});
+
 describe('the console', () => {
   it('refuses a wrong key with the API message, and lists sessions with the right one', async () => {
     await signIn(page, 'bcs_not-a-key-of-this-service');
