@@ -2,13 +2,20 @@
 // and played from an object URL, with its markers as chapters that seek the video.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Marker, ReplayView } from '../../api/types.js';
-import { messageOf, seg } from '../api.js';
+import { messageOf, seg, type Api } from '../api.js';
 import { href } from '../router.js';
 import { ErrorBox, Section, Table, useApi, useLoad, when, type Column } from '../ui.js';
 
 export function ReplaysPage({ sessionId }: { sessionId: string }) {
   const path = `/browsers/${seg(sessionId)}/replays`;
-  const { data, error } = useLoad((api) => api.get<ReplayView[]>(path), path, 3000);
+  // Polled only while one records: each read is an event in the session's own telemetry.
+  const [recording, setRecording] = useState(true);
+  const load = async (api: Api) => {
+    const list = await api.get<ReplayView[]>(path);
+    setRecording(list.some((r) => !r.finished_at));
+    return list;
+  };
+  const { data, error } = useLoad(load, path, recording ? 3000 : undefined);
   const [open, setOpen] = useState<string>();
   const columns: Column<ReplayView>[] = [
     {

@@ -13,7 +13,13 @@ type Session = BrowserSession & { browser_live_view_url?: string };
 export function SessionPage({ sessionId }: { sessionId: string }) {
   const api = useApi();
   const path = `/browsers/${seg(sessionId)}`;
-  const { data: s, error, reload } = useLoad((a) => sessionById(a, sessionId), path, 5000);
+  // Read by id once, then followed through the list: a call on the session itself is an event in its own
+  // telemetry and log, which watching it should not fill.
+  const detail = useLoad((a) => sessionById(a, sessionId), path);
+  const listed = useLoad((a) => listedSession(a, sessionId), `${path}/listed`, 5000);
+  const s = listed.data ?? detail.data;
+  const error = detail.error ?? listed.error;
+  const reload = listed.reload;
   const del = useAction();
   const [deleted, setDeleted] = useState(false);
   const remove = async () => {
@@ -89,11 +95,16 @@ async function sessionById(api: Api, id: string): Promise<Session> {
     return await api.get<Session>(`/browsers/${seg(id)}`);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 404) throw err;
-    const listed = await api.get<Session[]>(`/browsers?${new URLSearchParams({ status: 'deleted', query: id, limit: '100' })}`);
-    const ended = listed.find((s) => s.session_id === id);
+    const ended = await listedSession(api, id);
     if (!ended) throw err;
     return ended;
   }
+}
+
+/** The session as the list shows it (undefined until it is listed: the list is searched by name and id). */
+async function listedSession(api: Api, id: string): Promise<Session | undefined> {
+  const found = await api.get<Session[]>(`/browsers?${new URLSearchParams({ status: 'all', query: id, limit: '100' })}`);
+  return found.find((s) => s.session_id === id);
 }
 
 function LiveSection({ session }: { session: Session }) {
