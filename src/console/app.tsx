@@ -17,6 +17,7 @@ export function App() {
   const [key, setKey] = useState(keyStore.get);
   const [scope, setScope] = useState<string | null>(null);
   const api = useMemo(() => (key ? createApi(key) : null), [key]);
+  const route = useRoute();
   // After a reload the key is still in the tab but its scope is not: asked again (a failure just leaves it out).
   useEffect(() => {
     if (api && scope === null) api.get<Identity>('/auth/context').then((who) => setScope(who.authorization.effective_scope.project_id), () => undefined);
@@ -41,7 +42,7 @@ export function App() {
       <div class="layout">
         <Nav onSignOut={signOut} scope={scope} />
         <main>
-          <Page route={useRoute()} />
+          <Page route={route} />
         </main>
       </div>
     </ApiContext.Provider>
