@@ -75,6 +75,9 @@ export function LiveView({ sessionId, token }: { sessionId: string; token: strin
     return () => {
       clearInterval(pinger);
       socket.current = null;
+      // Detached first: this socket's late close or frame must not land on the next connection's state.
+      ws.onopen = ws.onmessage = ws.onclose = null;
+      draw.stop();
       ws.close();
     };
   }, [sessionId, token, attempt]);
@@ -126,13 +129,14 @@ function sendJson(ws: WebSocket, msg: object): void {
 function frameDrawer(target: () => HTMLCanvasElement | null, drawn: (size: { width: number; height: number }) => void) {
   let pending: Blob | undefined;
   let busy = false;
+  let stopped = false;
   const next = async (): Promise<void> => {
     while (pending) {
       const blob = pending;
       pending = undefined;
       try {
         const image = await createImageBitmap(blob);
-        const c = target();
+        const c = stopped ? null : target();
         if (c) {
           if (c.width !== image.width || c.height !== image.height) Object.assign(c, { width: image.width, height: image.height });
           c.getContext('2d')?.drawImage(image, 0, 0);
@@ -145,12 +149,18 @@ function frameDrawer(target: () => HTMLCanvasElement | null, drawn: (size: { wid
     }
     busy = false;
   };
-  return (blob: Blob) => {
+  const draw = (blob: Blob) => {
     pending = blob;
     if (busy) return;
     busy = true;
     void next();
   };
+  return Object.assign(draw, {
+    stop: () => {
+      stopped = true;
+      pending = undefined;
+    },
+  });
 }
 
 /** The canvas's handlers: input mapped from its CSS box to frame pixels; nothing at all in view-only mode. */
