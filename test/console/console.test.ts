@@ -267,6 +267,14 @@ describe('the console', () => {
       await expect.poll(() => received.find((m) => m.action === 'up')).toEqual({ type: 'mouse', action: 'up', x: near(160), y: near(200), button: 'left' });
       await live.keyboard.press('a');
       await expect.poll(() => received.find((m) => m.type === 'key')).toEqual({ type: 'key', action: 'down', key: 'a', code: 'KeyA' });
+      await live.mouse.wheel(0, 120);
+      await expect.poll(() => received.find((m) => m.type === 'wheel')).toEqual({ type: 'wheel', x: near(160), y: near(200), delta_x: 0, delta_y: 120 });
+      await canvas.evaluate((c) => {
+        const data = new DataTransfer();
+        data.setData('text/plain', 'pasted text');
+        c.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      });
+      await expect.poll(() => received.find((m) => m.type === 'text')).toEqual({ type: 'text', text: 'pasted text' });
       if (SHOTS) {
         await live.setViewportSize({ width: 1280, height: 800 });
         await shot('live-view', live);
