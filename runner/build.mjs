@@ -1,6 +1,7 @@
 // Builds dist/ with esbuild: one bundle per entry point, npm packages left external.
 // Kept as plain JS so `npm ci` (prepare) and the test setup can run it before anything is compiled.
 import { build } from 'esbuild';
+import { cp, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { writeScenarioAccepts } from './scenario-accepts.mjs';
 
@@ -27,6 +28,36 @@ export async function buildDist() {
     banner: { js: "import { createRequire as __bcsCreateRequire } from 'node:module'; const require = __bcsCreateRequire(import.meta.url);" },
     logLevel: 'warning',
   });
+  await buildConsole();
+}
+
+/** Where the service looks for the console's files: next to the sources, and the same path under dist/. */
+export const consoleOutdir = 'src/console/generated';
+
+/**
+ * The web console (src/console, Preact): one minified script and one stylesheet for browsers, written next to
+ * the sources (the service run from source serves them) and copied into dist/ (the package serves those).
+ */
+export async function buildConsole() {
+  await build({
+    absWorkingDir: root,
+    entryPoints: [
+      { in: 'src/console/main.tsx', out: 'console' },
+      { in: 'src/console/app.css', out: 'console' },
+    ],
+    outdir: consoleOutdir,
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    platform: 'browser',
+    target: ['chrome111', 'firefox115', 'safari16'],
+    tsconfig: 'src/console/tsconfig.json',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    logLevel: 'warning',
+  });
+  await mkdir(`${root}dist/${consoleOutdir}`, { recursive: true });
+  await cp(`${root}${consoleOutdir}`, `${root}dist/${consoleOutdir}`, { recursive: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -7,7 +7,7 @@ import { ROOT } from './helpers/cli.js';
 async function sources(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(join(ROOT, dir), { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && /\.(ts|mjs|js)$/.test(entry.name)) out.push(relative(ROOT, join(entry.parentPath, entry.name)));
+    if (entry.isFile() && /\.(tsx?|mjs|js)$/.test(entry.name) && !entry.parentPath.includes('/generated')) out.push(relative(ROOT, join(entry.parentPath, entry.name)));
   }
   return out;
 }
@@ -96,7 +96,9 @@ async function layeringViolations(root: string, deps: Record<string, string[]>):
 async function cycles(dir: string): Promise<string[][]> {
   const files = await sources(dir);
   const edges = new Map<string, string[]>();
-  for (const file of files) edges.set(file, (await importsOf(file)).map((t) => t.replace(/\.js$/, '.ts')).filter((t) => files.includes(t)));
+  // `./x.js` names x.ts, or x.tsx in the console.
+  const source = (t: string) => [t.replace(/\.js$/, '.ts'), t.replace(/\.js$/, '.tsx')].find((f) => files.includes(f));
+  for (const file of files) edges.set(file, (await importsOf(file)).map(source).filter((t): t is string => t !== undefined));
   // Tarjan's algorithm.
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -127,6 +129,20 @@ async function cycles(dir: string): Promise<string[][]> {
 describe('dependency rules', () => {
   it('src/service never imports the runner or the scenario code', async () => {
     expect(await violations('src/service', (t) => !inside(t, 'runner') && !inside(t, 'src/scenario'))).toEqual([]);
+  });
+
+  it('src/service never imports the console (it serves the built bundle as files)', async () => {
+    expect(await violations('src/service', (t) => !inside(t, 'src/console'))).toEqual([]);
+  });
+
+  it('the console (browser code) imports only itself and, as types only, the wire types of src/api', async () => {
+    expect(await violations('src/console', (t) => inside(t, 'src/console') || t === 'src/api/types.js')).toEqual([]);
+    const valueImports: string[] = [];
+    for (const file of await sources('src/console')) {
+      const text = await readFile(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/^import\s+(?!type\b)[^;]*from\s*'(\.[^']*\/api\/[^']*)'/gm)) valueImports.push(`${file}: ${m[1]}`);
+    }
+    expect(valueImports).toEqual([]);
   });
 
   it('src/api never imports the service, the scenario code or the runner', async () => {
@@ -181,7 +197,7 @@ describe('dependency rules', () => {
     expect(await violations('src', allowed)).toEqual([]);
   });
 
-  it.each(['runner', 'src/api', 'src/scenario', 'src/service'])('no import cycles in %s', async (dir) => {
+  it.each(['runner', 'src/api', 'src/scenario', 'src/service', 'src/console'])('no import cycles in %s', async (dir) => {
     expect(await cycles(dir)).toEqual([]);
   });
 });

@@ -276,6 +276,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       `bcs serve: listening on ${service.baseUrl}; chromium ${service.chromium.path} (${service.chromium.source}); data in ${resolve(o.dataDir)}\n` +
         `bcs serve: ${service.sandbox?.network ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
         `bcs serve: network policy: ${service.networkPolicy}\n` +
+        (service.strictWire ? '' : `bcs serve: console: ${service.baseUrl}/ (sign in with an API key)\n`) +
         (service.strictWire ? 'bcs serve: wire: the hosted API only (--strict-wire): no extension routes or fields of ours\n' : '') +
         (service.apiKeyGenerated ? 'bcs serve: the API key above is shown only once; only its hash is stored\n' : ''),
     );

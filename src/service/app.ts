@@ -13,6 +13,7 @@ import type { ServiceContext } from './context.js';
 import { registerAppRoutes } from './routes/apps.js';
 import { registerAuthConnectionRoutes } from './routes/auth-connections.js';
 import { registerSiteConfigRoutes } from './routes/site-configs.js';
+import { registerConsoleRoutes } from './routes/console.js';
 import { installAuditLog } from './routes/audit.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
 import { registerBrowserExtensionRoutes } from './routes/browser-extensions.js';
@@ -144,6 +145,7 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerCredentialProviderRoutes,
   registerAuthConnectionRoutes,
   registerSiteConfigRoutes,
+  registerConsoleRoutes,
 ];
 
 /**

@@ -38,8 +38,8 @@ function hideRoute(route: RouteOptions): void {
     throw noRoute(req.method, req.url);
   };
   route.onRequest = [answerNoRoute, ...[route.onRequest ?? []].flat()];
-  // A path no route serves takes no session token in place of a key.
-  route.config = { ...route.config, sessionToken: false };
+  // A path no route serves takes no session token in place of a key, and checks no credential of its own.
+  route.config = { ...route.config, sessionToken: false, selfAuthenticated: false };
 }
 
 function answerSchema(req: FastifyRequest, status: number): unknown {

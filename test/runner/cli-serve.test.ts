@@ -10,7 +10,9 @@ describe('bcs serve', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'bcs-serve-'));
     const { child, done } = startCli(['serve', '--port', '0', '--data-dir', dataDir, '--unsandboxed', '--log-level', 'silent']);
     let out = '';
+    let err = '';
     child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
     const [baseLine, keyLine] = await eventually(() => {
       const lines = out.split('\n');
       return lines.length >= 3 ? lines : undefined;
@@ -19,6 +21,8 @@ describe('bcs serve', () => {
     expect(keyLine).toMatch(/^BCS_API_KEY=bcs_[\w-]{43}$/);
     const baseUrl = baseLine!.split('=')[1]!;
     const key = keyLine!.split('=')[1]!;
+    await eventually(() => (err.includes('bcs serve: console:') ? true : undefined));
+    expect(err).toContain(`bcs serve: console: ${baseUrl}/ `);
     const created = await fetch(`${baseUrl}/browsers`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
     expect(created.status).toBe(200);
     const { session_id } = (await created.json()) as { session_id: string };

@@ -137,8 +137,9 @@ describe('every route refuses requests without a live key', () => {
   it.each(['none', 'wrong', 'expired', 'deleted'])('answers 401 with the Error body to a %s key on every route', async (kind) => {
     const failures: string[] = [];
     for (const { method, url } of svc.routes()) {
-      // The hosted login page is opened by a link: its URL's code is its credential (tested below).
-      if (SELF_AUTHENTICATED.test(url)) continue;
+      // The hosted login page is opened by a link: its URL's code is its credential (tested below). The
+      // console's files carry no data (tested below too).
+      if (SELF_AUTHENTICATED.test(url) || CONSOLE_FILES.test(url)) continue;
       const res = await send(method, pathOf(url, () => 'x'), credentials[kind]);
       const body = method === 'HEAD' ? undefined : JSON.parse(res.text);
       const expected = kind === 'none' ? 'missing API key: send Authorization: Bearer <key>' : 'invalid, expired or deleted API key';
@@ -155,6 +156,22 @@ describe('every route refuses requests without a live key', () => {
 });
 
 const SELF_AUTHENTICATED = /^\/auth\/connections\/:id\/hosted$/;
+/** The web console's page and assets: the same files for anyone, the key asked for by the page itself. */
+const CONSOLE_FILES = /^\/(live\/:id|console\/app\.(js|css))?$/;
+
+describe("the console's files", () => {
+  it('are the same with any key or none, and the page holds no data of the organisation', async () => {
+    const routes = svc.routes().filter((r) => CONSOLE_FILES.test(r.url) && r.method === 'GET');
+    expect(routes.map((r) => r.url).sort()).toEqual(['/', '/console/app.css', '/console/app.js', '/live/:id']);
+    for (const { url } of routes) {
+      const path = url.replace(':id', 'x');
+      const answers = await Promise.all(['none', 'wrong', 'valid'].map((kind) => send('GET', path, kind === 'valid' ? svc.apiKey : credentials[kind])));
+      expect(answers.map((a) => a.status), url).toEqual([200, 200, 200]);
+      expect(new Set(answers.map((a) => a.text)).size, url).toBe(1);
+      expect(answers[0]!.text).not.toContain(svc.apiKey);
+    }
+  });
+});
 
 describe('the hosted login page', () => {
   it('answers 401 to a link without the flow\'s code, whatever key is sent', async () => {
@@ -185,7 +202,7 @@ describe('a session token', () => {
     const failures: string[] = [];
     const tokenRoutes: string[] = [];
     for (const { method, url, schema } of svc.routes()) {
-      if (SELF_AUTHENTICATED.test(url)) continue;
+      if (SELF_AUTHENTICATED.test(url) || CONSOLE_FILES.test(url)) continue;
       const params = (schema?.params as Schema | undefined)?.properties ?? {};
       const path = pathOf(url, (param) => (param === 'id' || param === 'id_or_name' ? a.session_id : String(sample(params[param]))));
       const query = new URLSearchParams(Object.entries((sample(schema?.querystring as Schema) ?? {}) as Record<string, string>));
@@ -288,7 +305,7 @@ describe('a project-scoped key and another project', () => {
     const groupOf = (url: string) => /^\/((?:auth\/)?[a-z_]+)\/:/.exec(url)?.[1];
     const scoped = svc
       .routes()
-      .filter((r) => r.method !== 'HEAD' && groupOf(r.url) !== undefined && !/^(org|projects)$/.test(groupOf(r.url)!) && !SELF_AUTHENTICATED.test(r.url));
+      .filter((r) => r.method !== 'HEAD' && groupOf(r.url) !== undefined && !/^(org|projects)$/.test(groupOf(r.url)!) && !SELF_AUTHENTICATED.test(r.url) && !CONSOLE_FILES.test(r.url));
     expect(new Set(scoped.map((r) => groupOf(r.url)))).toEqual(new Set(Object.keys(owned)));
     const leaks: string[] = [];
     const statuses = new Map<string, number>();

@@ -1,0 +1,95 @@
+// The console's one way to the API: same origin, the key in the Authorization header (never in a URL,
+// which ends up in history, logs and referrers), and the API's `{code, message}` errors as ApiError.
+import { createParser } from 'eventsource-parser';
+
+const KEY_ITEM = 'bcs-console-key';
+
+/** Session storage: the key lives as long as the tab, and is not shared with other tabs or written to disk. */
+export const keyStore = {
+  get: (): string | null => sessionStorage.getItem(KEY_ITEM),
+  set: (key: string) => sessionStorage.setItem(KEY_ITEM, key),
+  clear: () => sessionStorage.removeItem(KEY_ITEM),
+};
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Api {
+  get<T>(path: string): Promise<T>;
+  send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
+  /** The raw response body as a Blob (videos, downloads). */
+  blob(path: string): Promise<Blob>;
+  /** Follows a server-sent event stream until it ends or `signal` aborts; each `data:` line parsed as JSON. */
+  stream(path: string, onFrame: (frame: unknown) => void, signal: AbortSignal): Promise<void>;
+}
+
+export function createApi(key: string, fetchImpl: typeof fetch = (...a) => fetch(...a)): Api {
+  const headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
+  const checked = async (res: Response): Promise<Response> => {
+    if (res.ok) return res;
+    throw await errorOf(res);
+  };
+  return {
+    async get<T>(path: string) {
+      const res = await checked(await fetchImpl(path, { headers: headers() }));
+      return (await res.json()) as T;
+    },
+    async send<T>(method: string, path: string, body?: unknown) {
+      const init: RequestInit = { method, headers: headers(body === undefined ? {} : { 'content-type': 'application/json' }) };
+      if (body !== undefined) init.body = JSON.stringify(body);
+      const res = await checked(await fetchImpl(path, init));
+      const text = await res.text();
+      return (text ? JSON.parse(text) : undefined) as T;
+    },
+    async blob(path: string) {
+      return (await checked(await fetchImpl(path, { headers: headers() }))).blob();
+    },
+    async stream(path, onFrame, signal) {
+      // EventSource cannot send a header, and the key must not go into the URL: fetch reads the stream instead.
+      const res = await checked(await fetchImpl(path, { headers: headers({ accept: 'text/event-stream' }), signal }));
+      if (!res.body) return;
+      const parser = createParser({
+        onEvent: (msg) => {
+          try {
+            onFrame(JSON.parse(msg.data));
+          } catch {
+            onFrame({ unparsed: msg.data });
+          }
+        },
+      });
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          parser.feed(value);
+        }
+      } catch (err) {
+        if (!signal.aborted) throw err;
+      }
+    },
+  };
+}
+
+async function errorOf(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { code?: unknown; message?: unknown };
+    if (typeof body.message === 'string') return new ApiError(res.status, String(body.code ?? 'error'), body.message);
+  } catch {
+    // not JSON: fall through
+  }
+  return new ApiError(res.status, 'http_error', `${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`);
+}
+
+export const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** A path segment from a value the API gave (ids, names): always encoded. */
+export const seg = (value: string) => encodeURIComponent(value);
