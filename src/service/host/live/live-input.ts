@@ -66,10 +66,10 @@ export class LiveInput {
   constructor(
     /** The session's controller now: a browser restarted in place gets a new one. */
     private readonly controller: () => Promise<Computer>,
-    private readonly now: () => number = Date.now,
   ) {}
 
-  async apply(msg: Exclude<LiveMessage, { type: 'ping' }>): Promise<void> {
+  /** `receivedAt`: when the message arrived, which is what tells a double click (not when its turn came). */
+  async apply(msg: Exclude<LiveMessage, { type: 'ping' }>, receivedAt: number): Promise<void> {
     const computer = await this.controller();
     const { device } = computer;
     const { width, height } = device.screenSize();
@@ -79,7 +79,7 @@ export class LiveInput {
         const { x, y } = clamp(msg.x, msg.y);
         if (msg.action === 'move') return computer.live({ x, y }, () => device.mouseMove(x, y, this.modifiers));
         const button = msg.button ?? 'left';
-        const count = msg.action === 'down' ? this.clickCount(x, y, button) : (this.lastPress?.count ?? 1);
+        const count = msg.action === 'down' ? this.clickCount(x, y, button, receivedAt) : (this.lastPress?.count ?? 1);
         return computer.live({ x, y }, () => device.mouseButton(msg.action as 'down' | 'up', x, y, button, count, this.modifiers));
       }
       case 'wheel': {
@@ -105,8 +105,7 @@ export class LiveInput {
     }
   }
 
-  private clickCount(x: number, y: number, button: string): number {
-    const at = this.now();
+  private clickCount(x: number, y: number, button: string, at: number): number {
     const last = this.lastPress;
     const repeat = last && last.button === button && at - last.at <= MULTI_CLICK_MS && Math.hypot(x - last.x, y - last.y) <= MULTI_CLICK_PX;
     this.lastPress = { at, x, y, button, count: repeat ? last.count + 1 : 1 };

@@ -115,8 +115,9 @@ export class LiveViews {
     if (msg.type === 'mouse' && msg.action === 'move' && viewer.queued >= MAX_QUEUED_INPUT) return;
     viewer.inputs += 1;
     viewer.queued += 1;
+    const receivedAt = Date.now();
     viewer.chain = viewer.chain
-      .then(() => viewer.input.apply(msg))
+      .then(() => viewer.input.apply(msg, receivedAt))
       .catch((err: Error) => send(viewer.ws, { type: 'error', code: 'input_failed', message: `the input could not be sent: ${err.message}` }))
       .finally(() => (viewer.queued -= 1));
   }
