@@ -149,6 +149,33 @@ describe('live view', () => {
     await Promise.all([watcher.closed, byKey.closed]);
   });
 
+  it('shows and drives the tab in front: a page opened in another context, then the one left when it closes', async () => {
+    const viewer = await Viewer.open(socketUrl(session.browser_live_view_url));
+    await viewer.message('hello');
+    const context = await browser.newContext({ viewport: { width: 800, height: 600 } });
+    const front = await context.newPage();
+    await front.setContent(PAGE.replace('press', 'front'));
+    viewer.send({ type: 'mouse', action: 'down', x: 100, y: 70, button: 'left' });
+    viewer.send({ type: 'mouse', action: 'up', x: 100, y: 70, button: 'left' });
+    await expect.poll(() => front.textContent('#b')).toBe('clicked 1');
+    // The computer API drives the same tab as the live view.
+    await front.evaluate(() => (document.querySelector('#b')!.textContent = 'front'));
+    expect((await svc.call('POST', `/browsers/${session.session_id}/computer/click_mouse`, { body: { x: 100, y: 70 } })).status).toBe(200);
+    await expect.poll(() => front.textContent('#b')).toMatch(/^clicked \d$/);
+    await context.close();
+    await page.evaluate(() => {
+      scrollTo(0, 0); // the first test scrolled it
+      document.querySelector('#b')!.textContent = 'back';
+    });
+    const before = viewer.frames.length;
+    await eventually(() => (viewer.frames.length > before ? true : undefined), 15_000);
+    viewer.send({ type: 'mouse', action: 'down', x: 100, y: 70, button: 'left' });
+    viewer.send({ type: 'mouse', action: 'up', x: 100, y: 70, button: 'left' });
+    await expect.poll(() => page.textContent('#b')).toMatch(/^clicked \d$/);
+    viewer.ws.close();
+    await viewer.closed;
+  });
+
   it('tells viewers the session ended, records the connections in telemetry, and refuses the link after', async () => {
     const created = (await svc.call('POST', '/browsers', { body: { telemetry: { enabled: true } } })).body as Session;
     const viewer = await Viewer.open(socketUrl(created.browser_live_view_url));

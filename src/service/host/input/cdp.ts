@@ -1,19 +1,16 @@
-// Input for headless sessions over CDP: Input.dispatchMouseEvent/KeyEvent on the session's first tab,
+// Input for headless sessions over CDP: Input.dispatchMouseEvent/KeyEvent on the tab in front (front-tab.ts),
 // Page.captureScreenshot for the screen, and the clipboard through the page with permissions granted.
 import { DomainError } from '../errors.js';
 import { CdpConnection } from '../browser/index.js';
 import type { FrameOptions, FrameStream, InputDevice, MouseButton, Region } from './device.js';
+import { FrontTab } from './front-tab.js';
 import { shifted, type KeyDef } from './keysyms.js';
 
 const BUTTON_BITS: Record<MouseButton, number> = { left: 1, right: 2, middle: 4, back: 8, forward: 16 };
 /** Pixels one wheel tick scrolls, as Chromium on Linux does for a notch. */
 const WHEEL_TICK_PX = 100;
-
-interface TargetInfo {
-  targetId: string;
-  type: string;
-  url: string;
-}
+/** How often a screencast checks that its tab is still the one in front. */
+const FOLLOW_MS = 500;
 
 export class CdpInputDevice implements InputDevice {
   readonly kind = 'cdp' as const;
@@ -24,17 +21,22 @@ export class CdpInputDevice implements InputDevice {
   private constructor(
     private readonly cdp: CdpConnection,
     private readonly size: { width: number; height: number },
+    private readonly front: FrontTab,
   ) {
     // The tab we drive may close; the next call attaches to whichever tab is left.
     cdp.on('Target.detachedFromTarget', (params: { sessionId: string }) => {
-      if (params.sessionId === this.sessionId) this.sessionId = undefined;
+      if (params.sessionId !== this.sessionId) return;
+      this.sessionId = undefined;
+      this.front.forget();
     });
   }
 
   static async connect(wsEndpoint: string, size: { width: number; height: number }): Promise<CdpInputDevice> {
     const cdp = await CdpConnection.connect(wsEndpoint);
     await cdp.send('Browser.grantPermissions', { permissions: ['clipboardReadWrite', 'clipboardSanitizedWrite'] });
-    return new CdpInputDevice(cdp, size);
+    const front = new FrontTab(cdp, wsEndpoint);
+    await front.watch();
+    return new CdpInputDevice(cdp, size, front);
   }
 
   screenSize(): { width: number; height: number } {
@@ -125,22 +127,37 @@ export class CdpInputDevice implements InputDevice {
       onFrame(Buffer.from(params.data, 'base64'));
       setTimeout(() => void this.cdp.send('Page.screencastFrameAck', { sessionId: params.sessionId }, sessionId).catch(() => {}), wait);
     };
-    const start = async () => {
-      casting = await this.attach();
-      const { width, height } = this.size;
-      await this.cdp.send('Page.startScreencast', { format: 'jpeg', quality: opts.quality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, casting);
-    };
+    // Casts the front tab, moving from the one cast before when another came to the front.
+    let moving: Promise<void> | undefined;
+    const follow = (): Promise<void> =>
+      (moving ??= (async () => {
+        try {
+          const target = await this.attach();
+          if (stopped || target === casting) return;
+          const before = casting;
+          casting = target;
+          if (before) await this.cdp.send('Page.stopScreencast', {}, before).catch(() => {});
+          const { width, height } = this.size;
+          await this.cdp.send('Page.startScreencast', { format: 'jpeg', quality: opts.quality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, target);
+        } finally {
+          moving = undefined;
+        }
+      })());
     const onDetached = (params: { sessionId: string }) => {
       if (stopped || params.sessionId !== casting) return;
       casting = undefined;
-      // The tab went away: cast the one left, once input has let go of the old one.
-      setTimeout(() => void start().catch(() => {}), 50);
+      // The tab went away: cast the one in front now, once input has let go of the old one.
+      setTimeout(() => void follow().catch(() => {}), 50);
     };
     this.cdp.on('Page.screencastFrame', onScreencast);
     this.cdp.on('Target.detachedFromTarget', onDetached);
+    const watch = setInterval(() => {
+      if (this.front.due()) void follow().catch(() => {});
+    }, FOLLOW_MS);
     const stop = async () => {
       if (stopped) return;
       stopped = true;
+      clearInterval(watch);
       this.cdp.off('Page.screencastFrame', onScreencast);
       this.cdp.off('Target.detachedFromTarget', onDetached);
       if (casting) await this.cdp.send('Page.stopScreencast', {}, casting).catch(() => {});
@@ -148,7 +165,7 @@ export class CdpInputDevice implements InputDevice {
     let endStream: () => void = () => {};
     const ended = Promise.race([this.cdp.closed, new Promise<void>((resolve) => (endStream = resolve))]);
     try {
-      await start();
+      await follow();
     } catch (err) {
       await stop();
       throw err;
@@ -184,6 +201,7 @@ export class CdpInputDevice implements InputDevice {
     const secure = await this.evaluateIn<boolean>(sessionId, 'isSecureContext', action).catch(() => false);
     if (secure) return this.evaluateIn<T>(sessionId, expression, action);
     const { targetId } = await this.cdp.send<{ targetId: string }>('Target.createTarget', { url: 'file:///dev/null', background: true });
+    this.front.ownTab(targetId);
     try {
       const { sessionId: helper } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
       return await this.evaluateIn<T>(helper, expression, action);
@@ -228,16 +246,30 @@ export class CdpInputDevice implements InputDevice {
     return this.cdp.send<T>(method, params, await this.attach());
   }
 
-  /** Attaches (once) to the session's first open tab: the "screen" of a headless browser. */
+  /**
+   * Attaches to the tab in front (front-tab.ts): the "screen" of a headless browser, as a headful one would
+   * show it. Re-checked when a tab opened or closed, and now and then (a page brought to the front).
+   */
   private async attach(): Promise<string> {
-    if (this.sessionId) return this.sessionId;
-    const { targetInfos } = await this.cdp.send<{ targetInfos: TargetInfo[] }>('Target.getTargets');
-    const pages = targetInfos.filter((t) => t.type === 'page');
-    const target = pages.find((t) => t.targetId === this.targetId) ?? pages[0];
-    if (!target) throw new Error('the browser has no open tab');
-    const { sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: target.targetId, flatten: true });
-    this.targetId = target.targetId;
+    if (this.sessionId && !this.front.due()) return this.sessionId;
+    let targetId = await this.front.current();
+    if (targetId === this.targetId && this.sessionId) return this.sessionId;
+    let sessionId: string;
+    try {
+      if (!targetId) throw new Error('no tab');
+      ({ sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true }));
+    } catch {
+      // The list named a tab that was closing: the one in front now, once.
+      this.front.forget();
+      targetId = await this.front.current();
+      if (!targetId) throw new Error('the browser has no open tab');
+      ({ sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true }));
+    }
+    const before = this.sessionId;
+    this.targetId = targetId;
     this.sessionId = sessionId;
+    if (before) void this.cdp.send('Target.detachFromTarget', { sessionId: before }).catch(() => {});
     return sessionId;
   }
+
 }
