@@ -13,6 +13,7 @@ import { withLock } from '../fixtures/chromium.js';
 import { compileSource, testOutputDir } from '../fixtures/scenario.js';
 import { openTarget } from '../fixtures/target.js';
 import { ROOT } from './helpers/cli.js';
+import { emitDeclarations } from './helpers/declarations.js';
 import { eventually, startTestService, type TestService } from './helpers/service.js';
 
 const EXAMPLE = join(ROOT, 'test/fixtures-example');
@@ -88,37 +89,6 @@ describe('the package ships the fixtures', () => {
     expect(pkg.peerDependenciesMeta?.vitest).toEqual({ optional: true });
     // Built by the global setup (runner/build.mjs).
     expect((await stat(join(ROOT, 'dist/fixtures/index.js'))).isFile()).toBe(true);
-  });
-
-  test('the example typechecks against the declarations emitted beside the bundles, and they are not `any`', { timeout: SPAWN_TIMEOUT_MS }, async () => {
-    const built = await tsc('fixtures/tsconfig.types.json');
-    expect(built.output).toBe('');
-    expect(built.code).toBe(0);
-
-    // The example's files with the example's settings, plus a user's mistakes that must be caught (the
-    // fixtures are typed, not `any`): the only errors are those.
-    const dir = await mkdtemp(join(EXAMPLE, '.typecheck-'));
-    try {
-      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['../*.ts', '*.ts'] }));
-      await writeFile(
-        join(dir, 'wrong.ts'),
-        `import { test } from 'browser-scenarios/fixtures';\n` +
-          `test('x', async ({ browser, runScenario }) => {\n` +
-          `  const id: number = browser.session_id;\n` +
-          `  const r = await runScenario('a.yaml');\n` +
-          `  r.status satisfies 'passed' | 'failed' | 'error';\n` +
-          `  await runScenario(42);\n` +
-          `});\n`,
-      );
-      const checked = await tsc(join(dir, 'tsconfig.json'));
-      expect(checked.code).not.toBe(0);
-      const errors = checked.output.split('\n').filter((l) => l.includes('error TS'));
-      expect(errors, checked.output).toHaveLength(2);
-      expect(errors[0]).toMatch(/wrong\.ts\(3,9\): error TS2322: Type 'string' is not assignable to type 'number'/);
-      expect(errors[1]).toMatch(/wrong\.ts\(6,21\): error TS2345/);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
   });
 });
 
@@ -279,6 +249,42 @@ describe('the Chromium unpack lock', () => {
       await expect(withLock(lock, async () => 'ran')).resolves.toBe('ran');
       expect(Date.now() - started).toBeLessThan(2000);
       await expect(stat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// Last in the file: the declaration emit it waits for is then most likely done by package/install.test.ts
+// on the other worker meanwhile, instead of one worker idling while the other runs it.
+describe('the package ships the fixtures, typed', () => {
+  test('the example typechecks against the declarations emitted beside the bundles, and they are not `any`', { timeout: SPAWN_TIMEOUT_MS }, async () => {
+    // Emitted once per test run, for this file and the packing test (helpers/declarations.ts).
+    const built = await emitDeclarations();
+    expect(built.output).toBe('');
+    expect(built.code).toBe(0);
+
+    // The example's files with the example's settings, plus a user's mistakes that must be caught (the
+    // fixtures are typed, not `any`): the only errors are those.
+    const dir = await mkdtemp(join(EXAMPLE, '.typecheck-'));
+    try {
+      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['../*.ts', '*.ts'] }));
+      await writeFile(
+        join(dir, 'wrong.ts'),
+        `import { test } from 'browser-scenarios/fixtures';\n` +
+          `test('x', async ({ browser, runScenario }) => {\n` +
+          `  const id: number = browser.session_id;\n` +
+          `  const r = await runScenario('a.yaml');\n` +
+          `  r.status satisfies 'passed' | 'failed' | 'error';\n` +
+          `  await runScenario(42);\n` +
+          `});\n`,
+      );
+      const checked = await tsc(join(dir, 'tsconfig.json'));
+      expect(checked.code).not.toBe(0);
+      const errors = checked.output.split('\n').filter((l) => l.includes('error TS'));
+      expect(errors, checked.output).toHaveLength(2);
+      expect(errors[0]).toMatch(/wrong\.ts\(3,9\): error TS2322: Type 'string' is not assignable to type 'number'/);
+      expect(errors[1]).toMatch(/wrong\.ts\(6,21\): error TS2345/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,12 +1,21 @@
 // Runs once before all test files: builds dist/ (the CLI tests run the real `bcs`), and resolves
-// Chromium once so parallel workers never race to unpack the packaged headless shell.
+// Chromium once so parallel workers never race to unpack the packaged headless shell. It also makes the
+// folder where the first file that needs the package's declarations emits them for the whole run
+// (helpers/declarations.ts).
 import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 
-export default async function setup(): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   execFileSync(process.execPath, ['runner/build.mjs'], { cwd: root, stdio: 'inherit' });
   const chromium = await findChromium(process.env.BCS_CHROMIUM);
   process.stdout.write(`tests use chromium ${chromium.path} (${chromium.source})\n`);
+  const declarations = await mkdtemp(join(tmpdir(), 'bcs-declarations-'));
+  project.provide('declarationsDir', declarations);
+  return () => rm(declarations, { recursive: true, force: true });
 }

@@ -5,6 +5,13 @@
 // checkout built them, with what they depend on (npm keeps a dependency already installed at a matching
 // version): compiling them again cost minutes of the suite and proves nothing the checkout's own install
 // did not.
+//
+// `npm pack` runs prepack and prepare, which rebuild dist/ while other files of the suite run the CLI
+// from it and emit the declarations that fixtures.test.ts emits too (a minute of CPU each time). So the
+// files prepack makes are made the way prepack makes them, each command once per test run: the build by
+// the global setup, the declarations by helpers/declarations.ts (shared with fixtures.test.ts),
+// openapi.json here; then `npm pack --ignore-scripts` packs them. The first test holds package.json's
+// pack scripts to exactly those commands, so the tarball is the one `npm pack` would give a user.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -13,11 +20,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
+import { DECLARATIONS_COMMAND, emitDeclarations } from '../helpers/declarations.js';
 
 const run = promisify(execFile);
 /** Packing builds; installing resolves and unpacks the dependencies (a compile, if a native module's version differs). */
 const INSTALL_MS = 15 * 60_000;
 const NATIVE_MODULES = ['better-sqlite3', 'node-pty'];
+/** What `npm pack` runs before packing, each reproduced by this run (see the top of the file). */
+const BUILD = 'node runner/build.mjs';
+const OPENAPI = 'node runner/openapi-file.mjs';
+const PREPACK = `${BUILD} && ${DECLARATIONS_COMMAND} && ${OPENAPI}`;
 
 let work: string;
 let app: string;
@@ -26,11 +38,21 @@ const env = { ...process.env, BCS_BASE_URL: '', BCS_API_KEY: '', NO_COLOR: '1', 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'bcs-pack-'));
   app = join(work, 'app');
-  await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, env, maxBuffer: 64 << 20 });
+  // dist/ is the global setup's build (BUILD); the declarations and openapi.json are made side by side.
+  const [declarations] = await Promise.all([
+    emitDeclarations(),
+    run(process.execPath, OPENAPI.split(' ').slice(1), { cwd: ROOT, env }),
+    (async () => {
+      // -H: a checkout whose node_modules entries are links (a git worktree sharing another's) copies the
+      // package, not a link npm would then rebuild in place.
+      await run('mkdir', ['-p', join(app, 'node_modules')]);
+      for (const name of await dependencyClosure(NATIVE_MODULES)) await run('cp', ['-aH', join(ROOT, 'node_modules', name), join(app, 'node_modules', name)]);
+    })(),
+  ]);
+  if (declarations.code !== 0) throw new Error(`${DECLARATIONS_COMMAND} failed (exit ${declarations.code}):\n${declarations.output}`);
+  await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, env, maxBuffer: 64 << 20 });
   const tarball = (await readdir(work)).find((f) => f.endsWith('.tgz'))!;
   const vitest = JSON.parse(await readFile(join(ROOT, 'node_modules', 'vitest', 'package.json'), 'utf8')).version as string;
-  await run('mkdir', ['-p', join(app, 'node_modules')]);
-  for (const name of await dependencyClosure(NATIVE_MODULES)) await run('cp', ['-a', join(ROOT, 'node_modules', name), join(app, 'node_modules', name)]);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'new-user-app', private: true, type: 'module' }));
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball), `vitest@${vitest}`], { cwd: app, env, maxBuffer: 64 << 20 });
 }, INSTALL_MS);
@@ -54,6 +76,16 @@ afterAll(async () => {
 });
 
 describe('the packed package, installed into a new project', { timeout: 300_000 }, () => {
+  it('was packed from what npm pack itself would run first', async () => {
+    const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    // npm pack runs prepack, prepare and postpack (and nothing else): the commands this file reproduced.
+    expect(scripts.prepack).toBe(PREPACK);
+    expect(scripts.prepare).toBe(BUILD);
+    expect(scripts.postpack).toBeUndefined();
+    // The global setup's build command is the same one.
+    expect(await readFile(join(ROOT, 'test/helpers/global-setup.ts'), 'utf8')).toContain("['runner/build.mjs']");
+  });
+
   it('runs a TypeScript scenario with the installed bcs on the embedded service', async () => {
     await writeFile(join(app, 'hello.scenario.ts'), `import { scenario } from 'browser-scenarios';
 
