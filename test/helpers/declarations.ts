@@ -37,6 +37,7 @@ export function emitDeclarations(): Promise<Emitted> {
 
 async function emitOnce(): Promise<Emitted> {
   const dir = inject('declarationsDir');
+  if (!dir) throw new Error('no declarationsDir provided: run this file in the integration project (its global setup makes it)');
   const result = join(dir, 'result.json');
   try {
     await mkdir(join(dir, 'lock'));
