@@ -81,6 +81,24 @@ describe('computer controls (CDP backend)', () => {
     expect(['aaaaaaaabbbbbbbb', 'bbbbbbbbaaaaaaaa']).toContain(await page.inputValue('#t'));
   });
 
+  it('stops slow typing when its caller goes away, and frees the input for the next', async () => {
+    await page.fill('#t', '');
+    await post('click_mouse', { x: 50, y: 50 });
+    const gone = new AbortController();
+    const slow = fetch(`${svc.baseUrl}/browsers/${session.session_id}/computer/type`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'abcdef', delay: 5000 }),
+      signal: gone.signal,
+    }).catch(() => undefined);
+    await expect.poll(() => page.inputValue('#t')).toBe('a');
+    gone.abort();
+    await slow;
+    // Had the typing gone on, this would wait behind it and land after 'f'.
+    expect((await post('type', { text: 'Z' })).status).toBe(200);
+    expect(await page.inputValue('#t')).toBe('aZ');
+  });
+
   it('scrolls by wheel ticks, vertical then horizontal', async () => {
     await page.evaluate(() => scrollTo(0, 0));
     await post('scroll', { x: 400, y: 300, delta_y: 3, delta_x: 2 });

@@ -33,7 +33,7 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
   };
 
   /** A POST that runs `handler` under the session's input lock; without a `body` schema it takes no body. */
-  const route = <B>(path: string, body: object | undefined, response: object, handler: (c: Computer, body: B) => Promise<unknown>) =>
+  const route = <B>(path: string, body: object | undefined, response: object, handler: (c: Computer, body: B, gone: AbortSignal) => Promise<unknown>) =>
     app.post<{ Params: Params; Body: B }>(
       `/browsers/:id/computer/${path}`,
       {
@@ -44,7 +44,9 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
       async (req, reply) => {
         const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
         const computer = await computerFor(req);
-        const result = await computer.exclusive(() => handler(computer, req.body as B)).catch(async (err: unknown) => {
+        const gone = new AbortController();
+        reply.raw.once('close', () => reply.raw.writableEnded || gone.abort());
+        const result = await computer.exclusive(() => handler(computer, req.body as B, gone.signal)).catch(async (err: unknown) => {
           throw await browserGone(session, err);
         });
         if (Buffer.isBuffer(result)) return reply.type('image/png').send(result);
@@ -55,7 +57,7 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
   route<Parameters<Computer['clickMouse']>[0]>('click_mouse', clickMouse, done('Clicked'), (c, b) => c.clickMouse(b, 'body'));
   route<Parameters<Computer['moveMouse']>[0]>('move_mouse', moveMouse, done('The pointer is there'), (c, b) => c.moveMouse(b, 'body'));
   route<Parameters<Computer['pressKey']>[0]>('press_key', pressKey, done('Pressed and released'), (c, b) => c.pressKey(b, 'body'));
-  route<Parameters<Computer['typeText']>[0]>('type', typeText, done('Typed'), (c, b) => c.typeText(b));
+  route<Parameters<Computer['typeText']>[0]>('type', typeText, done('Typed'), (c, b, gone) => c.typeText(b, gone));
   route<Parameters<Computer['scroll']>[0]>('scroll', scroll, done('Scrolled'), (c, b) => c.scroll(b, 'body'));
   route<Parameters<Computer['dragMouse']>[0]>('drag_mouse', dragMouse, done('Dragged'), (c, b) => c.dragMouse(b, 'body'));
   route<FromSchema<typeof screenshotBody> | undefined>(

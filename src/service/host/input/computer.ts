@@ -6,6 +6,7 @@ import { DomainError, invalidField } from '../errors.js';
 import type { InputDevice, Region } from './device.js';
 import { MODIFIER_BITS, isModifier, keyForChar, parseCombo, type KeyDef } from './keysyms.js';
 import { Mutex } from './mutex.js';
+import { setTimeout as wait } from 'node:timers/promises';
 
 export type { ClickParams, DragParams, MoveParams, PressKeyParams, ScrollParams, TypeParams };
 
@@ -95,11 +96,16 @@ export class Computer {
     });
   }
 
-  async typeText(p: TypeParams): Promise<void> {
-    if (this.device.typeText) return this.device.typeText(p.text, p.delay ?? 0);
+  /**
+   * `signal`: the caller gave up (its client went away). Slow typing (up to 10 s a character) stops there
+   * instead of holding the input lock for minutes after nobody waits for it.
+   */
+  async typeText(p: TypeParams, signal?: AbortSignal): Promise<void> {
+    if (this.device.typeText) return this.device.typeText(p.text, p.delay ?? 0, signal);
     let first = true;
     for (const char of p.text) {
-      if (!first) await sleep(p.delay ?? 0);
+      if (!first && p.delay) await wait(p.delay, undefined, { signal });
+      signal?.throwIfAborted();
       first = false;
       await this.device.typeChar(keyForChar(char));
     }

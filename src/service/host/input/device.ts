@@ -33,7 +33,7 @@ export interface InputDevice {
   /** Types one character (key down with its text, key up). */
   typeChar(def: KeyDef): Promise<void>;
   /** Types a whole text at once, where the backend does that better than character by character. */
-  typeText?(text: string, delayMs: number): Promise<void>;
+  typeText?(text: string, delayMs: number, signal?: AbortSignal): Promise<void>;
   screenshot(region?: Region): Promise<Buffer>;
   /** Streams the screen as `screenshot` sees it, as JPEG frames. */
   streamFrames(onFrame: (jpeg: Buffer) => void, opts: FrameOptions): Promise<FrameStream>;

@@ -55,8 +55,8 @@ export class X11InputDevice implements InputDevice {
   }
 
   /** One xdotool call for the whole text: a process per character would cost ~3 ms each. */
-  typeText(text: string, delayMs: number): Promise<void> {
-    return this.xdotool('type', '--delay', String(delayMs), '--', text);
+  async typeText(text: string, delayMs: number, signal?: AbortSignal): Promise<void> {
+    await run('xdotool', ['type', '--delay', String(delayMs), '--', text], { env: this.env, signal });
   }
 
   screenshot(region?: Region): Promise<Buffer> {
