@@ -22,7 +22,7 @@ import { ProxyService, type EgressRefusal } from './host/proxy/index.js';
 import { EgressPolicy, ServicePorts, type EgressMode } from './host/network/index.js';
 import { Accounts, describeIsolation, detectSandbox, Launcher, ProcessRegistry, type Sandbox } from './host/process/index.js';
 import { Computers } from './host/input/index.js';
-import { LiveViews, liveViewPath } from './host/live/index.js';
+import { LiveViews, liveViewPageUrl, liveViewPath } from './host/live/index.js';
 import { PlaywrightExecutor } from './host/playwright/index.js';
 import { ReplayManager } from './host/recording/index.js';
 import { TelemetryHub, OtlpExporter, type OtlpDestination } from './host/telemetry/index.js';
@@ -282,7 +282,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   invocations.recover();
   // Managed auth: login flows run in sessions of their own with the connection's profile read-write.
   const hostedUrl = (connectionId: string, code: string) => `${baseUrl}/auth/connections/${connectionId}/hosted?code=${code}`;
-  const liveViewUrl = (sessionId: string) => `${baseUrl}/live/${sessionId}?token=${tokens.liveTokenFor(sessionId, 'interactive')}`;
+  const liveViewUrl = (sessionId: string) => liveViewPageUrl(tokens, baseUrl, sessionId, 'interactive');
   const flowBrowsers = flowBrowserLauncher({
     sessions,
     profiles,
@@ -335,7 +335,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       if (!record) return false;
       return record.project_id === null || (sessionId !== undefined && browsers.get(sessionId)?.project_id === record.project_id);
     };
-    if (live) return liveViews.admit(live, req, socket, head, isValidApiKey);
+    if (live) return liveViews.admit(live, req, socket, head, { bearer: bearerToken(req.headers.authorization), isValidApiKey });
     handleBrowserUpgrade({ ...clientDeps, isValidApiKey }, req, socket, head);
   });
 

@@ -1,4 +1,5 @@
 // /browsers: create, list, retrieve, update and delete browser sessions.
+import { liveViewPageUrl } from '../host/live/index.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {
   BrowserCreateParams,
@@ -176,7 +177,7 @@ export function presentSession(
     webdriver_ws_url: `${origin}/browsers/${row.id}/bidi?jwt=${token}`,
     // The SDK sends curl and telemetry/stream here with the token of cdp_ws_url and no key: our own routes.
     base_url: `${origin.replace(/^ws/, 'http')}/browsers/${row.id}`,
-    browser_live_view_url: `${origin.replace(/^ws/, 'http')}/live/${row.id}?token=${deps.tokens.liveTokenFor(row.id, 'interactive')}`,
+    browser_live_view_url: liveViewPageUrl(deps.tokens, origin.replace(/^ws/, 'http'), row.id, 'interactive'),
     created_at: row.created_at,
     headless: row.headless,
     stealth: row.stealth,

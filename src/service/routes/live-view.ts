@@ -6,6 +6,7 @@ import { liveViewLink, liveViewQuery, type LiveViewLink } from '../../api/schema
 import { extensionRoute } from '../../api/schemas/common.js';
 import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
+import { liveViewPageUrl } from '../host/live/index.js';
 import { findSessionRow } from './lookup.js';
 import { idParams } from './params.js';
 import { ok } from './responses.js';
@@ -21,7 +22,7 @@ export function registerLiveViewRoutes(app: FastifyInstance, ctx: ServiceContext
       const session = ctx.sessions.get(row.id);
       if (!session || session.ending) throw notFound('browser', req.params.id);
       const { mode } = req.query;
-      return { url: `${req.protocol}://${req.host}/live/${row.id}?token=${ctx.tokens.liveTokenFor(row.id, mode)}`, mode };
+      return { url: liveViewPageUrl(ctx.tokens, `${req.protocol}://${req.host}`, row.id, mode), mode };
     },
   );
 }

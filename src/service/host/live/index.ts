@@ -1,2 +1,2 @@
-export { LiveViews, liveViewPath } from './live-views.js';
+export { LiveViews, liveViewPageUrl, liveViewPath } from './live-views.js';
 export type { LiveViewEvents } from './live-views.js';

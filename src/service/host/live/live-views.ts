@@ -65,8 +65,8 @@ export class LiveViews {
    * Opens the live view a WebSocket upgrade asks for. A link's token grants what it was made for; an API key
    * of the session's project (`isValidApiKey` checks that), everything.
    */
-  admit(live: { sessionId: string; token: string | null }, req: IncomingMessage, socket: Duplex, head: Buffer, isValidApiKey: (key: string) => boolean): void {
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  admit(live: { sessionId: string; token: string | null }, req: IncomingMessage, socket: Duplex, head: Buffer, auth: { bearer?: string; isValidApiKey: (key: string) => boolean }): void {
+    const { bearer, isValidApiKey } = auth;
     const mode = live.token ? this.deps.tokens.verifyLive(live.sessionId, live.token) : bearer && isValidApiKey(bearer) ? 'interactive' : undefined;
     if (!mode) return rejectUpgrade(socket, 401, 'unauthorized', 'missing or invalid live view token');
     const session = this.deps.sessions.get(live.sessionId);
@@ -212,6 +212,11 @@ function send(ws: WebSocket, msg: object): void {
 }
 
 const LIVE_PATH = /^\/browsers\/([^/?]+)\/live\/?$/;
+
+/** The page that opens a session's live view with a link's token: `origin` is the service's http(s) origin. */
+export function liveViewPageUrl(tokens: Pick<CdpTokens, 'liveTokenFor'>, origin: string, sessionId: string, mode: LiveViewMode): string {
+  return `${origin}/live/${sessionId}?token=${tokens.liveTokenFor(sessionId, mode)}`;
+}
 
 /** The session a live view WebSocket URL names, or undefined for any other path. */
 export function liveViewPath(rawUrl: string | undefined): { sessionId: string; token: string | null } | undefined {
