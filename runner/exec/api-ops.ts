@@ -64,16 +64,24 @@ export async function runPoll(poll: PollCall, ctx: ApiOpContext): Promise<void> 
   const deadline = Date.now() + ctx.step.timeout_ms;
   let lastRequestId: string | undefined;
   let last = 'no answer yet';
+  // The poll owns its whole deadline, the client's retries of a read included: a slow or retried last
+  // request must end in "what it last saw", never in the step's bare backstop.
+  let timer: NodeJS.Timeout | undefined;
+  const givenUp = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(waitedTooLong(poll, ctx, last)), ctx.step.timeout_ms + LAST_REQUEST_GRACE_MS);
+  });
+  givenUp.catch(() => {});
   try {
     for (;;) {
       try {
-        const res = await send(poll, ctx, Math.max(0, deadline - Date.now()) + LAST_REQUEST_GRACE_MS, false);
+        const res = await Promise.race([send(poll, ctx, Math.max(0, deadline - Date.now()) + LAST_REQUEST_GRACE_MS, false), givenUp]);
         lastRequestId = res.requestId;
         const decoded = decodeOrRaw(poll, res.data);
         const failed = decoded ? failedChecks(poll.until, decoded) : [];
         if (failed.length === 0) return await handleResponse(poll, res.data, ctx, decoded);
         last = failed.map((f) => f.message).join('; ');
       } catch (err) {
+        if (err instanceof StepFailure) throw err;
         if (err instanceof ApiTimeoutError && Date.now() >= deadline) throw waitedTooLong(poll, ctx, last);
         if (!(err instanceof ApiError) || !poll.pending_status?.includes(err.status)) throw err;
         lastRequestId = err.requestId;
@@ -84,6 +92,7 @@ export async function runPoll(poll: PollCall, ctx: ApiOpContext): Promise<void> 
       await sleep(Math.min(poll.interval_ms, left), ctx.signal);
     }
   } finally {
+    clearTimeout(timer);
     // Only the request that decided the outcome: a long wait would otherwise list hundreds of ids.
     if (lastRequestId) ctx.work.requestIds.push(lastRequestId);
   }

@@ -112,7 +112,8 @@ describe('playwright execute', () => {
     const started = Date.now();
     const spun = await execute('while (true) {}', { timeout_sec: 1 });
     expect(spun).toMatchObject({ success: false, error: 'execution timed out after 1 s' });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Killed at its own second, not at the 60 s default; the bound leaves room for a slow start on a busy machine.
+    expect(Date.now() - started).toBeLessThan(30_000);
 
     const hung = await execute('console.log("waiting"); await new Promise(() => {})', { timeout_sec: 1 });
     expect(hung).toMatchObject({ success: false, error: 'execution timed out after 1 s', stdout: 'waiting\n' });
