@@ -45,6 +45,7 @@ export type {
   ApiKeyRotateParams,
 } from './schemas/org.js';
 export type { PlaywrightExecuteResult } from './schemas/playwright.js';
+export type { LiveMessage, LiveServerMessage, LiveViewMode } from './schemas/live-view.js';
 export type {
   BrowserPoolConfig,
   BrowserPool,

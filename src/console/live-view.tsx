@@ -2,17 +2,11 @@
 // view is interactive) the mouse, wheel, keys and pastes sent back in the frame's pixel coordinates.
 // The token in the socket's URL is the session's live-view credential, never the API key.
 import { useEffect, useRef, useState } from 'preact/hooks';
-
-type Mode = 'interactive' | 'view';
-type ServerMessage =
-  | { type: 'hello'; mode: Mode; headless: boolean; width: number; height: number }
-  | { type: 'error'; code: string; message: string }
-  | { type: 'ended'; reason?: string }
-  | { type: 'pong'; t: number };
+import type { LiveMessage, LiveServerMessage, LiveViewMode } from '../api/types.js';
 
 interface State {
   phase: 'connecting' | 'open' | 'ended' | 'closed';
-  mode?: Mode;
+  mode?: LiveViewMode;
   headless?: boolean;
   size?: { width: number; height: number };
   frames: number;
@@ -52,9 +46,9 @@ export function LiveView({ sessionId, token }: { sessionId: string; token: strin
     };
     ws.onmessage = (e: MessageEvent<Blob | string>) => {
       if (typeof e.data !== 'string') return draw(e.data);
-      let msg: ServerMessage;
+      let msg: LiveServerMessage;
       try {
-        msg = JSON.parse(e.data) as ServerMessage;
+        msg = JSON.parse(e.data) as LiveServerMessage;
       } catch {
         return;
       }
@@ -118,7 +112,7 @@ function phaseText(s: State): string {
   return 'disconnected';
 }
 
-function sendJson(ws: WebSocket, msg: object): void {
+function sendJson(ws: WebSocket, msg: LiveMessage): void {
   if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
 }
 
@@ -168,7 +162,7 @@ function useInput(canvas: { current: HTMLCanvasElement | null }, socket: { curre
   const lastMove = useRef(0);
   const trailing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   if (!interactive) return {};
-  const send = (msg: object) => socket.current && sendJson(socket.current, msg);
+  const send = (msg: LiveMessage) => socket.current && sendJson(socket.current, msg);
   const point = (e: MouseEvent) => {
     const c = canvas.current!;
     const box = c.getBoundingClientRect();
@@ -181,7 +175,7 @@ function useInput(canvas: { current: HTMLCanvasElement | null }, socket: { curre
   const button = (e: MouseEvent) => BUTTONS[e.button] ?? 'left';
   return {
     onMouseMove: (e: MouseEvent) => {
-      const msg = { type: 'mouse', action: 'move', ...point(e), button: button(e) };
+      const msg: LiveMessage = { type: 'mouse', action: 'move', ...point(e), button: button(e) };
       clearTimeout(trailing.current);
       const wait = lastMove.current + MOVE_INTERVAL_MS - performance.now();
       if (wait <= 0) {

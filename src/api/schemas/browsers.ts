@@ -4,6 +4,7 @@ import { dateTime, offsetPageQuery, ours, tags, viewport, type Input } from './c
 import { extensionSelectors } from './extensions.js';
 import { profile, profileSelector } from './profiles.js';
 import { telemetryCreateSchema, telemetryFlags, telemetryUpdateSchema } from './telemetry.js';
+import { liveViewMode } from './live-view.js';
 
 export const browserEndReason = ours({
   type: 'string',
@@ -217,8 +218,6 @@ export const browserListQuery = {
     include_deleted: { type: 'boolean' },
   },
 } as const;
-
-const liveViewMode = { enum: ['interactive', 'view'], description: '`view` watches only: input sent over it is refused' } as const;
 
 export const liveViewQuery = {
   type: 'object',

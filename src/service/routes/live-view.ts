@@ -3,6 +3,7 @@
 // WebSocket (`/browsers/{id}/live`, host/live) behind the console's `/live/{id}` page.
 import type { FastifyInstance } from 'fastify';
 import { liveViewLink, liveViewQuery, type LiveViewLink } from '../../api/schemas/browsers.js';
+import type { LiveViewMode } from '../../api/types.js';
 import { extensionRoute } from '../../api/schemas/common.js';
 import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
@@ -11,7 +12,7 @@ import { findSessionRow } from './lookup.js';
 import { idParams } from './params.js';
 import { ok } from './responses.js';
 
-type Req = { Params: { id: string }; Querystring: { mode: 'interactive' | 'view' } };
+type Req = { Params: { id: string }; Querystring: { mode: LiveViewMode } };
 
 export function registerLiveViewRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get<Req>(

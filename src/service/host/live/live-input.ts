@@ -2,37 +2,11 @@
 // speaks in browser terms (KeyboardEvent.key, WheelEvent pixels, button names); the device in ours (X11
 // keysyms, wheel ticks, modifier bits), so the same link drives a headless page and an X display alike.
 import { Ajv, type JSONSchemaType } from 'ajv';
+import { LIVE_MESSAGE_TYPES, liveMessage } from '../../../api/schemas/live-view.js';
+import type { LiveMessage } from '../../../api/types.js';
 import { isModifier, keyForChar, lookupKey, MODIFIER_BITS, type Computer, type KeyDef } from '../input/index.js';
 
-export type LiveMessage =
-  | { type: 'mouse'; action: 'move' | 'down' | 'up'; x: number; y: number; button?: 'left' | 'middle' | 'right' }
-  | { type: 'wheel'; x: number; y: number; delta_x: number; delta_y: number }
-  | { type: 'key'; action: 'down' | 'up'; key: string; code?: string }
-  | { type: 'text'; text: string }
-  | { type: 'ping'; t: number };
-
-const coordinate = { type: 'integer', minimum: -100_000, maximum: 100_000 } as const;
-const delta = { type: 'number', minimum: -100_000, maximum: 100_000 } as const;
-const schema = {
-  oneOf: [
-    {
-      type: 'object', additionalProperties: false, required: ['type', 'action', 'x', 'y'],
-      properties: { type: { const: 'mouse' }, action: { enum: ['move', 'down', 'up'] }, x: coordinate, y: coordinate, button: { enum: ['left', 'middle', 'right'] } },
-    },
-    {
-      type: 'object', additionalProperties: false, required: ['type', 'x', 'y', 'delta_x', 'delta_y'],
-      properties: { type: { const: 'wheel' }, x: coordinate, y: coordinate, delta_x: delta, delta_y: delta },
-    },
-    {
-      type: 'object', additionalProperties: false, required: ['type', 'action', 'key'],
-      properties: { type: { const: 'key' }, action: { enum: ['down', 'up'] }, key: { type: 'string', minLength: 1, maxLength: 64 }, code: { type: 'string', maxLength: 64 } },
-    },
-    { type: 'object', additionalProperties: false, required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1, maxLength: 10_000 } } },
-    { type: 'object', additionalProperties: false, required: ['type', 't'], properties: { type: { const: 'ping' }, t: { type: 'number' } } },
-  ],
-} as unknown as JSONSchemaType<LiveMessage>;
-
-const validate = new Ajv({ allErrors: false }).compile(schema);
+const validate = new Ajv({ allErrors: false }).compile(liveMessage as unknown as JSONSchemaType<LiveMessage>);
 
 /** The message in `raw`, or the reason it is not one. */
 export function parseLiveMessage(raw: string): LiveMessage | { error: string } {
@@ -45,9 +19,9 @@ export function parseLiveMessage(raw: string): LiveMessage | { error: string } {
   if (validate(value)) return value;
   const type = (value as { type?: unknown } | null)?.type;
   return {
-    error: typeof type === 'string' && ['mouse', 'wheel', 'key', 'text', 'ping'].includes(type)
+    error: typeof type === 'string' && (LIVE_MESSAGE_TYPES as readonly string[]).includes(type)
       ? `a '${type}' message has missing or out-of-range fields`
-      : "a message's type must be one of mouse, wheel, key, text, ping",
+      : `a message's type must be one of ${LIVE_MESSAGE_TYPES.join(', ')}`,
   };
 }
 

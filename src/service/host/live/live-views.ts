@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { LiveServerMessage } from '../../../api/types.js';
 import type { Computer, Computers, FrameStream, InputTarget } from '../input/index.js';
 import { rejectUpgrade, type CdpTokens, type LiveSession, type LiveViewMode } from '../session/index.js';
 import { LiveInput, parseLiveMessage } from './live-input.js';
@@ -207,7 +208,7 @@ export class LiveViews {
   }
 }
 
-function send(ws: WebSocket, msg: object): void {
+function send(ws: WebSocket, msg: LiveServerMessage): void {
   if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
 }
 

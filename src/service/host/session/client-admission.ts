@@ -7,6 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { DomainError, FailureKind } from '../errors.js';
+import type { LiveViewMode } from '../../../api/types.js';
 import type { LiveSession } from './types.js';
 import type { SessionManager } from './sessions.js';
 
@@ -15,7 +16,7 @@ const UPGRADE_PATH = /^\/browsers\/([^/?]+)\/(bidi)\/?$/;
 export type ClientProtocol = 'cdp' | 'bidi';
 
 /** What a live view connection may do: watch, or also send mouse and keyboard input. */
-export type LiveViewMode = 'interactive' | 'view';
+export type { LiveViewMode };
 
 /**
  * Session tokens (the `jwt` of `cdp_ws_url` and `webdriver_ws_url`) are an HMAC of the session id under a
