@@ -234,6 +234,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
     ),
   )
   .addOption(new Option('--chromium <path>', 'Chromium executable to launch').env('BCS_CHROMIUM'))
+  .addOption(new Option('--headless-shell <path>', 'what runs plain headless sessions, or off for the full Chromium in all (default: chromium-headless-shell beside the system Chromium)').env('BCS_HEADLESS_SHELL'))
   .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
   .option('--standby <n>', 'browsers kept launched so POST /browsers with default options is a handoff (0 turns it off)', '1')
   .addOption(
@@ -256,6 +257,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       requireSandbox: !o.unsandboxed,
       dataDir: resolve(o.dataDir),
       chromium: o.chromium || undefined,
+      headlessShell: o.headlessShell || undefined,
       logLevel: o.logLevel,
       standby,
       networkPolicy: o.networkPolicy,
@@ -273,7 +275,8 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
     process.stdout.write(`BCS_BASE_URL=${service.baseUrl}\n`);
     if (service.apiKeyGenerated) process.stdout.write(`BCS_API_KEY=${service.apiKey}\n`);
     process.stderr.write(
-      `bcs serve: listening on ${service.baseUrl}; chromium ${service.chromium.path} (${service.chromium.source}); data in ${resolve(o.dataDir)}\n` +
+      `bcs serve: listening on ${service.baseUrl}; chromium ${service.chromium.path} (${service.chromium.source})` +
+        `${service.headlessShell ? `; headless sessions: ${service.headlessShell.path}` : ''}; data in ${resolve(o.dataDir)}\n` +
         `bcs serve: ${service.sandbox?.network ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
         `bcs serve: network policy: ${service.networkPolicy}\n` +
         (service.strictWire ? '' : `bcs serve: console: ${service.baseUrl}/ (sign in with an API key)\n`) +

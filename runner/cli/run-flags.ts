@@ -56,6 +56,7 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
   addApiKeyOptions(cmd, 'the API key for --base-url');
   cmd
     .addOption(new Option('--chromium <path>', 'Chromium for the embedded service').env('BCS_CHROMIUM'))
+    .addOption(new Option('--headless-shell <path>', "the embedded service's browser for plain headless sessions, or off (default: chromium-headless-shell beside the system Chromium)").env('BCS_HEADLESS_SHELL'))
     .option('--workers <n>', 'scenarios run at once (default 1; pool leases are also bounded by the pool size)')
     .option('--retries <n>', 'run a scenario that did not pass again, up to n more times (default 0)')
     .addOption(new Option('--isolation <unit>', 'scenarios that only drive pages run in a fresh context of a shared session (context, the default) or each in a session of its own (session)').choices(['context', 'session']))
@@ -119,6 +120,7 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     baseUrl: o.baseUrl || undefined,
     apiKey: resolveApiKey(o),
     chromium: o.chromium || undefined,
+    headlessShell: o.headlessShell || undefined,
     // For the embedded service only: a running service's pools are its administrators' (`bcs pools`).
     ...(config?.pools && !o.baseUrl ? { pools: headed ? headfulPools(config.pools) : config.pools } : {}),
     ...(headed && !o.baseUrl ? { display: hostDisplay() } : {}),

@@ -12,6 +12,8 @@ export interface TargetOptions {
   baseUrl?: string;
   apiKey?: string;
   chromium?: string;
+  /** The embedded service's headless shell for plain headless browsers: a path, or `off` (ServiceOptions). */
+  headlessShell?: string;
   /** Pools the embedded service is given before anything runs (bcs.config.yaml `pools`). */
   pools?: Record<string, PoolSettings>;
   /** The embedded service shows headful browsers on this display (`--headed`). */
@@ -50,6 +52,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     const service = await startService({
       dataDir,
       chromium: opts.chromium,
+      headlessShell: opts.headlessShell,
       logLevel: 'silent',
       standby: opts.standby ?? 0,
       maxConcurrentSessions: null,
@@ -63,7 +66,8 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
           `where /home/kernel is not the session's folder (use $HOME); install bubblewrap to sandbox them\n`,
       );
     }
-    const chromiumLabel = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
+    const full = service.chromium.source === 'npm' ? 'packaged headless shell' : service.chromium.path;
+    const chromiumLabel = service.headlessShell ? `${full}; headless: ${service.headlessShell.path}` : full;
     const client = new CloudClient({ baseUrl: service.baseUrl, apiKey: service.apiKey });
     const close = async () => {
       await service.close();

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { bearerToken, type RouteEntry } from './auth.js';
-import { chromePolicySupport, defaultCacheDir, findChromium, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
+import { chromePolicySupport, defaultCacheDir, findChromium, findHeadlessShell, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
 import {
   CdpTokens,
   handleBrowserUpgrade,
@@ -60,6 +60,12 @@ export interface ServiceOptions {
   apiKey?: string;
   /** A Chromium executable to use instead of discovery. */
   chromium?: string;
+  /**
+   * The headless shell that runs plain headless sessions: a path, or `off` for the full Chromium in every
+   * session. Unset: a system chromium-headless-shell installed beside the system Chromium (BCS_HEADLESS_SHELL
+   * sets it too).
+   */
+  headlessShell?: string;
   logLevel?: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** How often inactivity timeouts are checked. */
   sweepIntervalMs?: number;
@@ -122,6 +128,8 @@ export interface RunningService {
   /** True when the key was generated here and must be shown to the user once. */
   apiKeyGenerated: boolean;
   chromium: ChromiumExecutable;
+  /** What runs plain headless sessions instead of `chromium`, when there is one. */
+  headlessShell: ChromiumExecutable | undefined;
   sessions: SessionManager;
   pools: PoolManager;
   standby: Standby;
@@ -152,6 +160,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const strictWire = opts.strictWire ?? false;
   await prepareDataDir(opts.dataDir);
   const chromium = await findChromium(opts.chromium ?? process.env.BCS_CHROMIUM);
+  const headlessShell = await findHeadlessShell(chromium, opts.headlessShell ?? process.env.BCS_HEADLESS_SHELL);
   const sandboxMode = opts.sandbox ?? (process.env.BCS_SANDBOX === 'off' ? 'off' : 'auto');
   const { sandbox, reason: sandboxReason } =
     sandboxMode === 'off' ? { sandbox: null, reason: 'turned off' } : await detectSandbox({ dataDir: opts.dataDir, network: opts.sessionNetworks });
@@ -189,7 +198,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       if (!strictWire) telemetryHub?.emit(sessionId, 'network', 'egress_refused', { kind: 'kernel_api', event: 'egress_proxy' }, { ...r });
     },
   };
-  const sessions = new SessionManager({ repo: browsers, chromium, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), cacheDir: opts.cacheDir ?? defaultCacheDir(), now, log, display: opts.display, egress });
+  const sessions = new SessionManager({ repo: browsers, executables: { full: chromium, headlessShell }, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), cacheDir: opts.cacheDir ?? defaultCacheDir(), now, log, display: opts.display, egress });
   // Measured in the background now, so the first create does not pay for the whole measurement.
   void sessions.windowFrame();
   const telemetryEvents = new TelemetryRepo(db);
@@ -356,6 +365,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     apiKey,
     apiKeyGenerated: opts.apiKey === undefined,
     chromium,
+    headlessShell,
     sessions,
     pools,
     standby,

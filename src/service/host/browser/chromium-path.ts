@@ -35,6 +35,29 @@ export async function findChromium(configured?: string, env: NodeJS.ProcessEnv =
 }
 
 /**
+ * The headless shell to run plain headless sessions on, beside a full Chromium that runs the rest (headful
+ * sessions, extensions, enterprise policies): Chromium's old headless mode, which Playwright also runs
+ * headless tests on, starts in a third of the time and makes a context and its page in under half. `setting`
+ * is a path, `off`, or unset: then a system shell is used only when it was installed beside the system
+ * Chromium found (the same folder, so the same package version reads the same profiles).
+ */
+export async function findHeadlessShell(full: ChromiumExecutable, setting?: string, env: NodeJS.ProcessEnv = process.env): Promise<ChromiumExecutable | undefined> {
+  if (full.headlessShell || setting === 'off') return undefined;
+  if (setting) {
+    if (!(await isExecutable(setting))) throw new Error(`configured headless shell '${setting}' is not an executable file`);
+    return { path: await launchedBinary(setting), source: 'configured', headlessShell: true };
+  }
+  if (full.source !== 'system') return undefined;
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, 'chromium-headless-shell');
+    if (!(await isExecutable(candidate))) continue;
+    const path = await launchedBinary(candidate);
+    return dirname(path) === dirname(full.path) ? { path, source: 'system', headlessShell: true } : undefined;
+  }
+  return undefined;
+}
+
+/**
  * Distributions install a shell launcher as `chromium` or `google-chrome` that execs the real binary,
  * after a dozen helper processes (uname, grep, findmnt, expr... on Debian) and flags of its own
  * (/etc/chromium.d), which the service, setting every flag itself, does not want. On two busy cores the
@@ -43,6 +66,7 @@ export async function findChromium(configured?: string, env: NodeJS.ProcessEnv =
  */
 const LAUNCHED_BINARIES: Record<string, string> = {
   chromium: '/usr/lib/chromium/chromium',
+  'chromium-headless-shell': '/usr/lib/chromium/chromium-headless-shell',
   'chromium-browser': '/usr/lib/chromium-browser/chromium-browser',
   'google-chrome': '/opt/google/chrome/chrome',
   'google-chrome-stable': '/opt/google/chrome/chrome',

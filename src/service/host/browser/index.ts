@@ -1,7 +1,8 @@
 export { CdpConnection } from './cdp-connection.js';
 export { killProcessGroup, measureWindowFrame } from './chromium.js';
 export type { ExitInfo, LaunchedChromium } from './chromium.js';
-export { findChromium } from './chromium-path.js';
+export { findChromium, findHeadlessShell } from './chromium-path.js';
+export type { Executables } from './executables.js';
 export type { ChromiumExecutable } from './chromium-path.js';
 export { closeCleanly, closeStaleCleanly } from './close-cleanly.js';
 export { admitChromePolicy, chromePolicySupport, effectivePolicy } from './chrome-policy.js';

@@ -10,6 +10,7 @@ import type { CdpConnection } from './cdp-connection.js';
 import { sessionUsersPossible } from '../data-dir.js';
 import { launchChromium, type LaunchedChromium } from './chromium.js';
 import type { ChromiumExecutable } from './chromium-path.js';
+import { executableFor, type Executables } from './executables.js';
 import { DOWNLOADS_DIR, HostView, USER_DATA_DIR, handOverView } from '../fs/index.js';
 import { ProxyForwarder, type EgressRefusal } from '../proxy/index.js';
 import { SessionNetwork, DEVTOOLS_PORT, sessionNetDir, type EgressPolicy, type ServicePorts } from '../network/index.js';
@@ -42,11 +43,11 @@ export interface WarmBrowser {
 }
 
 export interface LaunchEnv {
-  chromium: ChromiumExecutable;
+  executables: Executables;
   sandbox: Sandbox | null;
   sessionsDir: string;
-  /** The window frame to add to headless windows (measured once per executable). */
-  frame(): Promise<{ width: number; height: number }>;
+  /** The window frame to add to `exe`'s headless windows (measured once per executable). */
+  frame(exe: ChromiumExecutable): Promise<{ width: number; height: number }>;
   warn(obj: object, msg: string): void;
   /** Run in order on every launch, after the view's layout is created (see LaunchPreparer). */
   preparers: LaunchPreparer[];
@@ -64,8 +65,12 @@ export interface LaunchEnv {
 export function sessionLayout(env: LaunchEnv, id: string) {
   const dir = join(env.sessionsDir, id);
   const view = new HostView(dir);
-  const sandbox = env.sandbox ? browserSandbox(env.sandbox, env.chromium) : null;
-  return { dir, view, sandbox: sandbox?.sandbox ?? null, browser: sandbox, userDataDir: view.hostPath(USER_DATA_DIR) };
+  return { dir, view, sandbox: env.sandbox, userDataDir: view.hostPath(USER_DATA_DIR) };
+}
+
+/** The sandbox `exe` runs in (with its own files shown where they are outside the system's), or none. */
+function sandboxFor(env: LaunchEnv, exe: ChromiumExecutable): BrowserSandbox | null {
+  return env.sandbox ? browserSandbox(env.sandbox, exe) : null;
 }
 
 /**
@@ -86,7 +91,9 @@ export const PID_FILE = 'browser.pid';
 
 /** Launches Chromium for session `id`; on failure nothing is left running (the folder is the caller's). */
 export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec): Promise<WarmBrowser> {
-  const { dir, view, sandbox, browser } = sessionLayout(env, id);
+  const { dir, view, sandbox } = sessionLayout(env, id);
+  const exe = executableFor(env.executables, spec);
+  const browser = sandboxFor(env, exe);
   const inView = (viewPath: string) => (sandbox ? viewPath : view.hostPath(viewPath));
   let screen: XDisplay | undefined;
   let forwarder: ProxyForwarder | undefined;
@@ -107,8 +114,8 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
       screen = env.display ? existingDisplay(env.display, spec.viewport.width, spec.viewport.height) : await startXvfb(spec.viewport.width, spec.viewport.height);
     }
     const parts = { id, dir, view, screen, forwarder, network, owner, xauthority, browserPath: inView };
-    const chromium = await startChromium(env, parts, browser, spec, extraArgs);
-    warm = { ...parts, spec, chromium, downloads: downloadsConnection(env, id, chromium, inView) };
+    const chromium = await startChromium(env, parts, exe, browser, spec, extraArgs);
+    warm = { ...parts, spec, chromium, downloads: downloadsConnection(env, exe, id, chromium, inView) };
   } catch (err) {
     await screen?.stop();
     await network?.close();
@@ -124,13 +131,14 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
  * context (what the restart puts into the view); the preparers then put in what the spec adds.
  */
 export async function relaunchBrowser(env: LaunchEnv, warm: WarmBrowser, spec: LaunchSpec, change?: (ctx: LaunchContext) => Promise<void>): Promise<WarmBrowser> {
-  const { browser } = sessionLayout(env, warm.id);
+  const exe = executableFor(env.executables, spec);
+  const browser = sandboxFor(env, exe);
   const ctx = launchContext({ dir: warm.dir, view: warm.view, inView: warm.browserPath, owner: warm.owner, previous: warm.spec });
   try {
     await change?.(ctx);
     const extraArgs = await runPreparers(env, ctx, spec);
-    const chromium = await startChromium(env, warm, browser, spec, extraArgs);
-    return { ...warm, spec, chromium, downloads: downloadsConnection(env, warm.id, chromium, warm.browserPath) };
+    const chromium = await startChromium(env, warm, exe, browser, spec, extraArgs);
+    return { ...warm, spec, chromium, downloads: downloadsConnection(env, exe, warm.id, chromium, warm.browserPath) };
   } finally {
     await ctx.close();
   }
@@ -155,13 +163,20 @@ async function runPreparers(env: LaunchEnv, ctx: LaunchContext, spec: LaunchSpec
 type BrowserParts = Pick<WarmBrowser, 'dir' | 'view' | 'screen' | 'forwarder' | 'network' | 'owner' | 'xauthority' | 'browserPath'>;
 
 /** Starts Chromium itself into a session's prepared folder, network and screen. */
-async function startChromium(env: LaunchEnv, parts: BrowserParts, browser: BrowserSandbox | null, spec: LaunchSpec, extraArgs: string[]): Promise<LaunchedChromium> {
+async function startChromium(
+  env: LaunchEnv,
+  parts: BrowserParts,
+  exe: ChromiumExecutable,
+  browser: BrowserSandbox | null,
+  spec: LaunchSpec,
+  extraArgs: string[],
+): Promise<LaunchedChromium> {
   const { view, screen, network, forwarder, owner } = parts;
   // Unsandboxed, under its own uid, Chromium gets a clean environment: the service's may hold its key.
   const user = !browser && owner ? owner : undefined;
   const netns = network?.nsPath;
-  const sandboxArgs = [...(netns ? displaySocketArgs(screen?.display) : []), ...(await policyArgs(env.chromium, parts.dir, spec.chromePolicy, browser))];
-  const chromium = await launchChromium(env.chromium, {
+  const sandboxArgs = [...(netns ? displaySocketArgs(screen?.display) : []), ...(await policyArgs(exe, parts.dir, spec.chromePolicy, browser))];
+  const chromium = await launchChromium(exe, {
     userDataDir: parts.browserPath(USER_DATA_DIR),
     wrap: browser ? (_file, args, e) => sandboxCommand(browser.sandbox, { ...browserLaunch(view, browser, args, e), netns, extraArgs: sandboxArgs }) : undefined,
     user,
@@ -170,7 +185,7 @@ async function startChromium(env: LaunchEnv, parts: BrowserParts, browser: Brows
     viewport: spec.viewport,
     display: screen?.display,
     xauthority: parts.xauthority && parts.browserPath(parts.xauthority),
-    frame: spec.headless ? await env.frame() : undefined,
+    frame: spec.headless ? await env.frame(exe) : undefined,
     startUrl: spec.startUrl ?? undefined,
     kioskMode: spec.kioskMode,
     stealth: spec.stealth,
@@ -186,8 +201,14 @@ async function startChromium(env: LaunchEnv, parts: BrowserParts, browser: Brows
  * client allows them, for as long as that client stays connected: the service stays connected. This
  * runs beside the create; CDP clients and input wait for it (the session's `ready`).
  */
-function downloadsConnection(env: LaunchEnv, id: string, chromium: LaunchedChromium, inView: (viewPath: string) => string): Promise<CdpConnection | undefined> {
-  if (!env.chromium.headlessShell) return Promise.resolve(undefined);
+function downloadsConnection(
+  env: LaunchEnv,
+  exe: ChromiumExecutable,
+  id: string,
+  chromium: LaunchedChromium,
+  inView: (viewPath: string) => string,
+): Promise<CdpConnection | undefined> {
+  if (!exe.headlessShell) return Promise.resolve(undefined);
   return allowDownloads(chromium.wsEndpoint, inView(DOWNLOADS_DIR)).catch((err: Error) => {
     env.warn({ session_id: id, err: err.message }, 'could not enable downloads');
     return undefined;

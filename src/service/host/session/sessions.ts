@@ -25,6 +25,7 @@ import {
   cachedWindowFrame,
   type ExitInfo,
   type LaunchedChromium,
+  type ChromiumExecutable,
   closeCleanly,
   closeStaleCleanly,
 } from '../browser/index.js';
@@ -40,7 +41,7 @@ export class SessionManager {
   private readonly cleanups = new Set<Promise<void>>();
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
-  private frame: Promise<{ width: number; height: number }> | undefined;
+  private readonly frames = new Map<string, Promise<{ width: number; height: number }>>();
   private hooks: SessionHooks = { prepareLaunch: [], start: [], release: [], end: [], stopped: [], restarted: [] };
   /** Sessions that write their profile back: closed cleanly rather than killed, so their files are complete. */
   private readonly cleanStops = new Set<string>();
@@ -59,10 +60,10 @@ export class SessionManager {
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.env = {
-      chromium: deps.chromium,
+      executables: deps.executables,
       sandbox: deps.sandbox,
       sessionsDir: deps.sessionsDir,
-      frame: () => this.windowFrame(),
+      frame: (exe) => this.windowFrame(exe),
       warn: (obj, msg) => deps.log.warn(obj, msg),
       preparers: [],
       display: deps.display,
@@ -115,12 +116,17 @@ export class SessionManager {
     return this.closing;
   }
 
-  /** Measures the executable's window frame (once); call at start so no create pays for it. */
-  windowFrame(): Promise<{ width: number; height: number }> {
-    this.frame ??= (async () => {
+  /**
+   * Measures an executable's window frame (once; the full Chromium's by default); call at start so no
+   * create pays for it.
+   */
+  windowFrame(exe: ChromiumExecutable = this.deps.executables.full): Promise<{ width: number; height: number }> {
+    let frame = this.frames.get(exe.path);
+    if (frame) return frame;
+    frame = (async () => {
       const dir = join(this.deps.sessionsDir, `.probe-${newId(8)}`);
       try {
-        return await cachedWindowFrame(this.deps.chromium.path, this.deps.cacheDir, () => measureWindowFrame(this.deps.chromium, dir));
+        return await cachedWindowFrame(exe.path, this.deps.cacheDir, () => measureWindowFrame(exe, dir));
       } catch (err) {
         this.deps.log.warn({ err: (err as Error).message }, 'could not measure the browser window frame; viewports may be smaller than asked');
         return { width: 0, height: 0 };
@@ -128,7 +134,8 @@ export class SessionManager {
         this.track(removeDir(dir));
       }
     })();
-    return this.frame;
+    this.frames.set(exe.path, frame);
+    return frame;
   }
 
   get size(): number {
@@ -383,8 +390,8 @@ export class SessionManager {
     // Launches under way finish and stop themselves; what is left unregistered is stopped here.
     await Promise.all(this.launches);
     await Promise.all([...this.unregistered].map((warm) => this.discard(warm)));
-    // The window-frame probe may still be writing its folder; its removal is tracked once it ends.
-    await this.frame;
+    // The window-frame probes may still be writing their folders; each removal is tracked once it ends.
+    await Promise.all(this.frames.values());
     await Promise.all(this.cleanups);
   }
 

@@ -7,7 +7,7 @@ import type {
   LaunchSpec,
   WarmBrowser,
   LaunchedChromium,
-  ChromiumExecutable,
+  Executables,
   XDisplay,
 } from '../browser/index.js';
 import type { Socket } from 'node:net';
@@ -66,7 +66,8 @@ export interface Logger {
 
 export interface SessionManagerDeps {
   repo: BrowsersRepo;
-  chromium: ChromiumExecutable;
+  /** The Chromium, and the headless shell that runs plain headless browsers when there is one. */
+  executables: Executables;
   /** Where the browser runs: inside the session's view when there is a sandbox. */
   sandbox: Sandbox | null;
   /** Each session gets `<sessionsDir>/<id>/` holding its host view (user data now, downloads later). */
