@@ -6,12 +6,14 @@
 // bcs's own results.json also gives a per-scenario breakdown: waiting for the browser, steps, giving it
 // back, and the runner's bookkeeping between and around them.
 //   node dist/bench/vs-playwright.js [--runs 5] [--flows 20] [--workers 1,2] [--suites trivial,shop,cold] [--json]
-// Chromium: BCS_CHROMIUM, else what the service would pick (the system's, else the packaged headless shell).
+// Chromium: BCS_CHROMIUM, else what the service would run these headless flows on: the headless shell beside
+// the system Chromium (which Playwright Test also runs headless tests on), else the system's, else the packaged
+// headless shell.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { findChromium } from '../src/service/host/browser/chromium-path.js';
+import { findChromium, findHeadlessShell } from '../src/service/host/browser/chromium-path.js';
 import { serveFolder } from '../runner/exec/static-server.js';
 import { machine, ratio } from './report.js';
 import { summarize, type Summary } from './stats.js';
@@ -27,7 +29,8 @@ const suites = (argValue('--suites') ?? 'trivial,shop,cold').split(',');
 const json = process.argv.includes('--json');
 const ROOT = resolve('.');
 
-const chromium = await findChromium(process.env.BCS_CHROMIUM);
+const full = await findChromium(process.env.BCS_CHROMIUM);
+const chromium = (await findHeadlessShell(full, process.env.BCS_HEADLESS_SHELL)) ?? full;
 const site = await serveFolder(join(ROOT, 'bench/vs-playwright/site'));
 const work = await mkdtemp(join(tmpdir(), 'bcs-vs-pw-'));
 const flowDir = join(work, 'flows');
