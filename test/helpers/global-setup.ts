@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { findChromium } from '../../src/service/host/browser/chromium-path.js';
+import { findChromium, findHeadlessShell } from '../../src/service/host/browser/chromium-path.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   execFileSync(process.execPath, ['runner/build.mjs'], { cwd: root, stdio: 'inherit' });
   const chromium = await findChromium(process.env.BCS_CHROMIUM);
-  process.stdout.write(`tests use chromium ${chromium.path} (${chromium.source})\n`);
+  const shell = await findHeadlessShell(chromium, process.env.BCS_HEADLESS_SHELL);
+  process.stdout.write(`tests use chromium ${chromium.path} (${chromium.source})${shell ? `, plain headless sessions ${shell.path}` : ''}\n`);
   const declarations = await mkdtemp(join(tmpdir(), 'bcs-declarations-'));
   project.provide('declarationsDir', declarations);
   return () => rm(declarations, { recursive: true, force: true });

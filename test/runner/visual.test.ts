@@ -12,10 +12,10 @@ import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // The clock changes every run and the spinner never stops: the mask and Playwright's stopped animations
-// keep both out of the comparison.
+// keep both out of the comparison. The clock keeps one line of one length, so nothing below it moves.
 const page = (color: string) => `<!doctype html><body style="margin:0;font:16px sans-serif">
 <div data-testid=card style="width:200px;height:120px;background:${color}">card</div>
-<p data-testid=clock>${new Date().toISOString()} ${Math.random()}</p>
+<p data-testid=clock style="white-space:nowrap">${new Date().toISOString()} ${Math.random().toFixed(6)}</p>
 <div style="width:40px;height:40px;background:navy;animation:spin 1s linear infinite"></div>
 <style>@keyframes spin { to { transform: rotate(360deg) } }</style></body>`;
 

@@ -188,6 +188,9 @@ describe.skipIf(exe.headlessShell)('loading extensions into a running browser', 
     const client = new Kernel({ apiKey: service.apiKey, baseURL: service.baseUrl, maxRetries: 0 });
     try {
       const { session_id: id } = await client.browsers.create({ headless: true, timeout_seconds: 120 });
+      // Set up first (the headless shell's downloads connection): a delete before the restart has begun
+      // ends the session without it, and the load answers 404.
+      await service.sessions.get(id)!.ready;
       const loading = client.browsers.loadExtensions(id, { extensions: [{ name: 'marker', zip_file: await toFile(await zipOf(marker), 'm.zip') }] }).catch((e: unknown) => e);
       await eventually(() => (service.sessions.get(id)?.restarting ? true : undefined), 30_000, 5);
       await client.browsers.deleteByID(id);

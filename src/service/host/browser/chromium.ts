@@ -105,6 +105,9 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
   // would shrink the page by its height some time after start.
   if (process.getuid?.() === 0) args.push('--no-sandbox', '--test-type');
   if (opts.headless) args.push(exe.headlessShell ? '--headless=shell' : '--headless=new', '--hide-scrollbars');
+  // The shell keeps a cross-site iframe in its page's process; full Chromium gives every site its own. A
+  // session gets full Chromium's process model (and its isolation) whichever of the two runs it.
+  if (exe.headlessShell) args.push('--site-per-process');
   if (opts.headless && !exe.headlessShell) {
     // New headless clamps the window to an 800x600 screen, and a window that fills its screen is drawn
     // maximized with a different frame: so the screen is always larger than the window.

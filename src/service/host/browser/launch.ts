@@ -23,6 +23,8 @@ import { allowDownloads, browserLaunch, copyXAuthority, displaySocketArgs, polic
 export interface WarmBrowser {
   readonly id: string;
   readonly spec: LaunchSpec;
+  /** The executable it runs (executables.ts): the headless shell or the full Chromium. */
+  readonly exe: ChromiumExecutable;
   readonly view: HostView;
   readonly chromium: LaunchedChromium;
   readonly screen?: XDisplay;
@@ -115,7 +117,7 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
     }
     const parts = { id, dir, view, screen, forwarder, network, owner, xauthority, browserPath: inView };
     const chromium = await startChromium(env, parts, exe, browser, spec, extraArgs);
-    warm = { ...parts, spec, chromium, downloads: downloadsConnection(env, exe, id, chromium, inView) };
+    warm = { ...parts, spec, exe, chromium, downloads: downloadsConnection(env, exe, id, chromium, inView) };
   } catch (err) {
     await screen?.stop();
     await network?.close();
@@ -138,7 +140,7 @@ export async function relaunchBrowser(env: LaunchEnv, warm: WarmBrowser, spec: L
     await change?.(ctx);
     const extraArgs = await runPreparers(env, ctx, spec);
     const chromium = await startChromium(env, warm, exe, browser, spec, extraArgs);
-    return { ...warm, spec, chromium, downloads: downloadsConnection(env, exe, warm.id, chromium, warm.browserPath) };
+    return { ...warm, spec, exe, chromium, downloads: downloadsConnection(env, exe, warm.id, chromium, warm.browserPath) };
   } finally {
     await ctx.close();
   }

@@ -386,7 +386,7 @@ export class LivePool {
 
   private async reset(member: Member, live: LiveSession): Promise<void> {
     if (!member.tracker) throw new Error('the pool has no connection to the browser');
-    const frame = member.headless ? await this.deps.sessions.windowFrame() : { width: 0, height: 0 };
+    const frame = member.headless ? await this.deps.sessions.windowFrameOf(live.id) : { width: 0, height: 0 };
     await member.tracker.reset({ width: member.viewport.width + frame.width, height: member.viewport.height + frame.height });
     // Files the last holder downloaded are theirs, not the next holder's.
     const downloads = live.view.hostPath(DOWNLOADS_DIR);

@@ -138,6 +138,12 @@ export class SessionManager {
     return frame;
   }
 
+  /** The window frame of the Chromium session `id` runs now (none for the headless shell). */
+  windowFrameOf(id: string): Promise<{ width: number; height: number }> {
+    const warm = this.running.get(id);
+    return warm ? this.windowFrame(warm.exe) : this.windowFrame();
+  }
+
   get size(): number {
     return this.live.size;
   }
