@@ -27,10 +27,12 @@ describe('Ctrl-C during bcs run --workers', { timeout: 180_000 }, () => {
       BCS_BASE_URL: svc.baseUrl,
       BCS_API_KEY: svc.apiKey,
     });
-    // Both workers hold a browser: interrupt now.
+    // Both workers hold a browser: interrupt now. A session that merely exists may be a create whose answer
+    // the run has not read yet; one its scenario has connected to is held.
     const running = await eventually(async () => {
       const live = (await svc.call('GET', '/browsers')).body as { session_id: string }[];
-      return live.length === 2 ? live : undefined;
+      const held = live.filter((s) => (svc.sessions.get(s.session_id)?.connections.size ?? 0) > 0);
+      return live.length === 2 && held.length === 2 ? live : undefined;
     }, 45_000);
     child.kill('SIGINT');
     const res = await done;
