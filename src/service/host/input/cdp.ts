@@ -17,6 +17,7 @@ export class CdpInputDevice implements InputDevice {
   private sessionId: string | undefined;
   private targetId: string | undefined;
   private pressed = 0;
+  private attaching: Promise<string> | undefined;
 
   private constructor(
     private readonly cdp: CdpConnection,
@@ -251,7 +252,19 @@ export class CdpInputDevice implements InputDevice {
    * show it. Re-checked when a tab opened or closed, and now and then (a page brought to the front).
    */
   private async attach(): Promise<string> {
+    // One check at a time: while one is under way the front tab counts as checked, so a caller that did
+    // not wait for it would send to the tab from before (a click meant for a page just opened).
+    while (this.attaching) await this.attaching.catch(() => {});
     if (this.sessionId && !this.front.due()) return this.sessionId;
+    this.attaching = this.reattach();
+    try {
+      return await this.attaching;
+    } finally {
+      this.attaching = undefined;
+    }
+  }
+
+  private async reattach(): Promise<string> {
     let targetId = await this.front.current();
     if (targetId === this.targetId && this.sessionId) return this.sessionId;
     let sessionId: string;
