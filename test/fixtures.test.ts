@@ -254,7 +254,8 @@ describe('the Chromium unpack lock', () => {
       await utimes(lock, old, old);
       const started = Date.now();
       await expect(withLock(lock, async () => 'ran')).resolves.toBe('ran');
-      expect(Date.now() - started).toBeLessThan(2000);
+      // Taken over at once, not after waiting out the limit that would otherwise have thrown.
+      expect(Date.now() - started).toBeLessThan(10_000);
       await expect(stat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -249,7 +249,8 @@ describe('playwright execute', () => {
     times.sort((a, b) => a - b);
     const p50 = times[10]!;
     console.log(`playwright execute "return 1": first ${cold.toFixed(0)} ms; then p50 ${p50.toFixed(0)} ms, min ${times[0]!.toFixed(0)} ms, max ${times[19]!.toFixed(0)} ms`);
-    expect(p50).toBeLessThan(500);
+    // A warm call reuses the session's worker and connection: far less than the first call, which makes them.
+    expect(p50).toBeLessThan(cold);
   });
 });
 

@@ -106,7 +106,8 @@ describe('browser pools', () => {
     const waiters = [];
     for (const tag of ['first', 'second', 'third']) {
       waiters.push(wait(tag));
-      await new Promise((r) => setTimeout(r, 150));
+      // Each joins the queue before the next is sent, so the order is the one asked for.
+      await eventually(() => (svc.pools.find(null, 'fifo').waitingCount === waiters.length ? true : undefined));
     }
     let holder = held;
     for (const [i, waiter] of waiters.entries()) {
@@ -131,10 +132,11 @@ describe('browser pools', () => {
       body: JSON.stringify({ acquire_timeout_seconds: 30 }),
       signal: abort.signal,
     }).catch(() => 'aborted');
-    await new Promise((r) => setTimeout(r, 200));
+    const live = svc.pools.find(null, 'gone');
+    await eventually(() => (live.waitingCount === 1 ? true : undefined));
     abort.abort();
     expect(await abandoned).toBe('aborted');
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually(() => (live.waitingCount === 0 ? true : undefined));
     await kernel.browserPools.release('gone', { session_id: held.session_id });
     const pool = await kernel.browserPools.retrieve('gone');
     expect([pool.available_count, pool.acquired_count]).toEqual([1, 0]);

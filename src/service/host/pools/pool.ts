@@ -95,6 +95,11 @@ export class LivePool {
     return n;
   }
 
+  /** Acquires waiting for a browser to free up. */
+  get waitingCount(): number {
+    return this.waiters.length;
+  }
+
   /** How many of the pool's browsers may launch at once (see the top of this file). */
   get parallelLaunches(): number {
     return Math.max(1, Math.ceil((this.row.config.size * this.row.config.fill_rate_per_minute) / 100));
