@@ -200,7 +200,7 @@ describe('process API', () => {
     const r = await api.run({ command: 'sh', args: ['-c', 'sleep 77.1 & sleep 77.2'], timeout_sec: 1 });
     expect(r).toMatchObject({ exit_code: 124, timed_out: true });
     expect(Date.now() - started).toBeLessThan(30_000);
-    await eventually(async () => ((await hostProcesses('77.1')).length + (await hostProcesses('77.2')).length === 0 ? true : undefined), 3_000);
+    await eventually(async () => ((await hostProcesses('77.1')).length + (await hostProcesses('77.2')).length === 0 ? true : undefined), 10_000);
   });
 
   it('caps exec output per stream and says it truncated', async () => {

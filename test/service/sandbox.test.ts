@@ -162,12 +162,12 @@ describe.skipIf(noSandbox)('the bwrap sandbox', () => {
   it('a timeout kills even children that left the process group', async () => {
     const r = await sh('setsid sleep 66.1 & sleep 66.2', { timeout_sec: 1 });
     expect(r).toMatchObject({ exit_code: 124, timed_out: true });
-    await eventually(async () => ((await hostProcesses('66.1')).length + (await hostProcesses('66.2')).length === 0 ? true : undefined), 3_000);
+    await eventually(async () => ((await hostProcesses('66.1')).length + (await hostProcesses('66.2')).length === 0 ? true : undefined), 10_000);
   });
 
   it('when a process exits, what it left running in its sandbox dies with it', async () => {
     expect((await sh('(setsid sleep 65.1 &); echo started')).stdout).toBe('started\n');
-    await eventually(async () => ((await hostProcesses('65.1')).length === 0 ? true : undefined), 3_000);
+    await eventually(async () => ((await hostProcesses('65.1')).length === 0 ? true : undefined), 10_000);
   });
 
   it('deleting the session kills daemonized processes too', async () => {
@@ -292,7 +292,7 @@ describe('without the sandbox', () => {
     }
     const r = await run({ command: 'sh', args: ['-c', 'sleep 79.1 & sleep 79.2'], timeout_sec: 1 });
     expect(r).toMatchObject({ exit_code: 124, timed_out: true });
-    await eventually(async () => ((await hostProcesses('79.1')).length + (await hostProcesses('79.2')).length === 0 ? true : undefined), 3_000);
+    await eventually(async () => ((await hostProcesses('79.1')).length + (await hostProcesses('79.2')).length === 0 ? true : undefined), 10_000);
   });
 
   it('PTY processes work unsandboxed too (tty is /dev/pts/N), and die with the session', async () => {
