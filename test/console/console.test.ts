@@ -262,6 +262,8 @@ describe('the console', () => {
       const response = await route.fetch();
       await route.fulfill({ response, headers: { ...response.headers(), 'x-has-more': 'true', 'x-next-offset': String(Number(params.get('offset')) + 50) } });
     };
+    // A session of its own, so the list has a row (and a pager) whichever tests ran before.
+    const own = await created('/browsers', { name: 'console-paged' });
     await page.route(sessionsList, moreFollow);
     try {
       await open('sessions', 'Sessions');
@@ -274,6 +276,7 @@ describe('the console', () => {
       await expect.poll(() => pager.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
     } finally {
       await page.unroute(sessionsList, moreFollow);
+      await svc.call('DELETE', `/browsers/${own.session_id}`);
     }
   });
 
