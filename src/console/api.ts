@@ -21,8 +21,18 @@ export class ApiError extends Error {
   }
 }
 
+/** One page of an offset-paged list, with what its headers say about the next one. */
+export interface ListPage<T> {
+  rows: T[];
+  hasMore: boolean;
+  /** The absolute `offset` of the next page (0 on the last). */
+  nextOffset: number;
+}
+
 export interface Api {
   get<T>(path: string): Promise<T>;
+  /** A list route's page: the body's array, and `X-Has-More` and `X-Next-Offset` read from the answer. */
+  list<T>(path: string): Promise<ListPage<T>>;
   send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
   /** The raw response body as a Blob (videos, downloads). */
   blob(path: string): Promise<Blob>;
@@ -40,6 +50,10 @@ export function createApi(key: string, fetchImpl: typeof fetch = (...a) => fetch
     async get<T>(path: string) {
       const res = await checked(await fetchImpl(path, { headers: headers() }));
       return (await res.json()) as T;
+    },
+    async list<T>(path: string) {
+      const res = await checked(await fetchImpl(path, { headers: headers() }));
+      return { rows: (await res.json()) as T[], hasMore: res.headers.get('x-has-more') === 'true', nextOffset: Number(res.headers.get('x-next-offset') ?? 0) };
     },
     async send<T>(method: string, path: string, body?: unknown) {
       const init: RequestInit = { method, headers: headers(body === undefined ? {} : { 'content-type': 'application/json' }) };

@@ -2,7 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
-import { messageOf, type Api } from './api.js';
+import { messageOf, type Api, type ListPage } from './api.js';
 
 export const ApiContext = createContext<Api | null>(null);
 
@@ -51,6 +51,27 @@ export function useLoad<T>(load: (api: Api) => Promise<T>, key: string, pollMs?:
   }, [api, key, tick, pollMs]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data, error, reload };
+}
+
+/** Rows per page of every paged list. */
+export const PAGE_SIZE = 50;
+
+/** A loaded page knows where it starts, so the pager describes the rows on screen, not the ones asked for. */
+export type ShownPage<T> = ListPage<T> & { offset: number };
+
+/**
+ * `path` (a list route with its filters, without `offset` and `limit`) a page at a time, polled like
+ * `useLoad`. The offset belongs to the path it was chosen on: a new filter starts again from the first page.
+ */
+export function usePagedLoad<T>(path: string, pollMs?: number): Loaded<ShownPage<T>> & { go: (offset: number) => void } {
+  const [at, setAt] = useState({ path, offset: 0 });
+  // Computed rather than waiting for the effect, so the first request on a new filter already asks for page one.
+  const offset = at.path === path ? at.offset : 0;
+  useEffect(() => setAt((a) => (a.path === path ? a : { path, offset: 0 })), [path]);
+  const url = `${path}${path.includes('?') ? '&' : '?'}offset=${offset}&limit=${PAGE_SIZE}`;
+  const loaded = useLoad(async (api) => ({ ...(await api.list<T>(url)), offset }), url, pollMs);
+  const go = useCallback((next: number) => setAt({ path, offset: next }), [path]);
+  return { ...loaded, go };
 }
 
 /** Runs an action (delete, flush, check) and reports its error; returns whether it succeeded. */
@@ -111,6 +132,28 @@ export function Table<T>({ rows, columns, empty, rowKey }: { rows: T[] | undefin
   );
 }
 
+/**
+ * Under a paged table: which rows are shown and the way to the pages either side. `newestFirst` lists name
+ * their directions by time, as the rows read; the others are simply previous and next.
+ */
+export function Pager({ label, page, go, newestFirst }: { label: string; page: ShownPage<unknown> | undefined; go: (offset: number) => void; newestFirst?: boolean }) {
+  if (!page || (page.offset === 0 && page.rows.length === 0)) return null;
+  const [back, forward] = newestFirst ? ['Newer', 'Older'] : ['Previous', 'Next'];
+  // A page past the end (its rows deleted meanwhile) still offers the way back.
+  const shown = page.rows.length ? `Rows ${page.offset + 1}–${page.offset + page.rows.length}` : `No rows from ${page.offset + 1}`;
+  return (
+    <nav class="pager" aria-label={`${label} pages`}>
+      <button type="button" disabled={page.offset === 0} onClick={() => go(Math.max(0, page.offset - PAGE_SIZE))}>
+        {back}
+      </button>
+      <span aria-live="polite">{page.hasMore ? `${shown}, more follow` : shown}</span>
+      <button type="button" disabled={!page.hasMore} onClick={() => go(page.nextOffset)}>
+        {forward}
+      </button>
+    </nav>
+  );
+}
+
 /** A list page's frame: its title, what loading said, and the table. */
 export function Section({ title, error, children, actions }: { title: string; error?: string | undefined; children: ComponentChildren; actions?: ComponentChildren }) {
   return (
@@ -155,12 +198,13 @@ export function Json({ value }: { value: unknown }) {
   return <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
 }
 
-/** A list route as a table, polled so changes made elsewhere show up. */
-export function ListSection<T>(props: { title: string; path: string; columns: Column<T>[]; rowKey: (row: T) => string; empty: string; pollMs?: number }) {
-  const { data, error } = useLoad((api) => api.get<T[]>(props.path), props.path, props.pollMs ?? 5000);
+/** A list route as a paged table, polled so changes made elsewhere show up. */
+export function ListSection<T>(props: { title: string; path: string; columns: Column<T>[]; rowKey: (row: T) => string; empty: string; pollMs?: number; newestFirst?: boolean }) {
+  const { data, error, go } = usePagedLoad<T>(props.path, props.pollMs ?? 5000);
   return (
     <Section title={props.title} error={error}>
-      <Table rows={data} columns={props.columns} rowKey={props.rowKey} empty={props.empty} />
+      <Table rows={data?.rows} columns={props.columns} rowKey={props.rowKey} empty={props.empty} />
+      <Pager label={props.title} page={data} go={go} newestFirst={props.newestFirst} />
     </Section>
   );
 }

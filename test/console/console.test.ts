@@ -3,7 +3,7 @@
 // stays within a minute on two busy cores. BCS_CONSOLE_SCREENSHOTS=1 also writes docs/console/*.png.
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zipOf } from '../helpers/app-zip.js';
 import { replaySkipReason, sleep } from '../helpers/replays.js';
@@ -228,6 +228,56 @@ describe('the console', () => {
     await expect.poll(() => page.locator('pre.log').textContent()).toContain('deployment_state');
     await shot('apps');
     expect(connection.id).toBeTruthy();
+  });
+
+  it('pages through a list longer than a page, and a new search starts again from the first page', async () => {
+    // One more than a page (50) of the cheapest kind; deleted at the end, as the other tests look for theirs on page one.
+    const made: string[] = [];
+    try {
+      for (let i = 0; i <= 50; i++) made.push((await created('/profiles', { name: `paged-${String(i).padStart(2, '0')}` })).id);
+      const total = ((await svc.call('GET', '/profiles?limit=100')).body as unknown[]).length;
+      await open('profiles', 'Profiles');
+      const pager = page.getByRole('navigation', { name: 'Profiles pages' });
+      const rows = page.locator('tbody tr');
+      await expect.poll(() => pager.textContent()).toContain('Rows 1–50, more follow');
+      expect(await rows.count()).toBe(50);
+      expect(await pager.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
+      await pager.getByRole('button', { name: 'Next' }).click();
+      // Oldest first: the last one made is on the second page.
+      await expect.poll(() => page.locator('tbody').textContent()).toContain('paged-50');
+      expect([await rows.count(), await pager.textContent()]).toEqual([total - 50, `PreviousRows 51–${total}Next`]);
+      expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+      await pager.getByRole('button', { name: 'Previous' }).click();
+      await expect.poll(() => rows.count()).toBe(50);
+    } finally {
+      for (const id of made) await svc.call('DELETE', `/profiles/${id}`);
+    }
+
+    // Sessions would cost a browser each: the answers say more follow instead, and the test watches the offsets asked for.
+    const sessionsList = /\/browsers\?/;
+    const asked: URLSearchParams[] = [];
+    const moreFollow = async (route: Route) => {
+      const params = new URL(route.request().url()).searchParams;
+      asked.push(params);
+      const response = await route.fetch();
+      await route.fulfill({ response, headers: { ...response.headers(), 'x-has-more': 'true', 'x-next-offset': String(Number(params.get('offset')) + 50) } });
+    };
+    // A session of its own, so the list has a row (and a pager) whichever tests ran before.
+    const own = await created('/browsers', { name: 'console-paged' });
+    await page.route(sessionsList, moreFollow);
+    try {
+      await open('sessions', 'Sessions');
+      const pager = page.getByRole('navigation', { name: 'Sessions pages' });
+      await pager.getByRole('button', { name: 'Next' }).click();
+      await expect.poll(() => pager.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(false);
+      expect(asked.at(-1)?.get('offset')).toBe('50');
+      await page.getByRole('searchbox').fill('console');
+      await expect.poll(() => asked.at(-1)?.toString()).toBe('status=all&query=console&offset=0&limit=50');
+      await expect.poll(() => pager.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
+    } finally {
+      await page.unroute(sessionsList, moreFollow);
+      await svc.call('DELETE', `/browsers/${own.session_id}`);
+    }
   });
 
   it('draws the live frames of a socket and sends input in frame pixels (the protocol, against a scripted socket)', async () => {

@@ -66,9 +66,9 @@ export function AppsPage() {
   ];
   return (
     <>
-      <ListSection title="Apps" path="/apps?limit=100" columns={apps} rowKey={(a) => a.id} empty="No apps deployed." />
-      <ListSection title="Deployments" path="/deployments?limit=100" columns={deployments} rowKey={(d) => d.id} empty="No deployments." />
-      <ListSection title="Invocations" path="/invocations?limit=100" columns={invocations} rowKey={(i) => i.id} empty="No invocations." />
+      <ListSection title="Apps" path="/apps" columns={apps} newestFirst rowKey={(a) => a.id} empty="No apps deployed." />
+      <ListSection title="Deployments" path="/deployments" columns={deployments} newestFirst rowKey={(d) => d.id} empty="No deployments." />
+      <ListSection title="Invocations" path="/invocations" columns={invocations} newestFirst rowKey={(i) => i.id} empty="No invocations." />
       {open && <EventLog key={`${open.kind}/${open.id}`} path={`/${open.kind}/${seg(open.id)}/events`} title={`Logs of ${open.id}`} />}
     </>
   );

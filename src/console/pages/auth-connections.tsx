@@ -27,7 +27,7 @@ export function AuthConnectionsPage() {
   ];
   return (
     <>
-      <ListSection title="Auth connections" path="/auth/connections?limit=100" columns={columns} rowKey={(c) => c.id} empty="No auth connections." pollMs={3000} />
+      <ListSection title="Auth connections" path="/auth/connections" columns={columns} rowKey={(c) => c.id} empty="No auth connections." pollMs={3000} />
       {open && <EventLog key={open} path={`/auth/connections/${seg(open)}/events`} title={`Events of ${open}`} />}
     </>
   );

@@ -3,11 +3,11 @@
 import { useState } from 'preact/hooks';
 import type { ApiKey, AuditLogEntry, CreatedApiKey, OrgLimits, Project, ProjectLimits } from '../../api/types.js';
 import { seg } from '../api.js';
-import { ErrorBox, Section, Table, useAction, useApi, useLoad, when, type Column } from '../ui.js';
+import { ErrorBox, Pager, Section, Table, useAction, useApi, useLoad, usePagedLoad, when, type Column } from '../ui.js';
 
 export function ApiKeysPage() {
   const api = useApi();
-  const { data, error, reload } = useLoad((a) => a.get<ApiKey[]>('/org/api_keys?limit=100'), 'keys');
+  const { data, error, reload, go } = usePagedLoad<ApiKey>('/org/api_keys');
   const action = useAction();
   const [created, setCreated] = useState<CreatedApiKey>();
   const create = async (e: Event) => {
@@ -55,13 +55,14 @@ export function ApiKeysPage() {
           </button>
         </div>
       )}
-      <Table rows={data} columns={columns} rowKey={(k) => k.id} empty="No keys." />
+      <Table rows={data?.rows} columns={columns} rowKey={(k) => k.id} empty="No keys." />
+      <Pager label="API keys" page={data} go={go} />
     </Section>
   );
 }
 
 export function ProjectsPage() {
-  const { data, error } = useLoad((a) => a.get<Project[]>('/org/projects?limit=100'), 'projects', 5000);
+  const { data, error, go } = usePagedLoad<Project>('/org/projects', 5000);
   const limits = useLoad((a) => a.get<OrgLimits>('/org/limits'), 'limits');
   const columns: Column<Project>[] = [
     { title: 'Name', cell: (p) => p.name },
@@ -84,7 +85,8 @@ export function ProjectsPage() {
         )}
       </Section>
       <Section title="Projects" error={error}>
-        <Table rows={data} columns={columns} rowKey={(p) => p.id} empty="No projects." />
+        <Table rows={data?.rows} columns={columns} rowKey={(p) => p.id} empty="No projects." />
+        <Pager label="Projects" page={data} go={go} />
       </Section>
     </>
   );

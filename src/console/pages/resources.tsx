@@ -50,7 +50,7 @@ function PoolsPage() {
   return (
     <>
       <ErrorBox error={flush.error} />
-      <ListSection title="Pools" path="/browser_pools?limit=100" columns={columns} rowKey={(p) => p.id} empty="No pools." pollMs={2000} />
+      <ListSection title="Pools" path="/browser_pools" columns={columns} rowKey={(p) => p.id} empty="No pools." pollMs={2000} />
     </>
   );
 }
@@ -73,7 +73,7 @@ function ProfilesPage() {
     { title: 'Created', cell: (p) => when(p.created_at) },
     { title: 'Last used', cell: (p) => when(p.last_used_at) },
   ];
-  return <ListSection title="Profiles" path="/profiles?limit=100" columns={columns} rowKey={(p) => p.id} empty="No profiles." />;
+  return <ListSection title="Profiles" path="/profiles" columns={columns} rowKey={(p) => p.id} empty="No profiles." />;
 }
 
 function ExtensionsPage() {
@@ -83,7 +83,7 @@ function ExtensionsPage() {
     { title: 'Size', cell: (e) => `${Math.round(e.size_bytes / 1024)} KiB` },
     { title: 'Uploaded', cell: (e) => when(e.created_at) },
   ];
-  return <ListSection title="Extensions" path="/extensions?limit=100" columns={columns} rowKey={(e) => e.id} empty="No extensions." />;
+  return <ListSection title="Extensions" path="/extensions" columns={columns} rowKey={(e) => e.id} empty="No extensions." />;
 }
 
 function ProxiesPage() {
@@ -107,7 +107,7 @@ function ProxiesPage() {
   return (
     <>
       <ErrorBox error={check.error} />
-      <ListSection title="Proxies" path="/proxies?limit=100" columns={columns} rowKey={(p) => p.id} empty="No proxies." pollMs={2000} />
+      <ListSection title="Proxies" path="/proxies" columns={columns} rowKey={(p) => p.id} empty="No proxies." pollMs={2000} />
     </>
   );
 }

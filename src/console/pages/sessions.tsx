@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { BrowserSession } from '../../api/types.js';
 import { href } from '../router.js';
-import { Section, Table, Tags, age, useLoad, type Column } from '../ui.js';
+import { Pager, Section, Table, Tags, age, usePagedLoad, type Column } from '../ui.js';
 
 /** Often enough to see a session come and go, rarely enough to cost nothing. */
 const POLL_MS = 2000;
@@ -10,10 +10,10 @@ const POLL_MS = 2000;
 export function SessionsPage() {
   const [withEnded, setWithEnded] = useState(true);
   const [query, setQuery] = useState('');
-  const params = new URLSearchParams({ status: withEnded ? 'all' : 'active', limit: '100' });
+  const params = new URLSearchParams({ status: withEnded ? 'all' : 'active' });
   if (query.trim()) params.set('query', query.trim());
   const path = `/browsers?${params}`;
-  const { data, error } = useLoad((api) => api.get<BrowserSession[]>(path), path, POLL_MS);
+  const { data, error, go } = usePagedLoad<BrowserSession>(path, POLL_MS);
   const now = Date.now();
   const columns: Column<BrowserSession>[] = [
     { title: 'Session', cell: (s) => <a href={href('sessions', s.session_id)}>{s.session_id}</a> },
@@ -38,7 +38,8 @@ export function SessionsPage() {
         </div>
       }
     >
-      <Table rows={data} columns={columns} empty="No sessions." rowKey={(s) => s.session_id} />
+      <Table rows={data?.rows} columns={columns} empty="No sessions." rowKey={(s) => s.session_id} />
+      <Pager label="Sessions" page={data} go={go} />
     </Section>
   );
 }
