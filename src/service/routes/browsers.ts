@@ -69,7 +69,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.get<{ Querystring: BrowserListParams & { include_deleted?: boolean; offset: number; limit: number } }>(
     '/browsers',
-    { schema: { querystring: listQuery, response: page('Sessions, newest first', browserSession) } },
+    { schema: { querystring: listQuery, response: page('Sessions, oldest first', browserSession) } },
     async (req, reply: FastifyReply) => {
       const q = req.query;
       const status = q.status ?? (q.include_deleted ? 'all' : 'active');
