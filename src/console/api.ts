@@ -27,6 +27,8 @@ export interface ListPage<T> {
   hasMore: boolean;
   /** The absolute `offset` of the next page (0 on the last). */
   nextOffset: number;
+  /** The `page_token` of the next page, on lists paged by token (the audit log). */
+  nextPageToken?: string;
 }
 
 export interface Api {
@@ -53,7 +55,13 @@ export function createApi(key: string, fetchImpl: typeof fetch = (...a) => fetch
     },
     async list<T>(path: string) {
       const res = await checked(await fetchImpl(path, { headers: headers() }));
-      return { rows: (await res.json()) as T[], hasMore: res.headers.get('x-has-more') === 'true', nextOffset: Number(res.headers.get('x-next-offset') ?? 0) };
+      const token = res.headers.get('x-next-page-token');
+      return {
+        rows: (await res.json()) as T[],
+        hasMore: res.headers.get('x-has-more') === 'true',
+        nextOffset: Number(res.headers.get('x-next-offset') ?? 0),
+        ...(token ? { nextPageToken: token } : {}),
+      };
     },
     async send<T>(method: string, path: string, body?: unknown) {
       const init: RequestInit = { method, headers: headers(body === undefined ? {} : { 'content-type': 'application/json' }) };

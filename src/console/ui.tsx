@@ -138,16 +138,30 @@ export function Table<T>({ rows, columns, empty, rowKey }: { rows: T[] | undefin
  */
 export function Pager({ label, page, go, newestFirst }: { label: string; page: ShownPage<unknown> | undefined; go: (offset: number) => void; newestFirst?: boolean }) {
   if (!page || (page.offset === 0 && page.rows.length === 0)) return null;
-  const [back, forward] = newestFirst ? ['Newer', 'Older'] : ['Previous', 'Next'];
+  return (
+    <PagerNav
+      label={label}
+      page={page}
+      newestFirst={newestFirst}
+      back={page.offset === 0 ? undefined : () => go(Math.max(0, page.offset - PAGE_SIZE))}
+      forward={page.hasMore ? () => go(page.nextOffset) : undefined}
+    />
+  );
+}
+
+/** The pager's look, for lists that find their pages another way (the audit log's tokens). */
+export function PagerNav(props: { label: string; page: ShownPage<unknown>; newestFirst?: boolean | undefined; back: (() => void) | undefined; forward: (() => void) | undefined }) {
+  const { page } = props;
+  const [back, forward] = props.newestFirst ? ['Newer', 'Older'] : ['Previous', 'Next'];
   // A page past the end (its rows deleted meanwhile) still offers the way back.
   const shown = page.rows.length ? `Rows ${page.offset + 1}–${page.offset + page.rows.length}` : `No rows from ${page.offset + 1}`;
   return (
-    <nav class="pager" aria-label={`${label} pages`}>
-      <button type="button" disabled={page.offset === 0} onClick={() => go(Math.max(0, page.offset - PAGE_SIZE))}>
+    <nav class="pager" aria-label={`${props.label} pages`}>
+      <button type="button" disabled={!props.back} onClick={props.back}>
         {back}
       </button>
       <span aria-live="polite">{page.hasMore ? `${shown}, more follow` : shown}</span>
-      <button type="button" disabled={!page.hasMore} onClick={() => go(page.nextOffset)}>
+      <button type="button" disabled={!props.forward} onClick={props.forward}>
         {forward}
       </button>
     </nav>

@@ -253,6 +253,19 @@ describe('the console', () => {
       for (const id of made) await svc.call('DELETE', `/profiles/${id}`);
     }
 
+    // Those 102 requests are in the audit log, which pages by token: older pages, then back to the newest.
+    await open('audit', 'Audit log');
+    const audit = page.getByRole('navigation', { name: 'Audit log pages' });
+    await expect.poll(() => audit.textContent()).toContain('Rows 1–50, more follow');
+    expect(await audit.getByRole('button', { name: 'Newer' }).isDisabled()).toBe(true);
+    const newest = await page.locator('tbody tr').first().textContent();
+    await audit.getByRole('button', { name: 'Older' }).click();
+    await expect.poll(() => audit.textContent()).toContain('Rows 51–100, more follow');
+    expect(await page.locator('tbody tr').first().textContent()).not.toBe(newest);
+    await audit.getByRole('button', { name: 'Newer' }).click();
+    await expect.poll(() => audit.textContent()).toContain('Rows 1–50');
+    expect(await audit.getByRole('button', { name: 'Newer' }).isDisabled()).toBe(true);
+
     // Sessions would cost a browser each: the answers say more follow instead, and the test watches the offsets asked for.
     const sessionsList = /\/browsers\?/;
     const asked: URLSearchParams[] = [];

@@ -2,8 +2,8 @@
 // Org-wide keys only: a project-scoped key sees the API's refusal as the page's error.
 import { useState } from 'preact/hooks';
 import type { ApiKey, AuditLogEntry, CreatedApiKey, OrgLimits, Project, ProjectLimits } from '../../api/types.js';
-import { seg } from '../api.js';
-import { ErrorBox, Pager, Section, Table, useAction, useApi, useLoad, usePagedLoad, when, type Column } from '../ui.js';
+import { seg, type Api } from '../api.js';
+import { ErrorBox, PAGE_SIZE, Pager, PagerNav, Section, Table, useAction, useApi, useLoad, usePagedLoad, when, type Column } from '../ui.js';
 
 export function ApiKeysPage() {
   const api = useApi();
@@ -110,14 +110,25 @@ export function AuditPage() {
     { title: 'Project', cell: (e) => e.project_id ?? '' },
   ];
   const [hours, setHours] = useState(24);
+  // The tokens of the pages after the first that led to the one shown: going back pops one.
+  const [tokens, setTokens] = useState<string[]>([]);
   // The route asks for a window; it ends a minute ahead so that a request made just now is inside it.
-  const range = (now = Date.now()) => new URLSearchParams({ start: new Date(now - hours * 3600_000).toISOString(), end: new Date(now + 60_000).toISOString(), limit: '100' });
-  const { data, error } = useLoad((a) => a.get<AuditLogEntry[]>(`/audit-logs?${range()}`), `audit${hours}`, 5000);
+  const query = (now = Date.now()) => {
+    const q = new URLSearchParams({ start: new Date(now - hours * 3600_000).toISOString(), end: new Date(now + 60_000).toISOString(), limit: String(PAGE_SIZE) });
+    if (tokens.length) q.set('page_token', tokens.at(-1)!);
+    return q;
+  };
+  const load = async (a: Api) => ({ ...(await a.list<AuditLogEntry>(`/audit-logs?${query()}`)), offset: tokens.length * PAGE_SIZE });
+  const { data, error } = useLoad(load, `audit${hours}/${tokens.at(-1) ?? ''}`, 5000);
+  const choose = (h: number) => {
+    setHours(h);
+    setTokens([]);
+  };
   return (
     <Section title="Audit log" error={error}>
       <p class="muted">
         Requests that changed something, newest first, in the last{' '}
-        <select value={hours} onChange={(e) => setHours(Number(e.currentTarget.value))}>
+        <select value={hours} onChange={(e) => choose(Number(e.currentTarget.value))}>
           {[1, 24, 168, 720].map((h) => (
             <option key={h} value={h}>
               {h < 24 ? `${h} hour` : h === 24 ? "24 hours" : `${h / 24} days`}
@@ -126,7 +137,16 @@ export function AuditPage() {
         </select>
         .
       </p>
-      <Table rows={data} columns={columns} rowKey={(e) => e.request_id ?? `${e.timestamp}${e.path}`} empty="Nothing in the log yet." />
+      <Table rows={data?.rows} columns={columns} rowKey={(e) => e.request_id ?? `${e.timestamp}${e.path}`} empty="Nothing in the log yet." />
+      {data && (data.rows.length > 0 || tokens.length > 0) && (
+        <PagerNav
+          label="Audit log"
+          page={data}
+          newestFirst
+          back={tokens.length ? () => setTokens(tokens.slice(0, -1)) : undefined}
+          forward={data.hasMore && data.nextPageToken ? () => setTokens([...tokens, data.nextPageToken!]) : undefined}
+        />
+      )}
     </Section>
   );
 }
