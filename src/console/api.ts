@@ -2,14 +2,19 @@
 // which ends up in history, logs and referrers), and the API's `{code, message}` errors as ApiError.
 import { createParser } from 'eventsource-parser';
 
-const KEY_ITEM = 'bcs-console-key';
-
 /** Session storage: the key lives as long as the tab, and is not shared with other tabs or written to disk. */
-export const keyStore = {
-  get: (): string | null => sessionStorage.getItem(KEY_ITEM),
-  set: (key: string) => sessionStorage.setItem(KEY_ITEM, key),
-  clear: () => sessionStorage.removeItem(KEY_ITEM),
-};
+const stored = (item: string) => ({
+  get: (): string | null => sessionStorage.getItem(item),
+  set: (value: string) => sessionStorage.setItem(item, value),
+  clear: () => sessionStorage.removeItem(item),
+});
+
+export const keyStore = stored('bcs-console-key');
+/** The project an org-wide key acts in, kept like the key so that a reload stays in it. */
+export const projectStore = stored('bcs-console-project');
+
+/** The API's project header: an org-wide key acts in the project it names, or in the org's default scope without it. */
+const PROJECT_HEADER = 'x-kernel-project-id';
 
 export class ApiError extends Error {
   constructor(
@@ -32,6 +37,8 @@ export interface ListPage<T> {
 }
 
 export interface Api {
+  /** The project every request names, or null for the key's own scope. */
+  readonly project: string | null;
   get<T>(path: string): Promise<T>;
   /** A list route's page: the body's array, and `X-Has-More` and `X-Next-Offset` read from the answer. */
   list<T>(path: string): Promise<ListPage<T>>;
@@ -42,13 +49,16 @@ export interface Api {
   stream(path: string, onFrame: (frame: unknown) => void, signal: AbortSignal): Promise<void>;
 }
 
-export function createApi(key: string, fetchImpl: typeof fetch = (...a) => fetch(...a)): Api {
-  const headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
+export function createApi(key: string, project: string | null = null, fetchImpl: typeof fetch = (...a) => fetch(...a)): Api {
+  // Organisation routes (keys, projects, limits, the audit log) ignore the header: sending it everywhere is safe.
+  const scope: Record<string, string> = project ? { [PROJECT_HEADER]: project } : {};
+  const headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...scope, ...extra });
   const checked = async (res: Response): Promise<Response> => {
     if (res.ok) return res;
     throw await errorOf(res);
   };
   return {
+    project,
     async get<T>(path: string) {
       const res = await checked(await fetchImpl(path, { headers: headers() }));
       return (await res.json()) as T;

@@ -1,6 +1,9 @@
-// The signed-in console: sign-in, the left nav, and which page the hash names.
+// The signed-in console: sign-in, the left nav with the project an org-wide key acts in, and which page the
+// hash names.
+import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { createApi, keyStore, messageOf } from './api.js';
+import type { Project } from '../api/types.js';
+import { createApi, keyStore, messageOf, projectStore, type Api } from './api.js';
 import { ReplaysPage } from './pages/replays.js';
 import { ResourcePage, RESOURCE_PAGES } from './pages/resources.js';
 import { SessionPage } from './pages/session.js';
@@ -10,28 +13,38 @@ import { href, useRoute, type Route } from './router.js';
 import { ApiContext } from './ui.js';
 
 interface Identity {
-  authorization: { effective_scope: { project_id: string | null } };
+  /** The key's own scope, whichever project a request picks. */
+  authorization: { credential_scope: { project_id: string | null } };
 }
 
 export function App() {
   const [key, setKey] = useState(keyStore.get);
   const [scope, setScope] = useState<string | null>(null);
-  const api = useMemo(() => (key ? createApi(key) : null), [key]);
+  const [project, setProject] = useState(projectStore.get);
+  // A new Api per project: every page's loads depend on it, so picking another project reloads them all.
+  const api = useMemo(() => (key ? createApi(key, project) : null), [key, project]);
+  const choose = (id: string | null) => {
+    if (id) projectStore.set(id);
+    else projectStore.clear();
+    setProject(id);
+  };
+  const projects = useProjects(key, project, choose);
   const route = useRoute();
   // After a reload the key is still in the tab but its scope is not: asked again (a failure just leaves it out).
   useEffect(() => {
-    if (api && scope === null) api.get<Identity>('/auth/context').then((who) => setScope(who.authorization.effective_scope.project_id), () => undefined);
-  }, [api]);
+    if (key && scope === null) createApi(key).get<Identity>('/auth/context').then((who) => setScope(who.authorization.credential_scope.project_id), () => undefined);
+  }, [key]);
   const signOut = () => {
     keyStore.clear();
+    choose(null);
     setKey(null);
   };
   if (!api) {
     return (
       <SignIn
-        onSignedIn={(k, project) => {
+        onSignedIn={(k, scope) => {
           keyStore.set(k);
-          setScope(project);
+          setScope(scope);
           setKey(k);
         }}
       />
@@ -40,8 +53,9 @@ export function App() {
   return (
     <ApiContext.Provider value={api}>
       <div class="layout">
-        <Nav onSignOut={signOut} scope={scope} />
-        <main>
+        <Nav onSignOut={signOut} scope={scope} picker={projects && <ProjectPicker projects={projects} project={project} onChange={choose} />} />
+        {/* Keyed by project: a page's offsets and rows belong to the project they were read in. */}
+        <main key={project ?? ''}>
           <Page route={route} />
         </main>
       </div>
@@ -49,7 +63,7 @@ export function App() {
   );
 }
 
-function SignIn({ onSignedIn }: { onSignedIn: (key: string, project: string | null) => void }) {
+function SignIn({ onSignedIn }: { onSignedIn: (key: string, scope: string | null) => void }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -61,7 +75,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string, project: string | nu
     try {
       // Checked once here, so a wrong key is said at the door rather than on every page.
       const who = await createApi(key).get<Identity>('/auth/context');
-      onSignedIn(key, who.authorization.effective_scope.project_id);
+      onSignedIn(key, who.authorization.credential_scope.project_id);
     } catch (err) {
       setError(messageOf(err));
     } finally {
@@ -92,12 +106,70 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string, project: string | nu
 
 const NAV: [string, string][] = [['sessions', 'Sessions'], ...RESOURCE_PAGES.map((p): [string, string] => [p.id, p.title])];
 
-function Nav({ onSignOut, scope }: { onSignOut: () => void; scope: string | null }) {
+/**
+ * The projects an org-wide key can pick, read once per key (and page load); null while loading, and for a
+ * key that may not list them: a scoped key is refused (403), an organisation without projects answers 404.
+ */
+function useProjects(key: string | null, project: string | null, choose: (id: string | null) => void): Project[] | null {
+  const [projects, setProjects] = useState<Project[] | null>(null);
+  useEffect(() => {
+    setProjects(null);
+    if (!key) return;
+    let live = true;
+    allProjects(createApi(key)).then(
+      (list) => {
+        if (live) setProjects(list);
+      },
+      // Without a picker no project is named, so that what is sent is what is shown.
+      () => {
+        if (live) choose(null);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [key]);
+  // A project deleted since it was picked would turn every request into a 404: back to the default scope.
+  useEffect(() => {
+    if (projects && project && !projects.some((p) => p.id === project)) choose(null);
+  }, [projects, project]);
+  return projects;
+}
+
+async function allProjects(api: Api): Promise<Project[]> {
+  const all: Project[] = [];
+  for (let offset = 0; ; ) {
+    const page = await api.list<Project>(`/org/projects?offset=${offset}&limit=100`);
+    all.push(...page.rows);
+    if (!page.hasMore || page.nextOffset <= offset) return all;
+    offset = page.nextOffset;
+  }
+}
+
+function ProjectPicker({ projects, project, onChange }: { projects: Project[]; project: string | null; onChange: (id: string | null) => void }) {
+  return (
+    <label class="project-picker">
+      Project
+      <select value={project ?? ''} onChange={(e) => onChange(e.currentTarget.value || null)}>
+        {/* Without the header an org-wide key acts in the org's default scope, which holds no project's resources. */}
+        <option value="">Default scope (no project)</option>
+        {projects.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.status === 'archived' ? `${p.name} (archived)` : p.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function Nav({ onSignOut, scope, picker }: { onSignOut: () => void; scope: string | null; picker: ComponentChildren }) {
   const current = useRoute().parts[0] ?? 'sessions';
   return (
     <nav>
       <h1>bcs console</h1>
       {scope && <p class="muted">project {scope}</p>}
+      {picker}
       <ul>
         {NAV.map(([id, title]) => (
           <li key={id}>

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zipOf } from '../helpers/app-zip.js';
+import * as steps from '../helpers/console.js';
 import { replaySkipReason, sleep } from '../helpers/replays.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
@@ -18,34 +19,13 @@ let page: Page;
 /** An app deployed and invoked in the background while the other tests run (a build takes seconds). */
 let deployed: Promise<{ deployment: string; invocation: string }>;
 
-const json = { 'content-type': 'application/json' };
-const created = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-  const res = await svc.call('POST', path, { body, headers });
-  expect(res.status, `POST ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-};
+const created = (path: string, body: unknown, headers?: Record<string, string>) => steps.created(svc, path, body, headers);
+const open = (route: string, heading: string) => steps.open(svc, page, route, heading);
 
 async function shot(name: string, on: Page = page): Promise<void> {
   if (!SHOTS) return;
   await mkdir(SHOTS, { recursive: true });
   await on.screenshot({ path: `${SHOTS}${name}.png` });
-}
-
-async function signIn(on: Page, key: string): Promise<void> {
-  await on.goto(`${svc.baseUrl}/`);
-  await on.fill('input[name=key]', key);
-  await on.click('button[type=submit]');
-}
-
-/** Opens a console page by its hash route (signing in first when the tab is not yet) and waits for its heading. */
-async function open(route: string, heading: string): Promise<void> {
-  await page.goto(`${svc.baseUrl}/#/${route}`);
-  // The script is deferred and renders at once: after the load event the form is there or it is not.
-  if (await page.locator('input[name=key]').count()) {
-    await page.fill('input[name=key]', svc.apiKey);
-    await page.click('button[type=submit]');
-  }
-  await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
 }
 
 beforeAll(async () => {
@@ -99,10 +79,10 @@ describe("the console's files", () => {
 
 describe('the console', () => {
   it('refuses a wrong key with the API message, and lists sessions with the right one', async () => {
-    await signIn(page, 'bcs_not-a-key-of-this-service');
+    await steps.signIn(svc, page, 'bcs_not-a-key-of-this-service');
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('invalid, expired or deleted API key');
     await shot('sign-in');
-    await signIn(page, svc.apiKey);
+    await steps.signIn(svc, page, svc.apiKey);
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
     // The key is in the tab's session storage, never in the address.
     expect(page.url()).not.toContain(svc.apiKey);
@@ -126,25 +106,6 @@ describe('the console', () => {
     expect(ended.find((e) => e.session_id === s.session_id)?.end_reason).toBe('deleted');
     await open('sessions', 'Sessions');
     await expect.poll(() => row.textContent()).toContain('ended: deleted');
-  });
-
-  it("shows a project-scoped key its project's sessions only", async () => {
-    const project = await created('/org/projects', { name: 'console-project' });
-    const key = (await created('/org/api_keys', { name: 'console-scoped', project_id: project.id })).key as string;
-    const inside = await created('/browsers', { name: 'in-project' }, { 'x-kernel-project-id': project.id });
-    const outside = await created('/browsers', { name: 'org-wide' });
-    const other = await context.browser()!.newContext({ viewport: { width: 1280, height: 800 } });
-    try {
-      const scoped = await other.newPage();
-      await signIn(scoped, key);
-      await scoped.locator(`tr[data-row="${inside.session_id}"]`).waitFor();
-      expect(await scoped.locator(`tr[data-row="${outside.session_id}"]`).count()).toBe(0);
-      expect(await scoped.locator('tbody tr').count()).toBe(1);
-    } finally {
-      await other.close();
-      await svc.call('DELETE', `/browsers/${inside.session_id}`, { headers: { 'x-kernel-project-id': project.id } });
-      await svc.call('DELETE', `/browsers/${outside.session_id}`);
-    }
   });
 
   it.skipIf(replaySkipReason)('plays a replay and seeks to a marker', async () => {
@@ -183,6 +144,7 @@ describe('the console', () => {
   });
 
   it('lists what was created through the API on each resource page', async () => {
+    await created('/org/projects', { name: 'console-project' });
     const pool = await created('/browser_pools', { name: 'console-pool', size: 1 });
     await created('/profiles', { name: 'console-profile' });
     const proxy = await created('/proxies', { type: 'datacenter', name: 'console-proxy' });

@@ -11,6 +11,8 @@ export interface ResourcePageDef {
   id: string;
   title: string;
   Component: ComponentType;
+  /** Organisation administration: the API ignores the project header there, so the page shows the whole org. */
+  orgWide?: true;
 }
 
 export const RESOURCE_PAGES: ResourcePageDef[] = [
@@ -18,15 +20,22 @@ export const RESOURCE_PAGES: ResourcePageDef[] = [
   { id: 'profiles', title: 'Profiles', Component: ProfilesPage },
   { id: 'extensions', title: 'Extensions', Component: ExtensionsPage },
   { id: 'proxies', title: 'Proxies', Component: ProxiesPage },
-  { id: 'api-keys', title: 'API keys', Component: ApiKeysPage },
-  { id: 'projects', title: 'Projects and limits', Component: ProjectsPage },
-  { id: 'audit', title: 'Audit log', Component: AuditPage },
+  { id: 'api-keys', title: 'API keys', Component: ApiKeysPage, orgWide: true },
+  { id: 'projects', title: 'Projects and limits', Component: ProjectsPage, orgWide: true },
+  { id: 'audit', title: 'Audit log', Component: AuditPage, orgWide: true },
   { id: 'apps', title: 'Apps', Component: AppsPage },
   { id: 'auth-connections', title: 'Auth connections', Component: AuthConnectionsPage },
 ];
 
 export function ResourcePage({ page }: { page: ResourcePageDef }) {
-  return <page.Component />;
+  const { project } = useApi();
+  return (
+    <>
+      {/* Said, so that no one takes the org's list for the picked project's. */}
+      {page.orgWide && project && <p class="muted">The whole organisation: the project picked does not apply here.</p>}
+      <page.Component />
+    </>
+  );
 }
 
 function PoolsPage() {

@@ -1,0 +1,27 @@
+// The console tests' shared steps: create through the API (and insist it worked), sign in, open a page.
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { TestService } from './service.js';
+
+export async function created(svc: TestService, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await svc.call('POST', path, { body, headers });
+  expect(res.status, `POST ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  return res.body;
+}
+
+export async function signIn(svc: TestService, on: Page, key: string): Promise<void> {
+  await on.goto(`${svc.baseUrl}/`);
+  await on.fill('input[name=key]', key);
+  await on.click('button[type=submit]');
+}
+
+/** Opens a console page by its hash route (signing in first when the tab is not yet) and waits for its heading. */
+export async function open(svc: TestService, page: Page, route: string, heading: string): Promise<void> {
+  await page.goto(`${svc.baseUrl}/#/${route}`);
+  // The script is deferred and renders at once: after the load event the form is there or it is not.
+  if (await page.locator('input[name=key]').count()) {
+    await page.fill('input[name=key]', svc.apiKey);
+    await page.click('button[type=submit]');
+  }
+  await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
+}
