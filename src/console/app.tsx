@@ -30,6 +30,11 @@ export function App() {
   };
   const projects = useProjects(key, project, choose);
   const route = useRoute();
+  // A session belongs to one project: its page would only say "not found" in another, so the list is shown.
+  const pick = (id: string | null, at: Route) => {
+    if (at.parts[0] === 'sessions' && at.parts.length > 1) location.hash = href('sessions');
+    choose(id);
+  };
   // After a reload the key is still in the tab but its scope is not: asked again (a failure just leaves it out).
   useEffect(() => {
     if (key && scope === null) createApi(key).get<Identity>('/auth/context').then((who) => setScope(who.authorization.credential_scope.project_id), () => undefined);
@@ -53,7 +58,7 @@ export function App() {
   return (
     <ApiContext.Provider value={api}>
       <div class="layout">
-        <Nav onSignOut={signOut} scope={scope} picker={projects && <ProjectPicker projects={projects} project={project} onChange={choose} />} />
+        <Nav onSignOut={signOut} scope={scope} picker={projects && <ProjectPicker projects={projects} project={project} onChange={(id) => pick(id, route)} />} />
         {/* Keyed by project: a page's offsets and rows belong to the project they were read in. */}
         <main key={project ?? ''}>
           <Page route={route} />

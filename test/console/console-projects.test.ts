@@ -61,6 +61,17 @@ describe("the console's project picker", () => {
       await page.locator(`tr[data-row="${sessionB}"]`).getByRole('link').click();
       await page.getByRole('heading', { name: 'Session session-b' }).waitFor();
       await expect.poll(async () => Number(await page.locator('.live-view [data-frames]').getAttribute('data-frames'))).toBeGreaterThan(0);
+      // Picking another project there leaves the session (not found in A) for A's list.
+      await picker.selectOption({ label: 'picker-a' });
+      await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/sessions');
+      await expect.poll(sessionsShown).toEqual([sessionA]);
+      await picker.selectOption({ label: 'picker-b' });
+
+      // The audit log route ignores the header: the page filters it by the project picked instead.
+      await open(svc, page, 'audit', 'Audit log');
+      const projectsLogged = async () => [...new Set(await page.locator('tbody tr td:nth-child(6)').allTextContents())];
+      await expect.poll(projectsLogged).toEqual([b.id]);
+      expect(await page.locator('main').textContent()).toContain('in the project picked');
 
       // The API ignores the header on organisation routes: their pages show the whole org, and say so.
       await open(svc, page, 'api-keys', 'API keys');

@@ -101,6 +101,7 @@ function ProjectLimit({ id }: { id: string }) {
 }
 
 export function AuditPage() {
+  const api = useApi();
   const columns: Column<AuditLogEntry>[] = [
     { title: 'Time', cell: (e) => when(e.timestamp) },
     { title: 'Method', cell: (e) => e.method },
@@ -116,6 +117,8 @@ export function AuditPage() {
   const query = (now = Date.now()) => {
     const q = new URLSearchParams({ start: new Date(now - hours * 3600_000).toISOString(), end: new Date(now + 60_000).toISOString(), limit: String(PAGE_SIZE) });
     if (tokens.length) q.set('page_token', tokens.at(-1)!);
+    // The route ignores the project header: the picked project is asked for as a filter instead.
+    if (api.project) q.set('project_id', api.project);
     return q;
   };
   const load = async (a: Api) => ({ ...(await a.list<AuditLogEntry>(`/audit-logs?${query()}`)), offset: tokens.length * PAGE_SIZE });
@@ -127,7 +130,7 @@ export function AuditPage() {
   return (
     <Section title="Audit log" error={error}>
       <p class="muted">
-        Requests that changed something, newest first, in the last{' '}
+        Requests that changed something{api.project ? ' in the project picked' : ''}, newest first, in the last{' '}
         <select value={hours} onChange={(e) => choose(Number(e.currentTarget.value))}>
           {[1, 24, 168, 720].map((h) => (
             <option key={h} value={h}>

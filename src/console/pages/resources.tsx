@@ -22,7 +22,7 @@ export const RESOURCE_PAGES: ResourcePageDef[] = [
   { id: 'proxies', title: 'Proxies', Component: ProxiesPage },
   { id: 'api-keys', title: 'API keys', Component: ApiKeysPage, orgWide: true },
   { id: 'projects', title: 'Projects and limits', Component: ProjectsPage, orgWide: true },
-  { id: 'audit', title: 'Audit log', Component: AuditPage, orgWide: true },
+  { id: 'audit', title: 'Audit log', Component: AuditPage },
   { id: 'apps', title: 'Apps', Component: AppsPage },
   { id: 'auth-connections', title: 'Auth connections', Component: AuthConnectionsPage },
 ];
