@@ -137,21 +137,21 @@ export function Table<T>({ rows, columns, empty, rowKey }: { rows: T[] | undefin
  * their directions by time, as the rows read; the others are simply previous and next.
  */
 export function Pager({ label, page, go, newestFirst }: { label: string; page: ShownPage<unknown> | undefined; go: (offset: number) => void; newestFirst?: boolean }) {
-  if (!page || (page.offset === 0 && page.rows.length === 0)) return null;
   return (
     <PagerNav
       label={label}
       page={page}
       newestFirst={newestFirst}
-      back={page.offset === 0 ? undefined : () => go(Math.max(0, page.offset - PAGE_SIZE))}
-      forward={page.hasMore ? () => go(page.nextOffset) : undefined}
+      back={page?.offset ? () => go(Math.max(0, page.offset - PAGE_SIZE)) : undefined}
+      forward={page?.hasMore ? () => go(page.nextOffset) : undefined}
     />
   );
 }
 
-/** The pager's look, for lists that find their pages another way (the audit log's tokens). */
-export function PagerNav(props: { label: string; page: ShownPage<unknown>; newestFirst?: boolean | undefined; back: (() => void) | undefined; forward: (() => void) | undefined }) {
+/** The pager's look, for lists that find their pages another way (the audit log's tokens). Hidden while there is nothing to page. */
+export function PagerNav(props: { label: string; page: ShownPage<unknown> | undefined; newestFirst?: boolean | undefined; back: (() => void) | undefined; forward: (() => void) | undefined }) {
   const { page } = props;
+  if (!page || (page.offset === 0 && page.rows.length === 0)) return null;
   const [back, forward] = props.newestFirst ? ['Newer', 'Older'] : ['Previous', 'Next'];
   // A page past the end (its rows deleted meanwhile) still offers the way back.
   const shown = page.rows.length ? `Rows ${page.offset + 1}–${page.offset + page.rows.length}` : `No rows from ${page.offset + 1}`;

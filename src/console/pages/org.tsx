@@ -141,15 +141,13 @@ export function AuditPage() {
         .
       </p>
       <Table rows={data?.rows} columns={columns} rowKey={(e) => e.request_id ?? `${e.timestamp}${e.path}`} empty="Nothing in the log yet." />
-      {data && (data.rows.length > 0 || tokens.length > 0) && (
-        <PagerNav
-          label="Audit log"
-          page={data}
-          newestFirst
-          back={tokens.length ? () => setTokens(tokens.slice(0, -1)) : undefined}
-          forward={data.hasMore && data.nextPageToken ? () => setTokens([...tokens, data.nextPageToken!]) : undefined}
-        />
-      )}
+      <PagerNav
+        label="Audit log"
+        page={data}
+        newestFirst
+        back={tokens.length ? () => setTokens(tokens.slice(0, -1)) : undefined}
+        forward={data?.hasMore && data.nextPageToken ? () => setTokens([...tokens, data.nextPageToken!]) : undefined}
+      />
     </Section>
   );
 }
