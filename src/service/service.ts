@@ -3,6 +3,7 @@ import { prepareDataDir } from './host/data-dir.js';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
+import { closeWithin, trackSockets } from './http-shutdown.js';
 import { bearerToken, type RouteEntry } from './auth.js';
 import { chromePolicySupport, defaultCacheDir, findChromium, findHeadlessShell, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
 import {
@@ -147,6 +148,9 @@ export interface RunningService {
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */
   close(): Promise<void>;
 }
+
+/** How long requests under way may take to finish once the service is stopping (http-shutdown.ts). */
+const SHUTDOWN_GRACE_MS = 5000;
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   if (opts.apiKey !== undefined && opts.apiKey.length < 16) {
@@ -322,6 +326,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db),
     deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, siteConfigs, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
+  const sockets = trackSockets(app.server);
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
   // After stale sessions are ended: pools refill what the last run had, the standby launches its own.
@@ -384,7 +389,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         await Promise.all([deployments.close(), workers.close()]);
         await standby.close();
         await sessions.closeAll('service_shutdown', 'the service was stopped');
-        await app.close();
+        await closeWithin(() => app!.close(), sockets, SHUTDOWN_GRACE_MS, (open) =>
+          app!.log.warn({ open }, 'connections still open at shutdown were cut'),
+        );
         releaseApiPort();
         await Promise.all([recordings.close(), playwright.close()]);
         await telemetry.close();
