@@ -1,7 +1,7 @@
 // The signed-in console: sign-in, the left nav with the project an org-wide key acts in, and which page the
 // hash names.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Project } from '../api/types.js';
 import { createApi, keyStore, messageOf, projectStore, type Api } from './api.js';
 import { ReplaysPage } from './pages/replays.js';
@@ -28,7 +28,7 @@ export function App() {
     else projectStore.clear();
     setProject(id);
   };
-  const projects = useProjects(key, project, choose);
+  const { projects, refresh } = useProjects(key, project, choose);
   const route = useRoute();
   // A session belongs to one project: its page would only say "not found" in another, so the list is shown.
   const pick = (id: string | null, at: Route) => {
@@ -58,7 +58,7 @@ export function App() {
   return (
     <ApiContext.Provider value={api}>
       <div class="layout">
-        <Nav onSignOut={signOut} scope={scope} picker={projects && <ProjectPicker projects={projects} project={project} onChange={(id) => pick(id, route)} />} />
+        <Nav onSignOut={signOut} scope={scope} picker={projects && <ProjectPicker projects={projects} project={project} onOpen={refresh} onChange={(id) => pick(id, route)} />} />
         {/* Keyed by project: a page's offsets and rows belong to the project they were read in. */}
         <main key={project ?? ''}>
           <Page route={route} />
@@ -112,33 +112,43 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string, scope: string | null
 const NAV: [string, string][] = [['sessions', 'Sessions'], ...RESOURCE_PAGES.map((p): [string, string] => [p.id, p.title])];
 
 /**
- * The projects an org-wide key can pick, read once per key (and page load); null while loading, and for a
+ * The projects an org-wide key can pick: read at sign-in (and page load), and again whenever the picker is
+ * about to open, so a project made or archived since shows without a reload. Null while loading, and for a
  * key that may not list them: a scoped key is refused (403), an organisation without projects answers 404.
  */
-function useProjects(key: string | null, project: string | null, choose: (id: string | null) => void): Project[] | null {
+function useProjects(key: string | null, project: string | null, choose: (id: string | null) => void): { projects: Project[] | null; refresh: () => void } {
   const [projects, setProjects] = useState<Project[] | null>(null);
+  const [asked, setAsked] = useState(0);
+  // Whether this key's list was ever read: only a first failure says the key may not list projects.
+  const listed = useRef(false);
   useEffect(() => {
     setProjects(null);
+    listed.current = false;
+  }, [key]);
+  useEffect(() => {
     if (!key) return;
     let live = true;
     allProjects(createApi(key)).then(
       (list) => {
-        if (live) setProjects(list);
+        if (!live) return;
+        listed.current = true;
+        setProjects(list);
       },
-      // Without a picker no project is named, so that what is sent is what is shown.
+      // Without a picker no project is named, so that what is sent is what is shown. A re-read that failed
+      // keeps the list it had.
       () => {
-        if (live) choose(null);
+        if (live && !listed.current) choose(null);
       },
     );
     return () => {
       live = false;
     };
-  }, [key]);
+  }, [key, asked]);
   // A project deleted since it was picked would turn every request into a 404: back to the default scope.
   useEffect(() => {
     if (projects && project && !projects.some((p) => p.id === project)) choose(null);
   }, [projects, project]);
-  return projects;
+  return { projects, refresh: () => setAsked((n) => n + 1) };
 }
 
 async function allProjects(api: Api): Promise<Project[]> {
@@ -151,11 +161,12 @@ async function allProjects(api: Api): Promise<Project[]> {
   }
 }
 
-function ProjectPicker({ projects, project, onChange }: { projects: Project[]; project: string | null; onChange: (id: string | null) => void }) {
+function ProjectPicker(props: { projects: Project[]; project: string | null; onOpen: () => void; onChange: (id: string | null) => void }) {
+  const { projects, project, onOpen, onChange } = props;
   return (
     <label class="project-picker">
       Project
-      <select value={project ?? ''} onChange={(e) => onChange(e.currentTarget.value || null)}>
+      <select value={project ?? ''} onFocus={onOpen} onChange={(e) => onChange(e.currentTarget.value || null)}>
         {/* Without the header an org-wide key acts in the org's default scope, which holds no project's resources. */}
         <option value="">Default scope (no project)</option>
         {projects.map((p) => (

@@ -46,6 +46,11 @@ describe("the console's project picker", () => {
       await expect.poll(sessionsShown).toEqual([]);
       expect(await picker.inputValue()).toBe('');
       expect(await picker.locator('option').allTextContents()).toEqual(['Default scope (no project)', 'picker-a', 'picker-b']);
+      // A project made after sign-in is offered the next time the picker is opened, without a reload.
+      await created(svc, '/org/projects', { name: 'picker-c' });
+      await picker.focus();
+      await expect.poll(() => picker.locator('option').allTextContents()).toEqual(['Default scope (no project)', 'picker-a', 'picker-b', 'picker-c']);
+      await picker.blur();
 
       await picker.selectOption({ label: 'picker-a' });
       await expect.poll(sessionsShown).toEqual([sessionA]);
