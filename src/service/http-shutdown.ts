@@ -16,18 +16,20 @@ export interface OpenSockets {
 
 /** Tracks the server's sockets from now on: call before it listens. */
 export function trackSockets(server: Server): OpenSockets {
-  const open = new Map<Socket, string>();
+  // What each socket last asked for, kept as it came: it is only put in words (and its token taken out)
+  // if the socket is still open at shutdown, not on every request.
+  const open = new Map<Socket, { method: string; url: string | undefined } | undefined>();
   server.on('connection', (socket: Socket) => {
-    open.set(socket, 'no request');
+    open.set(socket, undefined);
     socket.once('close', () => open.delete(socket));
   });
-  const label = (socket: Socket, what: string) => {
-    if (open.has(socket)) open.set(socket, what);
+  const label = (socket: Socket, method: string, url: string | undefined) => {
+    if (open.has(socket)) open.set(socket, { method, url });
   };
-  server.on('request', (req) => label(req.socket, `${req.method} ${pathOf(req.url)}`));
-  server.on('upgrade', (req) => label(req.socket, `upgrade ${pathOf(req.url)}`));
+  server.on('request', (req) => label(req.socket, req.method ?? 'GET', req.url));
+  server.on('upgrade', (req) => label(req.socket, 'upgrade', req.url));
   return {
-    describe: () => [...open.values()],
+    describe: () => [...open.values()].map((last) => (last ? `${last.method} ${pathOf(last.url)}` : 'no request')),
     cutAll: () => {
       const n = open.size;
       for (const socket of open.keys()) socket.destroy();
