@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
+import { createZstdDecompress } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
 import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +55,7 @@ async function readState(cdpUrl: string): Promise<{ cookie?: string; stored: str
   }
 }
 
-async function tarNames(res: Response): Promise<string[]> {
+async function tarNames(res: Response, decompress?: Transform): Promise<string[]> {
   const names: string[] = [];
   const tar = extract();
   const done = new Promise<void>((resolve, reject) => {
@@ -66,7 +67,8 @@ async function tarNames(res: Response): Promise<string[]> {
     tar.on('finish', resolve);
     tar.on('error', reject);
   });
-  Readable.fromWeb(res.body as never).pipe(tar as unknown as NodeJS.WritableStream);
+  const body = Readable.fromWeb(res.body as never);
+  (decompress ? body.pipe(decompress) : body).pipe(tar as unknown as NodeJS.WritableStream);
   await done;
   return names;
 }
@@ -102,8 +104,9 @@ describe('profiles', () => {
     const download = await kernel.profiles.download(created.id);
     expect(download.headers.get('content-type')).toBe('application/x-tar');
     expect(await tarNames(download)).toEqual([]);
-    const zst = await svc.call('GET', `/profiles/${created.id}/download?format=tar.zst`);
-    expect([zst.status, zst.body.code]).toEqual([400, 'format_unavailable']);
+    const zst = await kernel.profiles.download(created.id, { format: 'tar.zst' });
+    expect([zst.headers.get('content-type'), zst.headers.get('content-disposition')]).toEqual(['application/zstd', 'attachment; filename="crud-renamed.tar.zst"']);
+    expect(await tarNames(zst, createZstdDecompress())).toEqual([]);
 
     const bad = await svc.call('PATCH', `/profiles/${created.id}`, { body: { name: '../x' } });
     expect(bad.status).toBe(400);

@@ -1,7 +1,8 @@
 // /profiles: create, list, retrieve, rename and delete browser profiles, and download one as a tar of its
 // user data. How browsers load and save them is host/profiles/profiles.ts.
+import { createZstdCompress } from 'node:zlib';
 import { profile, profileCreateParams, profileUpdateParams } from '../../api/schemas/profiles.js';
-import { content, noContent, ok, page } from './responses.js';
+import { noContent, ok, page } from './responses.js';
 import type { FastifyInstance } from 'fastify';
 import type { ProfileCreateParams, ProfileUpdateParams } from '../../api/types.js';
 import { ServiceError } from '../errors.js';
@@ -16,6 +17,11 @@ export interface ProfileRouteDeps {
 
 const createBody = profileCreateParams;
 const updateBody = profileUpdateParams;
+
+const binary = { schema: { type: 'string', format: 'binary' } };
+const tarOrZst = {
+  200: { description: "The profile's user data folder as a tar archive, zstd-compressed with format=tar.zst", content: { 'application/x-tar': binary, 'application/zstd': binary } },
+} as const;
 
 const downloadQuery = {
   type: 'object',
@@ -58,16 +64,21 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
 
   app.get<{ Params: IdParams; Querystring: { format?: 'tar.zst' | 'tar' } }>(
     '/profiles/:id_or_name/download',
-    { schema: { params: idOrNameParams, querystring: downloadQuery, response: content("The profile's user data folder as a tar archive", 'application/x-tar') } },
+    { schema: { params: idOrNameParams, querystring: downloadQuery, response: tarOrZst } },
     async (req, reply) => {
       const row = profiles.find(req.auth.projectId, req.params.id_or_name);
-      // Node 20 has no zstd, and the service adds no native dependency for it: plain tar is what it serves.
-      if (req.query.format === 'tar.zst') {
-        throw new ServiceError(400, 'format_unavailable', 'this service stores profiles uncompressed and cannot produce tar.zst; ask for format=tar (the default here)');
+      const zstd = req.query.format === 'tar.zst';
+      // zstd is in Node's zlib from 22.15 on; an older 22 (engines allow 22.12) serves plain tar only.
+      if (zstd && typeof createZstdCompress !== 'function') {
+        throw new ServiceError(400, 'format_unavailable', `this service's Node (${process.version}) has no zstd; ask for format=tar (the default here)`);
       }
-      const stream = await profiles.download(row, (msg, err) => req.log.warn({ err }, msg));
-      const filename = `${row.name ?? row.id}.tar`;
-      return reply.type('application/x-tar').header('content-disposition', `attachment; filename="${filename}"`).send(stream);
+      const tar = await profiles.download(row, (msg, err) => req.log.warn({ err }, msg));
+      const filename = `${row.name ?? row.id}.tar${zstd ? '.zst' : ''}`;
+      reply.header('content-disposition', `attachment; filename="${filename}"`);
+      if (!zstd) return reply.type('application/x-tar').send(tar);
+      const compressed = createZstdCompress();
+      tar.on('error', (err) => compressed.destroy(err));
+      return reply.type('application/zstd').send(tar.pipe(compressed));
     },
   );
 }
