@@ -20,7 +20,7 @@ export async function buildDist() {
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     packages: 'external',
     sourcemap: true,
     // Bundled CommonJS (the generated scenario validator) requires npm packages: give it Node's require,

@@ -68,7 +68,7 @@ async function bundleScenario(file: string, abs: string, out: string): Promise<B
       bundle: true,
       platform: 'node',
       format: 'esm',
-      target: 'node20',
+      target: 'node22',
       packages: 'external',
       // Inline for Node's own stack traces, and as a file to map builder call sites here.
       sourcemap: 'both',

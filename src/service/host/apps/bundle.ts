@@ -47,7 +47,7 @@ export async function bundleApp(appDir: string, entrypoint: string, outDir: stri
       bundle: true,
       platform: 'node',
       format: 'esm',
-      target: 'node20',
+      target: 'node22',
       // An app without node_modules of its own gets the service's SDK.
       nodePaths: [serviceNodeModules()],
       // Bundled CommonJS calls require(); in an ES module that needs a real one.
