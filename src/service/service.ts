@@ -198,8 +198,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     servicePorts,
     refused: (sessionId: string, r: EgressRefusal) => {
       sessionLogs.service(sessionId, `egress refused ${r.method} ${r.host}:${r.port}: ${r.message} (${r.code})`);
-      // An event type of ours: the hosted wire has none such.
-      if (!strictWire) telemetryHub?.emit(sessionId, 'network', 'egress_refused', { kind: 'kernel_api', event: 'egress_proxy' }, { ...r });
+      telemetryHub?.egressRefused(sessionId, r);
     },
   };
   const sessions = new SessionManager({ repo: browsers, executables: { full: chromium, headlessShell }, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), cacheDir: opts.cacheDir ?? defaultCacheDir(), now, log, display: opts.display, egress });

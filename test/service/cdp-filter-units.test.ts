@@ -51,9 +51,12 @@ describe('the CDP command filter', () => {
     }
   });
 
-  it("turns Playwright's allowAndName into downloads to /home/kernel/Downloads", () => {
-    const { browserFrames } = run([encodeWsFrame(OPCODE.text, Buffer.from(command({ behavior: 'allowAndName', downloadPath: '/tmp/playwright-artifacts-x' })), true)]);
-    expect(JSON.parse(browserFrames[0]!.payload().toString()).params).toEqual({ behavior: 'allow', downloadPath: '/data/sessions/s1/home/kernel/Downloads' });
+  it('keeps allowAndName into the folder asked for, in the view, with the events that name its files', () => {
+    const asked = (downloadPath: unknown) =>
+      JSON.parse(run([encodeWsFrame(OPCODE.text, Buffer.from(command({ behavior: 'allowAndName', downloadPath })), true)]).browserFrames[0]!.payload().toString()).params;
+    expect(asked('/tmp/playwright-artifacts-x')).toEqual({ behavior: 'allowAndName', downloadPath: '/data/sessions/s1/tmp/playwright-artifacts-x', eventsEnabled: true });
+    // A client's own temp folder elsewhere (macOS's) is not refused: its connect would fail.
+    expect(asked('/var/folders/xy/T/playwright-artifacts-x')).toEqual({ behavior: 'allowAndName', downloadPath: '/data/sessions/s1/tmp/downloads-by-guid', eventsEnabled: true });
   });
 
   it('answers a refused folder itself; a ping between fragments still goes through', () => {

@@ -90,6 +90,50 @@ for (const mode of ['auto', 'off'] as const) {
       }
     });
 
+    it('puppeteer with allowAndName: the GUID-named file in the folder it asked for, and the named file in Downloads', async () => {
+      const folder = `/tmp/guid-downloads-${randomBytes(4).toString('hex')}`;
+      const b = (await svc.call('POST', '/browsers', { body: {} })).body;
+      const browser = await puppeteer.connect({ browserWSEndpoint: b.cdp_ws_url, defaultViewport: null });
+      try {
+        const page = (await browser.pages())[0]!;
+        const cdp = await browser.target().createCDPSession();
+        const begun: { guid: string; suggestedFilename: string }[] = [];
+        const completed: string[] = [];
+        cdp.on('Browser.downloadWillBegin', (e) => begun.push(e));
+        cdp.on('Browser.downloadProgress', (e) => e.state === 'completed' && completed.push(e.guid));
+        await cdp.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: folder, eventsEnabled: true });
+        await page.goto(siteUrl);
+        await page.click('#attach');
+        await eventually(() => (completed.length === 1 ? true : undefined));
+        const [first] = begun;
+        expect(first!.suggestedFilename).toBe('report.bin');
+        expect(completed).toEqual([first!.guid]);
+        // As CDP specifies: the file is named by its GUID in the folder asked for (the view's), complete
+        // once `completed` is heard, and the named one is in Downloads by then too.
+        expect(sha(await readBack(b.session_id, `${folder}/${first!.guid}`))).toBe(sha(BODY));
+        expect(sha(await readBack(b.session_id, '/home/kernel/Downloads/report.bin'))).toBe(sha(BODY));
+        expect(existsSync(folder)).toBe(false);
+
+        // A client that asked for no events gets none, though the proxy needs them to name the file; a
+        // second file of the same name is named as Chromium names one.
+        const quiet = await browser.target().createCDPSession();
+        let heard = 0;
+        quiet.on('Browser.downloadWillBegin', () => heard++);
+        quiet.on('Browser.downloadProgress', () => heard++);
+        await quiet.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: folder });
+        await page.click('#attach');
+        await eventually(() => (completed.length === 2 ? true : undefined));
+        expect(sha(await readBack(b.session_id, `${folder}/${begun[1]!.guid}`))).toBe(sha(BODY));
+        expect(sha(await readBack(b.session_id, '/home/kernel/Downloads/report (1).bin'))).toBe(sha(BODY));
+        // A round trip on the same connection: any event sent to `quiet` before its answer has arrived.
+        await quiet.send('Browser.getVersion');
+        expect(heard).toBe(0);
+      } finally {
+        await browser.disconnect();
+        await svc.call('DELETE', `/browsers/${b.session_id}`);
+      }
+    });
+
     it('with Playwright connected a plain download lands in /home/kernel/Downloads, and again after it leaves', async () => {
       const b = (await svc.call('POST', '/browsers', { body: {} })).body;
       const pw = await chromium.connectOverCDP(b.cdp_ws_url);

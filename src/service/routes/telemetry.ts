@@ -3,20 +3,33 @@
 import { MAX_OFFSET } from './offset-paging.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
+import { ours } from '../../api/schemas/common.js';
 import { telemetryEnvelope } from '../../api/schemas/telemetry.js';
 import type { TelemetryCategory, TelemetryEnvelope } from '../../api/types.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField, notFound } from '../errors.js';
-import { CATEGORIES } from '../host/telemetry/index.js';
+import { CATEGORIES, withOurTypes } from '../host/telemetry/index.js';
 import { openSse } from '../sse.js';
 import { findSessionRow, sessionParams } from './lookup.js';
 import { eventStream } from './responses.js';
 import { sessionRowFor } from './session-access.js';
 
+/**
+ * Our own event types are opt-in per read: by default every event is one of the hosted SDK's types, so a
+ * typed client never meets one it does not know (host/telemetry/egress.ts).
+ */
+const ourTypes = ours({
+  type: 'boolean',
+  description:
+    'Our extension: events of our own types where the hosted wire has none (`egress_refused`: a connection the egress policy refused), ' +
+    'instead of their hosted form (`network_loading_failed` whose `source.event` is `egress_refused`)',
+});
+
 const eventsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    bcs_types: ourTypes,
     // A repeated parameter or a comma list; checked in the handler, which names the bad value.
     category: { description: 'Only these categories: the parameter repeated, or a comma-separated list' },
     since: {
@@ -53,6 +66,7 @@ const streamQuery = {
       maxLength: 64,
       description: '`all`: first the events still held in memory (the last 1024), then new ones; otherwise new ones only',
     },
+    bcs_types: ourTypes,
   },
 } as const;
 
@@ -118,7 +132,7 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
       const next = page.hasMore && last ? (order === 'asc' ? last.seq + 1 : last.seq - 1) : 0;
       reply.header('X-Has-More', String(page.hasMore && next > 0));
       reply.header('X-Next-Offset', String(next));
-      return page.events;
+      return q.bcs_types ? page.events.map(withOurTypes) : page.events;
     },
   );
 
@@ -140,9 +154,10 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
       if (!ctx.telemetry.isLive(row.id)) throw notFound('browser', req.params.id);
       const afterSeq = parseLastEventId(req.headers['last-event-id']);
       const sse = openSse(req, reply);
+      const present = req.query.bcs_types ? withOurTypes : (env: TelemetryEnvelope) => env;
       const send = (env: TelemetryEnvelope) => {
         if (reply.raw.writableLength > STREAM_HIGH_WATER) return sse.close();
-        sse.send(env, env.seq);
+        sse.send(present(env), env.seq);
       };
       const { backlog, stop } = ctx.telemetry.subscribe(
         row.id,

@@ -130,7 +130,9 @@ export class MapperCdpLink implements BidiMapper.CdpConnection {
    */
   private downloadRule(method: string, params: object): { params: object } | { refuse: string } {
     const p = params as Record<string, unknown>;
-    if (method === 'Browser.setDownloadBehavior' && p.behavior === 'default') {
+    // GUID-named files would reach no one here (the mapper asks for none; a BiDi client's raw CDP command
+    // would get them without the proxy's naming), so downloads land in Downloads under their names.
+    if (method === 'Browser.setDownloadBehavior' && (p.behavior === 'default' || p.behavior === 'allowAndName')) {
       return { params: { ...p, behavior: 'allow', downloadPath: this.browserPath(DOWNLOADS_DIR) } };
     }
     const rewrite = rewriteDownloadCommand({ method, params }, this.browserPath);

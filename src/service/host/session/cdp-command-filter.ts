@@ -3,11 +3,22 @@
 // that is not a download command goes on as the exact bytes that came. The browser's frames are written
 // to the client whole, so the proxy's own answers (refusals) land between two of them.
 import type { Socket } from 'node:net';
-import { refusal, rewriteDownloadCommand, type CdpCommand } from './cdp-downloads.js';
+import { refusal, rewriteDownloadCommand, type CdpCommand, type DownloadNamer } from './cdp-downloads.js';
 import { OPCODE, WsFrameReader, encodeWsFrame, type WsFrame } from './ws-frames.js';
 
 /** Cheap pre-check before parsing: only messages naming the method are decoded. */
 const NEEDLE = Buffer.from('DownloadBehavior');
+/** The same for the browser's download events (Browser.downloadWillBegin, Browser.downloadProgress). */
+const EVENT_NEEDLE = Buffer.from('"Browser.download');
+
+/**
+ * The download events of one client connection: the session's namer hears them, and the CDP sessions
+ * (by sessionId, '' for the browser's own) whose events the proxy turned on unasked hide them.
+ */
+export interface DownloadEvents {
+  namer: DownloadNamer;
+  hidden: Set<string>;
+}
 
 export class CommandFilter {
   private readonly reader = new WsFrameReader({ afterHttpHead: false });
@@ -17,6 +28,7 @@ export class CommandFilter {
     private readonly browserPath: (viewPath: string) => string,
     private readonly toBrowser: (bytes: Buffer) => void,
     private readonly toClient: (bytes: Buffer) => void,
+    private readonly downloads?: DownloadEvents,
   ) {}
 
   /** Throws on what the proxy cannot check (compressed frames); the caller drops the connection. */
@@ -44,6 +56,13 @@ export class CommandFilter {
       return pass(); // Chromium answers a malformed message itself
     }
     const decision = command && typeof command === 'object' ? rewriteDownloadCommand(command, this.browserPath) : undefined;
+    if (this.downloads && command?.method === 'Browser.setDownloadBehavior') {
+      const key = typeof command.sessionId === 'string' ? command.sessionId : '';
+      const named = decision && 'forward' in decision ? decision.named : undefined;
+      if (named) this.downloads.namer.addFolder(named.folder);
+      if (named && !named.clientWantsEvents) this.downloads.hidden.add(key);
+      else this.downloads.hidden.delete(key);
+    }
     if (!decision) return pass();
     if ('refuse' in decision) {
       this.toClient(encodeWsFrame(OPCODE.text, Buffer.from(JSON.stringify(refusal(command, decision.refuse))), false));
@@ -59,7 +78,10 @@ export class FrameForwarder {
   private open = false;
   private pending: Buffer[] = [];
 
-  constructor(private readonly client: Socket) {}
+  constructor(
+    private readonly client: Socket,
+    private readonly downloads?: DownloadEvents,
+  ) {}
 
   push(chunk: Buffer): void {
     const { head, frames } = this.reader.push(chunk);
@@ -69,8 +91,25 @@ export class FrameForwarder {
       this.open = true;
       for (const frame of this.pending.splice(0)) this.client.write(frame);
     }
-    for (const frame of frames) this.client.write(frame.raw);
+    for (const frame of frames) if (this.passes(frame)) this.client.write(frame.raw);
     this.client.uncork();
+  }
+
+  /** Download events go to the session's namer first; false for one the client never asked for. */
+  private passes(frame: WsFrame): boolean {
+    const downloads = this.downloads;
+    // The browser's frames are unmasked: the raw bytes are searched as they are, and only while some
+    // client has asked for GUID-named downloads.
+    if (!downloads?.namer.active || frame.opcode !== OPCODE.text || !frame.fin || !frame.raw.includes(EVENT_NEEDLE)) return true;
+    let msg: { method?: unknown; params?: unknown; sessionId?: unknown };
+    try {
+      msg = JSON.parse(frame.payload().toString('utf8')) as typeof msg;
+    } catch {
+      return true;
+    }
+    if (typeof msg.method !== 'string' || !msg.method.startsWith('Browser.download') || !msg.params || typeof msg.params !== 'object') return true;
+    downloads.namer.onEvent(msg.method, msg.params as Record<string, unknown>);
+    return !downloads.hidden.has(typeof msg.sessionId === 'string' ? msg.sessionId : '');
   }
 
   /** A frame of the proxy's own, written at the next frame boundary (after the handshake's answer). */

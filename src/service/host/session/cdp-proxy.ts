@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { BrowserClientDeps, DisconnectReason } from './client-admission.js';
 import { CommandFilter, FrameForwarder } from './cdp-command-filter.js';
+import { downloadNamer } from './cdp-downloads.js';
 import type { LiveSession } from './types.js';
 import { WsMessageCounter } from './ws-message-counter.js';
 
@@ -67,8 +68,9 @@ function pipeToBrowser(
   socket.setNoDelay?.(true);
   // Commands are read whole to keep downloads in the session (cdp-downloads.ts); the browser's frames are
   // forwarded whole, so a refusal the proxy answers itself falls between two of them.
-  const toClient = new FrameForwarder(socket);
-  const commands = new CommandFilter(session.browserPath, (bytes) => upstream.write(bytes), (reply) => toClient.inject(reply));
+  const downloads = { namer: downloadNamer(session), hidden: new Set<string>() };
+  const toClient = new FrameForwarder(socket, downloads);
+  const commands = new CommandFilter(session.browserPath, (bytes) => upstream.write(bytes), (reply) => toClient.inject(reply), downloads);
   const fromClientData = (chunk: Buffer) => {
     try {
       commands.push(chunk);

@@ -10,6 +10,8 @@ import type { TelemetryRepo } from '../../store/telemetry-repo.js';
 import { expectedExit, type ClientConnectionEvents, type ClientProtocol, type LiveSession } from '../session/index.js';
 import type { LiveViewEvents } from '../live/index.js';
 import { CdpCollector } from './cdp.js';
+import type { EgressRefusal } from '../proxy/index.js';
+import { egressRefusedEvent } from './egress.js';
 import { fitData } from './cdp-map.js';
 import {
   captures,
@@ -247,6 +249,12 @@ export class TelemetryHub {
   apiCall(id: string, call: { operation_id: string; status: number; duration_ms: number; request_id: string }): void {
     this.emit(id, 'control', 'api_call', { kind: 'kernel_api' }, call);
     this.deps.sessionLog(id, `${call.operation_id} -> ${call.status} (${call.duration_ms} ms, ${call.request_id})`);
+  }
+
+  /** A connection of the session the egress policy refused: a failed request of the network category (egress.ts). */
+  egressRefused(id: string, refusal: EgressRefusal): void {
+    const { type, source, data } = egressRefusedEvent(refusal);
+    this.emit(id, 'network', type, source, data);
   }
 
   /**
