@@ -2,19 +2,23 @@
 // created one by one on a real `bcs serve` (its own process, as a team runs it) until --max, or until the
 // machine's available memory falls under --reserve-mib. Every --step sessions the benchmark reads the
 // proportional set size (PSS: shared pages divided among their users, so the sum is what the sessions
-// really take) of every process below the service, and the service's own RSS. Baseline, in the same run:
-// the same Chromium launched directly, idle, measured the same way (what one browser costs by itself).
+// really take) of every process below the service, each session's browser apart, and the service's own
+// RSS. Baseline, in the same run and interleaved with it: the executable the service runs a plain headless
+// session on (the headless shell when there is one, executables.ts), launched directly with the same flags,
+// idle: once alone before the service starts, then at every step next to the sessions, measured in the
+// same snapshot as they are (so both split their shared pages among the same number of users).
 //   node dist/bench/idle-sessions.js [--max 300] [--step 25] [--reserve-mib 2048] [--json]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { CloudClient } from '../src/api/client.js';
 import { chromiumArgs } from '../src/service/host/browser/chromium.js';
-import { findChromium } from '../src/service/host/browser/chromium-path.js';
-import { machine } from './report.js';
+import { findChromium, findHeadlessShell } from '../src/service/host/browser/chromium-path.js';
+import { machine, ratio } from './report.js';
+import { summarize } from './stats.js';
 
 const argValue = (name: string, fallback: number) => Number(process.argv[process.argv.indexOf(name) + 1]) || fallback;
 const max = argValue('--max', 300);
@@ -22,8 +26,8 @@ const step = argValue('--step', 25);
 const reserveMib = argValue('--reserve-mib', 2048);
 const json = process.argv.includes('--json');
 
-/** Every process below `root` (not `root` itself), from /proc's parent links. */
-async function descendants(root: number): Promise<number[]> {
+/** Every process's parent, from /proc. */
+async function parentLinks(): Promise<Map<number, number>> {
   const parents = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -32,6 +36,11 @@ async function descendants(root: number): Promise<number[]> {
     const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     if (ppid) parents.set(Number(entry), ppid);
   }
+  return parents;
+}
+
+/** Every process below `root` (not `root` itself). */
+function descendants(parents: Map<number, number>, root: number): number[] {
   const below = (pid: number): boolean => {
     for (let p = parents.get(pid); p !== undefined; p = parents.get(p)) if (p === root) return true;
     return false;
@@ -49,15 +58,37 @@ const pssOf = async (pids: number[]) => (await Promise.all(pids.map((p) => kib(p
 const availableMib = async () => Math.floor(Number(/MemAvailable:\s+(\d+)/.exec(await readFile('/proc/meminfo', 'utf8'))![1]) / 1024);
 const mib = (k: number) => Math.round((k / 1024) * 10) / 10;
 const settle = () => new Promise((r) => setTimeout(r, 2000));
+const exeOf = (pid: number) => readlink(`/proc/${pid}/exe`).catch(() => '');
 
-// Baseline: one idle Chromium of our own, same binary and flags, no service.
+// What the service launches for `POST /browsers {headless: true}`: it finds the two executables this way
+// (service.ts) and runs a plain headless browser on the shell when there is one (executables.ts).
 const chromium = await findChromium(process.env.BCS_CHROMIUM);
-const baseDir = await mkdtemp(join(tmpdir(), 'bcs-idle-base-'));
-const base = spawn(chromium.path, chromiumArgs(chromium, { userDataDir: baseDir, headless: true, viewport: { width: 1920, height: 1080 } } as Parameters<typeof chromiumArgs>[1]), { stdio: 'ignore', detached: true });
-await settle();
-const basePss = await pssOf([base.pid!, ...(await descendants(base.pid!))]);
-process.kill(-base.pid!, 'SIGKILL');
-await rm(baseDir, { recursive: true, force: true });
+const shell = await findHeadlessShell(chromium, process.env.BCS_HEADLESS_SHELL);
+const exe = shell ?? chromium;
+
+/** Each session's browser: a process running `exe` whose parent does not, with all below it. */
+function browsersOf(parents: Map<number, number>, exes: Map<number, string>, pids: number[]): number[][] {
+  const tops = pids.filter((p) => exes.get(p) === exe.path && exes.get(parents.get(p)!) !== exe.path);
+  return tops.map((top) => [top, ...descendants(parents, top)]);
+}
+
+/** One idle browser launched directly (the baseline), its tree's PSS read by `measure` while it runs. */
+async function withBaseline<T>(measure: (baseline: number[]) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'bcs-idle-base-'));
+  const opts = { userDataDir: dir, headless: true, viewport: { width: 1920, height: 1080 } } as Parameters<typeof chromiumArgs>[1];
+  const base = spawn(exe.path, chromiumArgs(exe, opts), { stdio: 'ignore', detached: true });
+  try {
+    await settle();
+    return await measure([base.pid!, ...descendants(await parentLinks(), base.pid!)]);
+  } finally {
+    process.kill(-base.pid!, 'SIGKILL');
+    await new Promise((r) => (base.exitCode === null && base.signalCode === null ? base.once('exit', r) : r(null)));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const baselineAlone = await withBaseline(async (pids) => ({ pss: await pssOf(pids), exe: await exeOf(pids[0]!) }));
+if (baselineAlone.exe !== exe.path) throw new Error(`the baseline ran ${baselineAlone.exe}, not ${exe.path}`);
 
 // The service, as `bcs serve` runs it.
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-idle-'));
@@ -75,10 +106,30 @@ const baseUrl = await new Promise<string>((resolve, reject) => {
 const client = new CloudClient({ baseUrl, apiKey });
 const serviceRss = async () => kib(serve.pid!, 'status', 'VmRSS');
 
-const points: { sessions: number; pss_per_session_mib: number; sessions_pss_mib: number; service_rss_mib: number; available_mib: number }[] = [];
+interface Point {
+  sessions: number;
+  /** PSS of everything below the service, divided by the sessions. */
+  pss_per_session_mib: number;
+  /** One session's browser (its process tree), over the sessions: median and p99. */
+  browser_pss_p50_mib: number;
+  browser_pss_p99_mib: number;
+  /** What is not a browser (sandbox and network holders), per session. */
+  other_pss_per_session_mib: number;
+  sessions_pss_mib: number;
+  /** The baseline browser launched directly, measured in the same snapshot. */
+  baseline_pss_mib: number;
+  /** A session's browser (median) over the baseline browser. */
+  browser_ratio: number;
+  /** All of a session's cost over the baseline browser. */
+  session_ratio: number;
+  service_rss_mib: number;
+  available_mib: number;
+}
+const points: Point[] = [];
 const idle = { service_rss_mib: mib(await serviceRss()) };
 let count = 0;
 let stopped = `reached --max ${max}`;
+const sessionExes = new Set<string>();
 try {
   while (count < max) {
     if ((await availableMib()) < reserveMib) {
@@ -89,9 +140,31 @@ try {
     count++;
     if (count % step === 0 || count === max) {
       await settle();
-      const pss = await pssOf(await descendants(serve.pid!));
-      points.push({ sessions: count, pss_per_session_mib: mib(pss / count), sessions_pss_mib: mib(pss), service_rss_mib: mib(await serviceRss()), available_mib: await availableMib() });
-      if (!json) process.stderr.write(`${JSON.stringify(points.at(-1))}\n`);
+      const point = await withBaseline(async (baseline) => {
+        const parents = await parentLinks();
+        const below = descendants(parents, serve.pid!);
+        const exes = new Map(await Promise.all(below.map(async (p) => [p, await exeOf(p)] as const)));
+        for (const p of below) if (exes.get(p)?.includes('chrom')) sessionExes.add(exes.get(p)!);
+        const browsers = await Promise.all(browsersOf(parents, exes, below).map((tree) => pssOf(tree)));
+        if (browsers.length !== count) throw new Error(`found ${browsers.length} browsers running ${exe.path} below the service, not ${count}`);
+        const [all, base] = await Promise.all([pssOf(below), pssOf(baseline)]);
+        const b = summarize(browsers);
+        return {
+          sessions: count,
+          pss_per_session_mib: mib(all / count),
+          browser_pss_p50_mib: mib(b.p50),
+          browser_pss_p99_mib: mib(b.p99),
+          other_pss_per_session_mib: mib((all - browsers.reduce((x, y) => x + y, 0)) / count),
+          sessions_pss_mib: mib(all),
+          baseline_pss_mib: mib(base),
+          browser_ratio: ratio(b.p50, base),
+          session_ratio: ratio(all / count, base),
+          service_rss_mib: mib(await serviceRss()),
+          available_mib: await availableMib(),
+        };
+      });
+      points.push(point);
+      if (!json) process.stderr.write(`${JSON.stringify(point)}\n`);
     }
   }
 } catch (err) {
@@ -102,16 +175,28 @@ try {
   await rm(dataDir, { recursive: true, force: true });
 }
 
-const result = { machine: machine(), chromium: chromium.path, baseline_chromium_pss_mib: mib(basePss), idle_service: idle, sessions: count, stopped, points };
+const result = {
+  machine: machine(),
+  executable: exe.path,
+  session_executables: [...sessionExes],
+  baseline_alone_pss_mib: mib(baselineAlone.pss),
+  idle_service: idle,
+  sessions: count,
+  stopped,
+  points,
+};
 if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 else {
   const lines = [
-    `idle-sessions: ${count} idle sessions on one bcs serve (${stopped}); Chromium ${chromium.path}`,
-    `baseline: one idle Chromium launched directly, ${result.baseline_chromium_pss_mib} MiB PSS; the service alone ${idle.service_rss_mib} MiB RSS`,
+    `idle-sessions: ${count} idle sessions on one bcs serve (${stopped}); sessions and baseline run ${exe.path} (sessions ran: ${[...sessionExes].join(', ')})`,
+    `baseline: one idle browser launched directly, alone ${result.baseline_alone_pss_mib} MiB PSS; the service alone ${idle.service_rss_mib} MiB RSS`,
     '',
-    '| sessions | PSS per session (MiB) | all sessions (MiB) | service RSS (MiB) | available (MiB) |',
-    '|---|---|---|---|---|',
-    ...points.map((p) => `| ${p.sessions} | ${p.pss_per_session_mib} | ${p.sessions_pss_mib} | ${p.service_rss_mib} | ${p.available_mib} |`),
+    '| sessions | per session (MiB) | browser p50 / p99 (MiB) | other per session (MiB) | baseline beside them (MiB) | browser / baseline | session / baseline | service RSS (MiB) | available (MiB) |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...points.map(
+      (p) =>
+        `| ${p.sessions} | ${p.pss_per_session_mib} | ${p.browser_pss_p50_mib} / ${p.browser_pss_p99_mib} | ${p.other_pss_per_session_mib} | ${p.baseline_pss_mib} | ${p.browser_ratio} | ${p.session_ratio} | ${p.service_rss_mib} | ${p.available_mib} |`,
+    ),
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

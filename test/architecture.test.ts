@@ -164,6 +164,20 @@ describe('dependency rules', () => {
     expect(await layeringViolations(HOST, HOST_DEPS)).toEqual([]);
   });
 
+  it("docs/architecture.md's host table is HOST_DEPS: every folder, in its order, with the same dependencies", async () => {
+    // The table is what a reader trusts for where new code goes; HOST_DEPS is what the imports are held to.
+    const doc = await readFile(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const section = /^## The service's host folders\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(doc)?.[1] ?? '';
+    const rows = [...section.matchAll(/^\| `([^`/]+)\/` \|[^|]*\|([^|]*)\|$/gm)].map((m) => [
+      m[1]!,
+      m[2]!
+        .split(',')
+        .map((d) => d.trim())
+        .filter(Boolean),
+    ]);
+    expect(rows).toEqual(Object.entries(HOST_DEPS));
+  });
+
   it('host code speaks no HTTP: it uses wire shapes, the store, ids and secrets, and throws domain errors', async () => {
     const allowed = (t: string) =>
       inside(t, HOST) ||

@@ -43,6 +43,14 @@ describe('bcs run', () => {
     const shot = run.steps.find((s: { kind: string }) => s.kind === 'screenshot').artifacts[0].path;
     const png = await readFile(join(out, shot));
     expect(png.subarray(1, 4).toString()).toBe('PNG');
+    // The quickstart records a replay: a marker per main step, its own marker among them, in order.
+    const main = run.steps.filter((s: { phase: string }) => s.phase === 'main');
+    expect(run.replay.markers.map((m: { name: string }) => m.name)).toEqual(main.map((s: { kind: string; name: string }) => (s.kind === 'marker' ? 'greeted by the form' : s.name)));
+    const offsets = run.replay.markers.map((m: { offset_ms: number }) => m.offset_ms);
+    expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+    const mp4 = await readFile(join(out, run.replay.video));
+    expect(mp4.subarray(4, 8).toString()).toBe('ftyp');
+    expect(await readFile(join(out, run.replay.vtt), 'utf8')).toContain('greeted by the form');
   });
 
   it('exits 1 on a failing expect, names the step and its line, and still deletes the session', async () => {

@@ -42,6 +42,8 @@ function compileErrors(source: string, opts?: CompileOptions): string[] {
 }
 
 describe('compiling the quickstart', () => {
+  /** The quickstart records a replay: every main step first puts a marker on it. */
+  const MARK = 'api:POST /browsers/{{ session.session_id }}/replays/{{ replay.replay_id }}/markers';
   let plan: Plan;
   beforeAll(async () => {
     const loaded = await loadScenarioFile(QUICKSTART);
@@ -54,18 +56,35 @@ describe('compiling the quickstart', () => {
       'setup serve serve',
       'setup browser api:POST /browsers',
       'setup browser connect',
+      'setup replay api:POST /browsers/{{ session.session_id }}/replays',
+      `main goto ${MARK}`,
       'main goto page:goto',
+      `main expect ${MARK}`,
       'main expect page:expect',
+      `main fill ${MARK}`,
       'main fill page:fill',
+      `main click ${MARK}`,
       'main click page:click',
+      `main expect ${MARK}`,
       'main expect page:expect',
+      `main marker ${MARK}`,
+      `main fill ${MARK}`,
       'main fill page:fill',
+      `main press ${MARK}`,
       'main press page:press',
+      `main expect ${MARK}`,
       'main expect page:expect',
+      `main screenshot ${MARK}`,
       'main screenshot page:screenshot',
+      `main click ${MARK}`,
       'main click page:click',
+      `main expect ${MARK}`,
       'main expect page:expect',
+      `main sleep ${MARK}`,
       'main sleep page:sleep',
+      'teardown replay_stop api:POST /browsers/{{ session.session_id }}/replays/{{ replay.replay_id }}/stop',
+      'teardown replay_stop poll',
+      'teardown replay_stop api:GET /browsers/{{ session.session_id }}/replays/{{ replay.replay_id }}/markers.vtt',
       'teardown release disconnect',
       'teardown release api:DELETE /browsers/{{ session.session_id }}',
       'teardown serve_stop serve_stop',
@@ -98,29 +117,36 @@ describe('compiling the quickstart', () => {
   test('main steps: names, sources, timeouts and actions', () => {
     const main = plan.steps.filter((s) => s.phase === 'main');
     expect(main.map((s) => [s.name, s.source.line, s.source.col, s.timeout_ms])).toEqual([
-      ['goto {{ serve.url }}/index.html', 12, 5, 10_000],
-      ['expect title "Quickstart"', 13, 5, 10_000],
-      ['fill label="Your name"', 14, 5, 10_000],
-      ['click role=button[name="Greet"]', 15, 5, 10_000],
-      ['expect text "Hello, Ada!"', 16, 5, 10_000],
-      ['greet again with the keyboard', 17, 5, 10_000],
-      ['press Enter', 19, 5, 10_000],
-      ['expect text "Hello, Grace!"', 20, 5, 5_000],
-      ['screenshot greeted', 21, 5, 10_000],
-      ['click #about', 22, 5, 10_000],
-      ['expect url contains "/about.html", visible role=heading[name="About this site"]', 23, 5, 10_000],
-      ['sleep 100ms', 24, 5, 10_000],
+      ['goto {{ serve.url }}/index.html', 13, 5, 10_000],
+      ['expect title "Quickstart"', 14, 5, 10_000],
+      ['fill label="Your name"', 15, 5, 10_000],
+      ['click role=button[name="Greet"]', 16, 5, 10_000],
+      ['expect text "Hello, Ada!"', 17, 5, 10_000],
+      ['marker greeted by the form', 18, 5, 10_000],
+      ['greet again with the keyboard', 19, 5, 10_000],
+      ['press Enter', 21, 5, 10_000],
+      ['expect text "Hello, Grace!"', 22, 5, 5_000],
+      ['screenshot greeted', 23, 5, 10_000],
+      ['click #about', 24, 5, 10_000],
+      ['expect url contains "/about.html", visible role=heading[name="About this site"]', 25, 5, 10_000],
+      ['sleep 100ms', 26, 5, 10_000],
     ]);
-    expect(main.map((s) => s.operations)).toEqual([
+    // A marker named after the step, then what the step does; the marker step is its own marker.
+    const markers = '/browsers/{{ session.session_id }}/replays/{{ replay.replay_id }}/markers';
+    expect(main.map((s) => s.operations[0])).toEqual(
+      main.map((s) => ({ op: 'api', method: 'POST', path: markers, body: { name: s.kind === 'marker' ? 'greeted by the form' : s.name }, replay: 'marker' })),
+    );
+    expect(main.map((s) => s.operations.slice(1))).toEqual([
       [{ op: 'page', action: 'goto', url: '{{ serve.url }}/index.html' }],
       [{ op: 'page', action: 'expect', title: { equals: 'Quickstart' } }],
       [{ op: 'page', action: 'fill', target: { label: 'Your name' }, value: 'Ada' }],
       [{ op: 'page', action: 'click', target: { role: 'button', name: 'Greet' } }],
       [{ op: 'page', action: 'expect', text: 'Hello, Ada!' }],
+      [],
       [{ op: 'page', action: 'fill', target: { label: 'Your name' }, value: 'Grace' }],
       [{ op: 'page', action: 'press', key: 'Enter', target: { label: 'Your name' } }],
       [{ op: 'page', action: 'expect', text: 'Hello, Grace!' }],
-      [{ op: 'page', action: 'screenshot', file: '09-greeted.png' }],
+      [{ op: 'page', action: 'screenshot', file: '10-greeted.png' }],
       [{ op: 'page', action: 'click', target: { selector: '#about' } }],
       [{ op: 'page', action: 'expect', url: { contains: '/about.html' }, visible: { role: 'heading', name: 'About this site' } }],
       [{ op: 'page', action: 'sleep', ms: 100 }],
@@ -134,8 +160,8 @@ describe('compiling the quickstart', () => {
   test('command-line vars override the file', async () => {
     const loaded = await loadScenarioFile(QUICKSTART);
     const overridden = compileScenario(loaded, { vars: { visitor: 'Grace Hopper' }, env: {} });
-    expect(overridden.steps[4]!.operations[0]).toMatchObject({ action: 'fill', value: 'Grace Hopper' });
-    expect(overridden.steps[6]!.name).toBe('expect text "Hello, Grace Hopper!"');
+    expect(overridden.steps[5]!.operations[1]).toMatchObject({ action: 'fill', value: 'Grace Hopper' });
+    expect(overridden.steps[7]!.name).toBe('expect text "Hello, Grace Hopper!"');
   });
 });
 
@@ -280,7 +306,7 @@ describe('loadPlan', () => {
 
   test('loads, validates and compiles', async () => {
     const plan = await loadPlan(QUICKSTART, { env: {} });
-    expect(plan.steps).toHaveLength(16);
+    expect(plan.steps).toHaveLength(19);
   });
 
   test('throws every validation problem at once', async () => {

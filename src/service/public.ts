@@ -1,0 +1,111 @@
+// The embedded service as the package exports it (src/index.ts): its options and what a started one
+// offers. Declared apart from service.ts, with nothing of the host imported, because the published
+// declarations follow every type they name: through the host's classes they reached the store and its
+// driver's types (better-sqlite3's, a devDependency), which a consumer's `tsc` without skipLibCheck could
+// not resolve. service.ts extends these and passes them on, so the compiler holds each copy below to the
+// host's own type.
+
+/** The egress rules sessions are held to (host/network's EgressMode). */
+export type EgressMode = 'hosted' | 'local';
+
+/** An OTLP/HTTP collector a browser's telemetry export may name (host/telemetry's OtlpDestination). */
+export interface OtlpDestination {
+  /** The collector's OTLP/HTTP base (`http://host:4318`) or its full logs URL (`.../v1/logs`). */
+  endpoint: string;
+  headers?: Record<string, string>;
+}
+
+/** A Chromium the service launches (host/browser's ChromiumExecutable). */
+export interface ChromiumExecutable {
+  path: string;
+  /** How it was found: configured, installed on the system, or the headless shell of the npm package. */
+  source: 'configured' | 'system' | 'npm';
+  /** The headless shell cannot run headful sessions or load extensions. */
+  headlessShell: boolean;
+}
+
+export interface ServiceOptions {
+  /** Where the database and session folders live. */
+  dataDir: string;
+  host?: string;
+  port?: number;
+  /** The admin key to accept. Without one a key is generated; either way it is stored only as a hash. */
+  apiKey?: string;
+  /** A Chromium executable to use instead of discovery. */
+  chromium?: string;
+  /**
+   * The headless shell that runs plain headless sessions: a path, or `off` for the full Chromium in every
+   * session. Unset: a system chromium-headless-shell installed beside the system Chromium (BCS_HEADLESS_SHELL
+   * sets it too).
+   */
+  headlessShell?: string;
+  logLevel?: 'silent' | 'error' | 'warn' | 'info' | 'debug';
+  /** How often inactivity timeouts are checked. */
+  sweepIntervalMs?: number;
+  now?: () => Date;
+  /**
+   * 'auto' (the default) runs processes in bubblewrap when it works here; 'off' runs them directly on the
+   * host. BCS_SANDBOX=off does the same.
+   */
+  sandbox?: 'auto' | 'off';
+  /** OTLP/HTTP collectors a browser's `telemetry.export.otlp.destination` may name. */
+  otlpDestinations?: Record<string, OtlpDestination>;
+  /** Browsers kept launched for `POST /browsers` with default launch options (default 1; 0 turns it off). */
+  standby?: number;
+  /** Sets `max_concurrent_sessions` at start (null: no limit); without it the stored limit stays. */
+  maxConcurrentSessions?: number | null;
+  /** Where `POST /proxies/{id}/check` goes without a `url` (default https://example.com/). */
+  proxyCheckUrl?: string;
+  /** Whether the organisation has projects (default true); false answers 404 projects_disabled to project operations. */
+  projectsEnabled?: boolean;
+  /** How long a rotated API key keeps working when the rotate request does not say (days, default 7). */
+  keyRotationGraceDays?: number;
+  /** Refuse to start (SandboxRequiredError) where the process sandbox does not work: `bcs serve` without --unsandboxed. */
+  requireSandbox?: boolean;
+  /** Headful sessions show on this existing X display instead of a virtual screen each (`bcs run --headed`). */
+  display?: { display: string; xauthority?: string };
+  /** How often event streams (deployments, invocations, login flows) send `sse_heartbeat` (default 10 s). */
+  heartbeatMs?: number;
+  /** How long a deployment's loaded spare worker waits for an invocation before it is stopped (default 10 min). */
+  spareWorkerIdleMs?: number;
+  /** How long a login flow may take, waiting for input included (default 10 minutes). */
+  loginFlowTtlMs?: number;
+  /** How often auth connections' due health checks are looked for (default 30 s). */
+  authHealthTickMs?: number;
+  /**
+   * The egress rules for sessions' traffic: 'hosted' (the default) refuses private and loopback addresses
+   * unless a browser lists them in network.private_hosts; 'local' lets sessions reach this host's loopback
+   * (local development). Port 25 and the service's own ports are refused under both.
+   */
+  networkPolicy?: EgressMode;
+  /** false: sandboxed sessions share the host's network even where each could have its own (for comparisons). */
+  sessionNetworks?: boolean;
+  /** Where facts measured once per browser executable are kept across starts (default: the user's cache). */
+  cacheDir?: string;
+  /**
+   * Serve the hosted wire only (`bcs serve --strict-wire`): routes of ours answer 404 as unknown paths do,
+   * fields of ours are left out of answers and refused in requests, and no telemetry event of our own types
+   * is captured; for trying clients against what the hosted service has (docs/service.md).
+   */
+  strictWire?: boolean;
+}
+
+export interface RunningService {
+  baseUrl: string;
+  apiKey: string;
+  /** True when the key was generated here and must be shown to the user once. */
+  apiKeyGenerated: boolean;
+  chromium: ChromiumExecutable;
+  /** What runs plain headless sessions instead of `chromium`, when there is one. */
+  headlessShell: ChromiumExecutable | undefined;
+  /** Why processes run sandboxed or not. */
+  sandboxReason: string;
+  /** One line saying how sessions are kept apart from the host and each other in this mode. */
+  isolation: string;
+  /** The egress rules sessions are held to. */
+  networkPolicy: EgressMode;
+  /** Whether it serves the hosted wire only (ServiceOptions.strictWire). */
+  strictWire: boolean;
+  /** Ends every session, stops listening and closes the database. Safe to call more than once. */
+  close(): Promise<void>;
+}
