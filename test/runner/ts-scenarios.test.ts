@@ -170,7 +170,7 @@ describe('function steps', () => {
     const plan = planWith({ wait: { kind: 'function', timeout_ms: 200, operations: [{ op: 'function', id: 'fn-1' }] } });
     const result = await run(plan, functions);
     expect(result.steps.find((s) => s.name === 'wait')?.error?.kind).toBe('timeout');
-    await eventually(() => (aborted ? true : undefined), 5_000);
+    await eventually(() => (aborted ? true : undefined), 30_000);
   });
 
   it('naming a function the table lacks is an infrastructure error', async () => {

@@ -135,7 +135,7 @@ describe('deployments', () => {
     const apps = (await kernel.apps.list()).getPaginatedItems().map((a) => a.app_name);
     expect(apps).toEqual(['titles']);
     // Nothing of a failed deployment stays but its record.
-    await eventually(async () => (existsSync(join(svc.dataDir, 'deployments', throws.id)) ? undefined : true), 10_000);
+    await eventually(async () => (existsSync(join(svc.dataDir, 'deployments', throws.id)) ? undefined : true), 30_000);
   }, 90_000);
 
   it("installs the app's dependencies from its lockfile (npm ci, scripts off) and bundles them", async () => {

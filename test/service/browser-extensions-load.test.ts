@@ -199,7 +199,7 @@ describe.skipIf(exe.headlessShell)('loading extensions into a running browser', 
       expect((await client.browsers.retrieve(id, { include_deleted: true })).deleted_at).toBeTruthy();
       expect(service.sessions.get(id)).toBeUndefined();
       // Reaped, not merely signalled: a loaded machine may take a moment to get there.
-      await eventually(async () => ((await processesMentioning(join(service.dataDir, 'sessions', id))).length === 0 ? true : undefined), 10_000);
+      await eventually(async () => ((await processesMentioning(join(service.dataDir, 'sessions', id))).length === 0 ? true : undefined), 30_000);
     } finally {
       if (service !== svc) await service.close();
     }

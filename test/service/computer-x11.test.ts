@@ -41,7 +41,7 @@ describe.skipIf(!support.available)('computer controls on a headful session (X11
       const seen = last;
       last = await page.evaluate(() => outerHeight - innerHeight);
       return last > 0 && last === seen ? last : undefined;
-    }, 10_000);
+    }, 30_000);
   });
   afterAll(async () => {
     await browser?.close();

@@ -178,9 +178,9 @@ for (const mode of modes) {
       const uid = Number((await sh(id, 'id -u')).stdout);
       const spawned = await svc.call('POST', `/browsers/${id}/process/spawn`, { body: { command: 'sh', args: ['-c', '(setsid sleep 93.1 &); sleep 93.2'] } });
       expect(spawned.status).toBe(200);
-      await eventually(async () => ((await processesOf(uid)).length >= 3 ? true : undefined), 10_000, 50);
+      await eventually(async () => ((await processesOf(uid)).length >= 3 ? true : undefined), 30_000, 50);
       expect((await svc.call('DELETE', `/browsers/${id}`)).status).toBe(204);
-      await eventually(async () => ((await processesOf(uid)).length === 0 ? true : undefined), 10_000, 50);
+      await eventually(async () => ((await processesOf(uid)).length === 0 ? true : undefined), 30_000, 50);
     });
   });
 }

@@ -67,7 +67,7 @@ describe('session lifecycle', () => {
     // A second service on the same data dir plays the restarted service; the first never got to clean up.
     const second = await startTestService({ dataDir: first.dataDir, apiKey: first.apiKey });
     try {
-      await eventually(() => (isAlive(pid) ? undefined : true), 5_000);
+      await eventually(() => (isAlive(pid) ? undefined : true), 30_000);
       const res = await second.call('GET', `/browsers/${b.session_id}?include_deleted=true`);
       expect(res.body.end_reason).toBe('service_restart');
     } finally {

@@ -45,7 +45,7 @@ class Viewer {
   }
 
   message(type: string): Promise<Record<string, unknown>> {
-    return eventually(() => this.messages.find((m) => m.type === type), 15_000);
+    return eventually(() => this.messages.find((m) => m.type === type), 30_000);
   }
 }
 
@@ -79,7 +79,7 @@ describe('live view', () => {
     expect(session.browser_live_view_url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/live/${session.session_id}\\?token=i\\.`));
     const viewer = await Viewer.open(socketUrl(session.browser_live_view_url));
     expect(await viewer.message('hello')).toEqual({ type: 'hello', mode: 'interactive', headless: true, width: 800, height: 600 });
-    const first = await eventually(() => viewer.frames[0], 15_000);
+    const first = await eventually(() => viewer.frames[0], 30_000);
     expect(first.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
     expect(first.subarray(-2)).toEqual(Buffer.from([0xff, 0xd9]));
 
@@ -94,7 +94,7 @@ describe('live view', () => {
     for (const action of ['down', 'up', 'down', 'up']) viewer.send({ type: 'mouse', action, x: 200, y: 70, button: 'left' });
     await expect.poll(() => page.textContent('#b')).toBe('clicked 2');
     // The page repainted: a new frame went out.
-    await eventually(() => (viewer.frames.length > before ? true : undefined), 15_000);
+    await eventually(() => (viewer.frames.length > before ? true : undefined), 30_000);
 
     await page.focus('#t');
     for (const key of ['h', 'I', 'Dead', 'Backspace']) {
@@ -111,7 +111,7 @@ describe('live view', () => {
     expect(await viewer.message('pong')).toEqual({ type: 'pong', t: 42 });
     viewer.send({ type: 'mouse', action: 'jump', x: 1, y: 1 });
     viewer.send({ type: 'launch' } as object);
-    await eventually(() => (viewer.messages.filter((m) => m.code === 'invalid_message').length === 2 ? true : undefined), 15_000);
+    await eventually(() => (viewer.messages.filter((m) => m.code === 'invalid_message').length === 2 ? true : undefined), 30_000);
     expect(viewer.messages.filter((m) => m.code === 'invalid_message').map((m) => m.message)).toEqual([
       "a 'mouse' message has missing or out-of-range fields",
       "a message's type must be one of mouse, wheel, key, text, ping",
@@ -126,7 +126,7 @@ describe('live view', () => {
     expect(link.body).toMatchObject({ mode: 'view', url: expect.stringMatching(/\?token=v\./) });
     const watcher = await Viewer.open(socketUrl(link.body.url));
     expect(await watcher.message('hello')).toMatchObject({ mode: 'view' });
-    await eventually(() => watcher.frames[0], 15_000);
+    await eventually(() => watcher.frames[0], 30_000);
     await page.evaluate(() => (document.querySelector('#b')!.textContent = 'untouched'));
     watcher.send({ type: 'mouse', action: 'down', x: 100, y: 70, button: 'left' });
     watcher.send({ type: 'mouse', action: 'up', x: 100, y: 70, button: 'left' });
@@ -169,7 +169,7 @@ describe('live view', () => {
       scrollTo(0, 0); // the first test scrolled it
       document.querySelector('#b')!.textContent = 'back';
     });
-    await eventually(() => (viewer.frames.length > before ? true : undefined), 15_000);
+    await eventually(() => (viewer.frames.length > before ? true : undefined), 30_000);
     viewer.send({ type: 'mouse', action: 'down', x: 100, y: 70, button: 'left' });
     viewer.send({ type: 'mouse', action: 'up', x: 100, y: 70, button: 'left' });
     await expect.poll(() => page.textContent('#b')).toMatch(/^clicked \d$/);
@@ -203,7 +203,7 @@ describe.skipIf(!headful.available)('live view of a headful session', () => {
       const toolbar = await page.evaluate(() => outerHeight - innerHeight);
       const viewer = await Viewer.open(socketUrl(session.browser_live_view_url));
       expect(await viewer.message('hello')).toEqual({ type: 'hello', mode: 'interactive', headless: false, width: 1024, height: 768 });
-      const frame = await eventually(() => viewer.frames[0], 15_000);
+      const frame = await eventually(() => viewer.frames[0], 30_000);
       expect(frame.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
       viewer.send({ type: 'mouse', action: 'down', x: 100, y: toolbar + 70, button: 'left' });
       viewer.send({ type: 'mouse', action: 'up', x: 100, y: toolbar + 70, button: 'left' });

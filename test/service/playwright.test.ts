@@ -230,7 +230,7 @@ describe('playwright execute', () => {
     const id = created.body.session_id as string;
     expect((await execute('return 5', {}, id)).result).toBe(5);
     expect((await svc.call('DELETE', `/browsers/${id}`)).status).toBeLessThan(300);
-    await eventually(async () => ((await processesWith(`/${id}/`)).length === 0 ? true : undefined), 10_000);
+    await eventually(async () => ((await processesWith(`/${id}/`)).length === 0 ? true : undefined), 30_000);
     expect((await svc.call('GET', `/browsers/${sessionId}`)).status).toBe(200);
   });
 

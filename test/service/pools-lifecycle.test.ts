@@ -20,7 +20,7 @@ const counts = (kernel: Kernel, pool: string, available: number, acquired = 0) =
  * close() waits for each browser's process group leader; the rest of a sandbox's PID namespace is killed by
  * the kernel with it and may take a few ms more to leave /proc on a loaded machine.
  */
-const gone = (dir: string) => eventually(async () => ((await processesMentioning(dir)).length === 0 ? true : undefined), 5_000, 50);
+const gone = (dir: string) => eventually(async () => ((await processesMentioning(dir)).length === 0 ? true : undefined), 30_000, 50);
 
 describe('pool lifecycle', () => {
   it('reclaims a leased browser after the pool timeout without activity, and refills; a CDP connection keeps it', async () => {

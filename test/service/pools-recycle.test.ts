@@ -22,7 +22,7 @@ describe('pool lease recycling', () => {
     expect(set.body.success).toBe(true);
 
     expect((await svc.call('POST', '/browser_pools/recycle/release', { body: { session_id: id, reuse: true } })).status).toBe(204);
-    await eventually(() => (isAlive(proc.pid) ? undefined : true), 5_000);
+    await eventually(() => (isAlive(proc.pid) ? undefined : true), 30_000);
 
     const next = (await svc.call('POST', '/browser_pools/recycle/acquire', { body: {} })).body;
     expect(next.session_id).toBe(id);

@@ -89,7 +89,7 @@ function processApi(svc: TestService, sessionId: string) {
       eventually(async () => {
         const res = await svc.call('GET', `${base}/${pid}/status`);
         return res.body.state === 'exited' ? res.body : undefined;
-      }, 10_000, 50),
+      }, 30_000, 50),
   };
 }
 
@@ -200,7 +200,7 @@ describe('process API', () => {
     const r = await api.run({ command: 'sh', args: ['-c', 'sleep 77.1 & sleep 77.2'], timeout_sec: 1 });
     expect(r).toMatchObject({ exit_code: 124, timed_out: true });
     expect(Date.now() - started).toBeLessThan(30_000);
-    await eventually(async () => ((await hostProcesses('77.1')).length + (await hostProcesses('77.2')).length === 0 ? true : undefined), 10_000);
+    await eventually(async () => ((await hostProcesses('77.1')).length + (await hostProcesses('77.2')).length === 0 ? true : undefined), 30_000);
   });
 
   it('caps exec output per stream and says it truncated', async () => {
@@ -364,7 +364,7 @@ describe('process API', () => {
     const tty = await own.spawn({ command: 'sh', args: ['-c', 'sleep 88.3; true'], allocate_tty: true });
     const inFlight = own.exec({ command: 'sleep', args: ['88.4'] });
     const markers = ['88.1', '88.2', '88.3', '88.4'];
-    await eventually(async () => ((await Promise.all(markers.map(hostProcesses))).every((p) => p.length > 0) ? true : undefined), 5_000, 50);
+    await eventually(async () => ((await Promise.all(markers.map(hostProcesses))).every((p) => p.length > 0) ? true : undefined), 30_000, 50);
     expect((await svc.call('DELETE', `/browsers/${id}`)).status).toBe(204);
     for (const marker of markers) expect(await hostProcesses(marker), marker).toEqual([]);
     expect(isAlive(piped.pid)).toBe(false);

@@ -173,7 +173,7 @@ describe.skipIf(replaySkipReason)('replays of headless sessions', () => {
     const done = await eventually(async () => {
       const [r] = (await svc.call('GET', replays(id))).body;
       return r.finished_at ? r : undefined;
-    }, 10_000);
+    }, 30_000);
     expect(done).toMatchObject({ replay_id: started.body.replay_id, end_reason: 'max_duration' });
     // At least the second asked for; the stop itself may lag on a loaded machine, not by many seconds.
     expect(done.duration_ms).toBeGreaterThanOrEqual(900);

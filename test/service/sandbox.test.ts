@@ -162,12 +162,12 @@ describe.skipIf(noSandbox)('the bwrap sandbox', () => {
   it('a timeout kills even children that left the process group', async () => {
     const r = await sh('setsid sleep 66.1 & sleep 66.2', { timeout_sec: 1 });
     expect(r).toMatchObject({ exit_code: 124, timed_out: true });
-    await eventually(async () => ((await hostProcesses('66.1')).length + (await hostProcesses('66.2')).length === 0 ? true : undefined), 10_000);
+    await eventually(async () => ((await hostProcesses('66.1')).length + (await hostProcesses('66.2')).length === 0 ? true : undefined), 30_000);
   });
 
   it('when a process exits, what it left running in its sandbox dies with it', async () => {
     expect((await sh('(setsid sleep 65.1 &); echo started')).stdout).toBe('started\n');
-    await eventually(async () => ((await hostProcesses('65.1')).length === 0 ? true : undefined), 10_000);
+    await eventually(async () => ((await hostProcesses('65.1')).length === 0 ? true : undefined), 30_000);
   });
 
   it('deleting the session kills daemonized processes too', async () => {
@@ -176,7 +176,7 @@ describe.skipIf(noSandbox)('the bwrap sandbox', () => {
       body: { command: 'sh', args: ['-c', '(setsid sleep 67.1 &); sleep 67.2'] },
     });
     expect(res.status).toBe(200);
-    await eventually(async () => ((await hostProcesses('67.1')).length && (await hostProcesses('67.2')).length ? true : undefined), 5_000, 50);
+    await eventually(async () => ((await hostProcesses('67.1')).length && (await hostProcesses('67.2')).length ? true : undefined), 30_000, 50);
     await svc.call('DELETE', `/browsers/${id}`);
     expect([...(await hostProcesses('67.1')), ...(await hostProcesses('67.2'))]).toEqual([]);
   });
@@ -292,7 +292,7 @@ describe('without the sandbox', () => {
     }
     const r = await run({ command: 'sh', args: ['-c', 'sleep 79.1 & sleep 79.2'], timeout_sec: 1 });
     expect(r).toMatchObject({ exit_code: 124, timed_out: true });
-    await eventually(async () => ((await hostProcesses('79.1')).length + (await hostProcesses('79.2')).length === 0 ? true : undefined), 10_000);
+    await eventually(async () => ((await hostProcesses('79.1')).length + (await hostProcesses('79.2')).length === 0 ? true : undefined), 30_000);
   });
 
   it('PTY processes work unsandboxed too (tty is /dev/pts/N), and die with the session', async () => {
@@ -303,7 +303,7 @@ describe('without the sandbox', () => {
     const stream = await fetch(`${svc.baseUrl}/browsers/${sessionId}/process/${res.body.process_id}/stdout/stream`, {
       headers: { authorization: `Bearer ${svc.apiKey}` },
     });
-    await eventually(async () => ((await hostProcesses('89.1')).length ? true : undefined), 5_000, 50);
+    await eventually(async () => ((await hostProcesses('89.1')).length ? true : undefined), 30_000, 50);
     await svc.call('DELETE', `/browsers/${sessionId}`);
     expect(await hostProcesses('89.1')).toEqual([]);
     expect(isAlive(res.body.pid)).toBe(false);

@@ -38,7 +38,7 @@ describe('warm standby', () => {
     await eventually(async () => {
       const root = await svc.call('GET', `/browsers/${b.session_id}/fs/list_files?path=/`);
       return root.body.some((f: { name: string }) => f.name === 'browser.pid') ? undefined : true;
-    }, 5_000, 20);
+    }, 30_000, 20);
 
     const browser = await chromium.connectOverCDP(b.cdp_ws_url);
     const context = browser.contexts()[0]!;
@@ -128,7 +128,7 @@ describe('warm standby', () => {
     // A second service on the same data dir plays the restarted service; the first never got to clean up.
     const second = await startTestService({ dataDir: first.dataDir, apiKey: first.apiKey, standby: 0 });
     try {
-      await eventually(() => (isAlive(pids[0]!) ? undefined : true), 5_000);
+      await eventually(() => (isAlive(pids[0]!) ? undefined : true), 30_000);
     } finally {
       await second.close();
       await first.close();
@@ -152,7 +152,7 @@ describe('warm standby', () => {
     }
     // close() waits for each browser's process group leader; the rest of a sandbox's PID namespace is
     // killed by the kernel with it and may take a few ms more to leave /proc on a loaded machine.
-    await eventually(async () => ((await processesMentioning(off.dataDir)).length === 0 ? true : undefined), 5_000, 50);
-    await eventually(async () => ((await processesMentioning(on.dataDir)).length === 0 ? true : undefined), 5_000, 50);
+    await eventually(async () => ((await processesMentioning(off.dataDir)).length === 0 ? true : undefined), 30_000, 50);
+    await eventually(async () => ((await processesMentioning(on.dataDir)).length === 0 ? true : undefined), 30_000, 50);
   });
 });
