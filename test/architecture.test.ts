@@ -45,7 +45,7 @@ const HOST_DEPS: Record<string, string[]> = {
   input: ['browser'],
   live: ['input', 'session'],
   recording: ['browser', 'session'],
-  telemetry: ['browser', 'live', 'session'],
+  telemetry: ['browser', 'live', 'proxy', 'session'],
   playwright: ['fs', 'input', 'process', 'session'],
   profiles: ['browser', 'fs', 'session'],
   extensions: ['browser', 'fs', 'profiles', 'session'],
