@@ -8,6 +8,7 @@ import { MAX_PARAM_LENGTH, answerClientError, frameworkError, noRoute, toErrorRe
 import { newId } from './ids.js';
 import { installOpenApi } from './openapi.js';
 import { installStrictWire } from './strict-wire.js';
+import { installUnreadBodyHandling } from './unread-body.js';
 import pkg from '../../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
 import { registerAppRoutes } from './routes/apps.js';
@@ -99,6 +100,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  installUnreadBodyHandling(app);
   installAuth(app, deps);
   installAuditLog(app, deps);
   installApiCallEvents(app, deps);
