@@ -1,9 +1,9 @@
 // Answers that go out before the request's body was read: a refusal from auth, a missing browser, a body
 // over the route's limit, an upload the browser cannot take. The client is usually still sending then.
 // Node's own handling breaks the exchange: with `Connection: close` it destroys the socket the moment the
-// answer is written, and the kernel resets a connection closed with unread data in it; the reset can
-// reach the client before it has read the answer, which then sees a connection error instead (every time
-// once the body is larger than what the socket buffers hold while the answer goes out).
+// answer is written, and the kernel resets a connection closed with unread data in it. Once the body is
+// larger than the socket buffers hold, the client is still writing then and its writes fail (EPIPE); the
+// reset can also reach it before it has read the answer, which it then never sees (a connection error).
 //
 // So a refusal whose body is small enough (up to the route's body limit) waits until the rest has arrived
 // and been thrown away, and the connection stays usable for the next request. Anything larger is answered
