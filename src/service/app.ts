@@ -6,8 +6,10 @@ import qs from 'qs';
 import { installAuth } from './auth.js';
 import { MAX_PARAM_LENGTH, answerClientError, frameworkError, noRoute, toErrorResponse } from './errors.js';
 import { newId } from './ids.js';
+import { installJsonBodies } from './json-body.js';
 import { installOpenApi } from './openapi.js';
 import { installStrictWire } from './strict-wire.js';
+import { installUnreadBodyHandling } from './unread-body.js';
 import pkg from '../../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
 import { registerAppRoutes } from './routes/apps.js';
@@ -80,12 +82,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     clientErrorHandler: (err, socket) => answerClientError(err, socket),
   });
 
-  // An empty body is "no body" whatever the content type says (clients often send the header on DELETE).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '') return done(null, undefined);
-    parseJson(req, body as string, done);
-  });
+  installJsonBodies(app);
 
   // Bodies are validated strictly (no type coercion); query strings and paths are text, so they coerce.
   const bodyAjv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
@@ -99,6 +96,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  installUnreadBodyHandling(app);
   installAuth(app, deps);
   installAuditLog(app, deps);
   installApiCallEvents(app, deps);

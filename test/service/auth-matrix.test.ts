@@ -138,8 +138,9 @@ describe('every route refuses requests without a live key', () => {
     const failures: string[] = [];
     for (const { method, url } of svc.routes()) {
       // The hosted login page is opened by a link: its URL's code is its credential (tested below). The
-      // console's files carry no data (tested below too).
-      if (SELF_AUTHENTICATED.test(url) || CONSOLE_FILES.test(url)) continue;
+      // console's files carry no data (tested below too), nor does Chromium's protocol descriptor at the root
+      // (cdp-protocol.test.ts).
+      if (SELF_AUTHENTICATED.test(url) || CONSOLE_FILES.test(url) || url === '/json/protocol') continue;
       const res = await send(method, pathOf(url, () => 'x'), credentials[kind]);
       const body = method === 'HEAD' ? undefined : JSON.parse(res.text);
       const expected = kind === 'none' ? 'missing API key: send Authorization: Bearer <key>' : 'invalid, expired or deleted API key';
@@ -202,7 +203,7 @@ describe('a session token', () => {
     const failures: string[] = [];
     const tokenRoutes: string[] = [];
     for (const { method, url, schema } of svc.routes()) {
-      if (SELF_AUTHENTICATED.test(url) || CONSOLE_FILES.test(url)) continue;
+      if (SELF_AUTHENTICATED.test(url) || CONSOLE_FILES.test(url) || url === '/json/protocol') continue;
       const params = (schema?.params as Schema | undefined)?.properties ?? {};
       const path = pathOf(url, (param) => (param === 'id' || param === 'id_or_name' ? a.session_id : String(sample(params[param]))));
       const query = new URLSearchParams(Object.entries((sample(schema?.querystring as Schema) ?? {}) as Record<string, string>));

@@ -1,7 +1,8 @@
 // Property-based fuzzing of every route the service serves, generated from each route's own JSON Schemas
 // (params, querystring, body): values the schema allows, values just outside it (wrong types, huge and
-// non-finite numbers, NUL bytes, long strings, unknown fields) and bodies that are not JSON at all. Not
-// one answer may be a 500, and every error body has exactly the Error shape with no internals in it.
+// non-finite numbers, NUL bytes, long strings, unknown fields, objects nested 10,000 deep) and bodies that
+// are not JSON at all. Not one answer may be a 500, and every error body has exactly the Error shape with
+// no internals in it.
 // Bounded: a fixed seed and a fixed number of runs per route.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +26,13 @@ interface Schema {
 }
 
 const RUNS_PER_ROUTE = 25;
+/**
+ * Stands for an object nested 10,000 deep wherever a value may go; no serializer writes one, so the body's
+ * text gets it put in place of this string (`withDeepValues`).
+ */
+const DEEP = '\u0001deep\u0001';
+const DEEP_JSON = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+const withDeepValues = (json: string) => json.replaceAll(JSON.stringify(DEEP), DEEP_JSON);
 const ODD_STRINGS = ['', ' ', '\u0000', 'a\u0000b', 'x'.repeat(300), 'ü∂😀', '../../etc/passwd', '%00', '{{x}}', '1e400', '-1', 'null', 'true'];
 const ODD_NUMBERS = [-1, 0, 1.5, 2 ** 31, 2 ** 53 + 2, 1e21, -1e21, Number.MAX_VALUE];
 /** Query texts a number field may get: JSON cannot carry these, a URL can. */
@@ -32,7 +40,7 @@ const ODD_NUMBER_TEXTS = ['1e400', '99999999999999999999', '-0', 'NaN', 'Infinit
 
 function valueFor(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
   if (!schema || depth > 4) return fc.jsonValue({ maxDepth: 1 });
-  const near = fc.oneof(fc.constantFrom<unknown>(...ODD_STRINGS, ...ODD_NUMBERS, null, true, [], {}), fc.jsonValue({ maxDepth: 1 }));
+  const near = fc.oneof(fc.constantFrom<unknown>(...ODD_STRINGS, ...ODD_NUMBERS, null, true, [], {}, DEEP), fc.jsonValue({ maxDepth: 1 }));
   const branches = schema.anyOf ?? schema.oneOf;
   if (branches) return fc.oneof(...branches.map((b) => valueFor(b, depth + 1)), near);
   if (schema.enum) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...schema.enum) }, { weight: 1, arbitrary: near });
@@ -136,8 +144,8 @@ describe('fuzzing every route from its own schema', () => {
       const realId = route.url.startsWith('/browsers/:id') && route.method !== 'DELETE';
       const params = fc.tuple(...paramNames.map((name) => (name === 'id' && realId ? fc.constant(sessionId) : fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom('x'.repeat(200), 'ü', '%00', '..')))));
       const body = fc.oneof(
-        { weight: 5, arbitrary: valueFor(schema.body).map((v) => JSON.stringify(v) ?? '') },
-        { weight: 1, arbitrary: fc.constantFrom('{', 'null', '[]', '"x"', '{"a":1e400}', '\u0000') },
+        { weight: 5, arbitrary: valueFor(schema.body).map((v) => withDeepValues(JSON.stringify(v) ?? '')) },
+        { weight: 1, arbitrary: fc.constantFrom('{', 'null', '[]', '"x"', '{"a":1e400}', '\u0000', DEEP_JSON) },
       );
       await fc.assert(
         fc.asyncProperty(params, queryFor(schema.querystring), body, async (values, query, json) => {

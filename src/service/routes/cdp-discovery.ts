@@ -4,6 +4,7 @@
 // `/json/protocol` answer Chromium's own documents with every address in them pointing at the proxy.
 // Authorised like the proxy itself: the session token (`jwt`, in the query or the path: the router moves a
 // path token into the query first, see app.ts) or, without one, an API key that sees the session.
+// `GET /json/protocol` is also served at the root, without a key, as Chromium serves it (below).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { cdpDiscoveryQuery, cdpTarget, cdpVersion } from '../../api/schemas/cdp.js';
 import { extensionRoute } from '../../api/schemas/common.js';
@@ -27,6 +28,7 @@ const DOCUMENTS: [path: string, doc: DiscoveryDocument, response: object][] = [
 ];
 
 export function registerCdpDiscoveryRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  registerRootProtocol(app, ctx);
   for (const [path, doc, response] of DOCUMENTS) {
     app.get<Req>(
       `/browsers/:id/cdp${path}`,
@@ -36,7 +38,7 @@ export function registerCdpDiscoveryRoutes(app: FastifyInstance, ctx: ServiceCon
         await session.ready;
         let text: string;
         try {
-          text = await fetchDiscovery(session.chromium.wsEndpoint, doc);
+          text = doc === 'protocol' ? await ctx.sessions.protocolDescriptor(session) : await fetchDiscovery(session.chromium.wsEndpoint, doc);
         } catch (err) {
           // A browser that ended meanwhile is simply gone.
           if (!ctx.sessions.get(session.id) || session.ending) throw notFound('browser', req.params.id);
@@ -49,6 +51,22 @@ export function registerCdpDiscoveryRoutes(app: FastifyInstance, ctx: ServiceCon
       },
     );
   }
+}
+
+/**
+ * chrome-remote-interface, given only a session's WebSocket URL, fetches `/json/protocol` from that URL's
+ * host and port with no credential, as Chromium serves it. The descriptor is public data (the same for
+ * every browser of a build), so it alone is served at the root, without a key.
+ */
+function registerRootProtocol(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get(
+    '/json/protocol',
+    { config: { selfAuthenticated: true }, schema: { response: content("The DevTools protocol descriptor of this host's Chromium", 'application/json', { type: 'object' }) } },
+    async (_req, reply) => {
+      const text = await ctx.sessions.hostProtocolDescriptor();
+      return reply.type('application/json; charset=utf-8').send(text);
+    },
+  );
 }
 
 /** The live session the request may see: by its token, or by the API key within the key's project. */

@@ -16,7 +16,6 @@ import { fetchDiscovery, type LiveSession } from '../host/session/index.js';
 import { idParams } from './params.js';
 import { content, documentedBody, ok } from './responses.js';
 import { liveSessionFor } from './session-access.js';
-import { closeIfBodyUnread } from './uploads.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The most of a response body `curl` reads into its JSON answer; curl/raw streams without a limit. */
@@ -100,14 +99,13 @@ export function registerCurlRoutes(app: FastifyInstance, ctx: ServiceContext): v
   // The raw form passes the caller's body through unparsed whatever its type, in a scope of its own so
   // that catch-all parser touches no other route.
   void app.register(async (raw) => {
-    raw.addHook('onSend', closeIfBodyUnread);
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', (_req, _payload, done) => done(null));
     const rawRoute = (method: string[], bodyDoc: object) =>
       raw.route({
         method,
         url: '/browsers/:id/curl/raw',
-        config: { sessionToken: true, ...bodyDoc },
+        config: { sessionToken: true, streamsBody: true, ...bodyDoc },
         schema: {
           params: idParams,
           querystring: curlRawQuery,

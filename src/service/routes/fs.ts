@@ -46,7 +46,7 @@ import {
 } from '../../api/schemas/fs.js';
 import { liveSession, sessionParams } from './lookup.js';
 import { content, created, createdEmpty, documentedBody, done, eventStream, noContent, ok } from './responses.js';
-import { acceptMultipart, closeIfBodyUnread } from './uploads.js';
+import { acceptMultipart } from './uploads.js';
 
 const moveBody = fsMoveParams;
 const permissionsBody = fsPermissionsParams;
@@ -92,7 +92,6 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
   // write_file takes the raw body whatever its content type, unparsed, so it streams to disk with no
   // size limit. Its own encapsulated scope keeps that catch-all parser away from every other route.
   void app.register(async (raw) => {
-    raw.addHook('onSend', closeIfBodyUnread);
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', (_req, _payload, done) => done(null));
 

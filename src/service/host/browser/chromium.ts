@@ -253,7 +253,46 @@ const FRAME_SETTLE_MS = 5_000;
  */
 export async function measureWindowFrame(exe: ChromiumExecutable, userDataDir: string): Promise<{ width: number; height: number }> {
   if (exe.headlessShell) return { width: 0, height: 0 };
-  // Chromium never runs as root: a root service measures as an identity of its own, as sessions run.
+  return withProbeBrowser(exe, userDataDir, async (_browser, cdp) => {
+    const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
+    const page = targetInfos.find((t) => t.type === 'page');
+    if (!page) return { width: 0, height: 0 };
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: page.targetId, flatten: true });
+    // Right after start some builds (Chromium 150) report an outer size of 0 until the window is sized.
+    const deadline = Date.now() + FRAME_SETTLE_MS;
+    for (;;) {
+      const { result } = await cdp.send<{ result: { value: [number, number, number, number] } }>(
+        'Runtime.evaluate',
+        { expression: '[outerWidth, outerHeight, innerWidth, innerHeight]', returnByValue: true },
+        sessionId,
+      );
+      const [outerW, outerH, innerW, innerH] = result.value;
+      if ((outerW > 0 && outerH > 0) || Date.now() > deadline) return { width: Math.max(0, outerW - innerW), height: Math.max(0, outerH - innerH) };
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+}
+
+/**
+ * The DevTools protocol descriptor (`/json/protocol`) of `exe` and its version (`/json/version`'s
+ * `Browser`), read from a browser launched for that alone.
+ */
+export async function readProtocolDescriptor(exe: ChromiumExecutable, userDataDir: string): Promise<{ browser: string; protocol: string }> {
+  return withProbeBrowser(exe, userDataDir, async (browser) => {
+    const server = `http://${new URL(browser.wsEndpoint).host}`;
+    const read = async (path: string) => {
+      const res = await fetch(server + path, { signal: AbortSignal.timeout(15_000) });
+      if (!res.ok) throw new Error(`${exe.path} answered ${path} with ${res.status}`);
+      return res.text();
+    };
+    const version = JSON.parse(await read('/json/version')) as { Browser?: string };
+    return { browser: version.Browser ?? '', protocol: await read('/json/protocol') };
+  });
+}
+
+/** Runs `use` on a headless browser of `exe` launched for it, then ends that browser. */
+async function withProbeBrowser<T>(exe: ChromiumExecutable, userDataDir: string, use: (browser: LaunchedChromium, cdp: CdpConnection) => Promise<T>): Promise<T> {
+  // Chromium never runs as root: a root service launches it as an identity of its own, as sessions run.
   const users = process.getuid?.() === 0 ? hostSessionUsers() : undefined;
   let user: { uid: number; gid: number } | undefined;
   if (users) {
@@ -275,22 +314,7 @@ export async function measureWindowFrame(exe: ChromiumExecutable, userDataDir: s
     throw err;
   });
   try {
-    const { targetInfos } = await cdp.send<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
-    const page = targetInfos.find((t) => t.type === 'page');
-    if (!page) return { width: 0, height: 0 };
-    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId: page.targetId, flatten: true });
-    // Right after start some builds (Chromium 150) report an outer size of 0 until the window is sized.
-    const deadline = Date.now() + FRAME_SETTLE_MS;
-    for (;;) {
-      const { result } = await cdp.send<{ result: { value: [number, number, number, number] } }>(
-        'Runtime.evaluate',
-        { expression: '[outerWidth, outerHeight, innerWidth, innerHeight]', returnByValue: true },
-        sessionId,
-      );
-      const [outerW, outerH, innerW, innerH] = result.value;
-      if ((outerW > 0 && outerH > 0) || Date.now() > deadline) return { width: Math.max(0, outerW - innerW), height: Math.max(0, outerH - innerH) };
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    return await use(browser, cdp);
   } finally {
     cdp.close();
     await browser.kill();

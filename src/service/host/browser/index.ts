@@ -1,5 +1,5 @@
 export { CdpConnection } from './cdp-connection.js';
-export { killProcessGroup, measureWindowFrame } from './chromium.js';
+export { killProcessGroup, measureWindowFrame, readProtocolDescriptor } from './chromium.js';
 export type { ExitInfo, LaunchedChromium } from './chromium.js';
 export { findChromium, findHeadlessShell } from './chromium-path.js';
 export type { Executables } from './executables.js';
