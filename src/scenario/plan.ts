@@ -159,6 +159,8 @@ export interface HttpRequest {
  * What an `expect` step waits for, each condition with Playwright's own assertions (retried until the step's
  * timeout). Page-wide: `text` visible anywhere (a string: case-insensitive substring), a `visible` target,
  * the `url`, the `title`. On `element`: its `checks`. `not` expects the opposite of every condition.
+ * Conditions are checked one after the other in the order of this object's keys (`element` standing for
+ * its `checks`, in their order): the compiler writes them in the order the scenario did.
  */
 export interface PageExpectation {
   text?: string | Match;
