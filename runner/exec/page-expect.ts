@@ -6,7 +6,7 @@ import type { Locator, Page } from 'playwright-core';
 import { stripVTControlCharacters } from 'node:util';
 import type { ElementCheck, Match, PageExpectation } from '../../src/scenario/plan.js';
 import { describeMatch, describeTarget } from '../../src/scenario/describe.js';
-import { assertionFailed } from './failures.js';
+import { assertionFailed, strictViolation } from './failures.js';
 import { locate, text } from './locate.js';
 
 type Expect = typeof import('@playwright/test').expect;
@@ -181,14 +181,18 @@ function escape(s: string): string {
 }
 
 /**
- * One line in our words (what was expected, what was there), then Playwright's own message without its
- * first line: the locator, expected and received values, and the call log. Anything else (a closed page) stays what it is.
+ * One line in our words (what was expected, what was there, or the elements found where one was needed),
+ * then Playwright's own message without its first line: the locator, expected and received values, and the
+ * call log. Anything else (a closed page) stays what it is.
  */
 function assertionError(err: unknown, what: string, timeoutMs: number): unknown {
   if (err instanceof AriaMismatch) return assertionFailed(`expected ${what} (waited ${timeoutMs} ms)${err.detail ? `\n${err.detail}` : ''}`);
   if (!(err instanceof Error) || !('matcherResult' in err)) return err;
   const message = stripVTControlCharacters(err.message).replace(/\n{3,}/g, '\n\n').trim();
   const body = message.split('\n').slice(1).join('\n').trim();
+  // Not a wait that ran out: Playwright gives up at once on a locator that found several elements.
+  const strict = strictViolation(body);
+  if (strict) return assertionFailed(`expected ${what}: ${strict}\n${body}`);
   const received = /^Received(?: string| array)?:\s+(.+)$/m.exec(body)?.[1];
   const error = /^Error:\s+(.+)$/m.exec(body)?.[1];
   const got = received !== undefined ? `, got ${received}` : error ? `: ${error}` : '';
