@@ -108,9 +108,13 @@ export interface ScreenshotComparison {
   max_diff_pixel_ratio?: number;
 }
 
-/** Playwright context options as a scenario writes them; `storage_state` is an absolute local path. */
+/**
+ * Playwright context options as a scenario writes them; `storage_state` is an absolute local path. The
+ * page's size: `viewport`, else the `device`'s, else the browser's window (the session's `viewport`).
+ */
 export interface ContextOptions {
   device?: string;
+  viewport?: { width: number; height: number };
   locale?: string;
   timezone?: string;
   geolocation?: { latitude: number; longitude: number; accuracy?: number };
