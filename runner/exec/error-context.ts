@@ -4,8 +4,8 @@
 // among the step's artifacts (Playwright's error-context.md) and shown in the HTML report.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
-import type { Page } from 'playwright-core';
-import type { PlanStep } from '../../src/scenario/plan.js';
+import type { FrameLocator, Page } from 'playwright-core';
+import type { PlanStep, Target } from '../../src/scenario/plan.js';
 import type { Artifact } from '../reporters/results.js';
 
 /** A tree longer than this is cut: a reader needs the part around the failure, not a 5 MB page. */
@@ -13,17 +13,29 @@ export const SNAPSHOT_MAX_LINES = 300;
 export const SNAPSHOT_MAX_CHARS = 20_000;
 const SNAPSHOT_TIMEOUT_MS = 3_000;
 
-/** Whether the step looked for an element on the page: its failure is then worth the page's tree. */
-export function locatesElement(step: PlanStep): boolean {
-  return step.operations.some((op) => op.op === 'page' && ('target' in op || 'element' in op || typeof (op as { visible?: unknown }).visible === 'object' || 'to' in op));
+/**
+ * The element the step looked for, when it looked for one on the page (an action's target, an element
+ * expectation, a `visible` target, a drag's destination): its failure is then worth the page's tree.
+ */
+export function soughtTarget(step: PlanStep): Target | undefined {
+  for (const op of step.operations) {
+    if (op.op !== 'page') continue;
+    const o = op as { target?: Target; element?: Target; visible?: Target; to?: Target };
+    const found = o.target ?? o.element ?? o.visible ?? o.to;
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
  * Writes the page's aria snapshot and the failure to `file`, secrets masked; undefined when the page
  * cannot give one (closed, crashed, or busy past the few seconds a failure report may take).
  */
-export async function keepErrorContext(page: Page, file: string, outputRoot: string, error: string, mask: (text: string) => string): Promise<Artifact | undefined> {
-  const tree = await page.locator('body').ariaSnapshot({ timeout: SNAPSHOT_TIMEOUT_MS }).catch(() => undefined);
+export async function keepErrorContext(page: Page, target: Target, file: string, outputRoot: string, error: string, mask: (text: string) => string): Promise<Artifact | undefined> {
+  // Inside a frame, the frame's tree: the page's does not go into iframes.
+  let root: Page | FrameLocator = page;
+  for (const frame of target.frame ?? []) root = root.frameLocator(frame);
+  const tree = await root.locator('body').ariaSnapshot({ timeout: SNAPSHOT_TIMEOUT_MS }).catch(() => undefined);
   if (tree === undefined) return undefined;
   const text = [
     '# Error details',
@@ -32,7 +44,7 @@ export async function keepErrorContext(page: Page, file: string, outputRoot: str
     mask(error),
     '```',
     '',
-    `# Page snapshot (${page.url()})`,
+    `# Page snapshot (${page.url()}${target.frame?.length ? `, in ${target.frame.join(' >> ')}` : ''})`,
     '',
     '```yaml',
     bounded(mask(tree)),

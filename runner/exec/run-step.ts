@@ -8,7 +8,7 @@ import { StepFailure, classify } from './failures.js';
 import { runOperation, type StepWork } from './operations.js';
 import { screenshotPage, sleep } from './page-actions.js';
 import { loadAxe } from './page-accessibility.js';
-import { keepErrorContext, locatesElement } from './error-context.js';
+import { keepErrorContext, soughtTarget } from './error-context.js';
 import { loadExpect } from './page-expect.js';
 import { locationOf, type StepResult } from '../reporters/results.js';
 import { inTraceGroup } from './trace.js';
@@ -106,9 +106,10 @@ async function failureScreenshot(ctx: RunContext, step: PlanStep, frame: Frame, 
 /** The page's accessibility tree when a step that looked for an element failed (missing, several, other). */
 async function errorContext(ctx: RunContext, step: PlanStep, frame: Frame, result: StepResult): Promise<void> {
   const page = ctx.state.page;
-  if (!page || page.isClosed() || !result.error || !locatesElement(step)) return;
+  const target = soughtTarget(step);
+  if (!page || page.isClosed() || !result.error || !target) return;
   const file = join(ctx.artifactDir, `error-context-${failureName(ctx, step, frame, result)}.md`);
-  const artifact = await keepErrorContext(page, file, ctx.deps.outputDir, result.error.message, (text) => ctx.mask(text)).catch(() => undefined);
+  const artifact = await keepErrorContext(page, target, file, ctx.deps.outputDir, result.error.message, (text) => ctx.mask(text)).catch(() => undefined);
   if (artifact) result.artifacts.push(artifact);
 }
 

@@ -12,7 +12,8 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 const PAGE = `<!doctype html><title>Shop</title><h1>Basket</h1>
 <ul><li>milk</li><li>bread</li></ul>
-<button>Save</button><button>Cancel</button>`;
+<button>Save</button><button>Cancel</button>
+<iframe srcdoc="<h2>Payment</h2><button>Pay now</button>"></iframe>`;
 const LONG = `<!doctype html><title>Long</title><ul>${Array.from({ length: 1000 }, (_, i) => `<li>item ${i}</li>`).join('')}</ul>`;
 
 const project = await inlineFiles({ 'site/index.html': PAGE, 'site/long.html': LONG });
@@ -42,10 +43,12 @@ describe('the error context of a failed step', { timeout: 120_000 }, () => {
     continue_on_error: true
   - click: { role: button }
     continue_on_error: true
+  - expect: { role: button, frame: iframe, name: Pay later, visible: true, timeout: 300ms }
+    continue_on_error: true
   - expect: { role: heading, text: Basket }
 `);
     expect(res.code).toBe(0);
-    const [, missing, ambiguous, passed] = main;
+    const [, missing, ambiguous, inFrame, passed] = main;
     expect(missing!.error!.message.split('\n')[0]).toBe('locator.dblclick: Timeout 300ms exceeded.');
     expect(ambiguous!.error!.message).toContain('strict mode violation');
     for (const step of [missing!, ambiguous!]) {
@@ -60,6 +63,10 @@ describe('the error context of a failed step', { timeout: 120_000 }, () => {
       expect(html).toContain(`<a href="${artifact!.path.split('/').map(encodeURIComponent).join('/')}">`);
     }
     expect(html).toContain('- button &#34;Cancel&#34;');
+    // Inside a frame: the frame's tree, which the page's does not include.
+    const framed = await readFile(join(out, contextOf(inFrame!)!.path), 'utf8');
+    expect(framed).toContain('- button "Pay now"');
+    expect(framed).not.toContain('Basket');
     // A step that passed, or looked for no element, keeps no tree.
     expect(passed!.artifacts).toEqual([]);
   });
