@@ -5,9 +5,14 @@ import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playw
 import type { ContextOptions } from '../../src/scenario/plan.js';
 import { StepFailure } from './failures.js';
 
-/** `base` comes first, so the scenario's own options override it. */
+/**
+ * `base` comes first, so the scenario's own options override it. Without a `viewport` or a device the
+ * page gets the browser's window, as it does with no `context:` at all: a context about the locale must
+ * not shrink a browser made 1920 wide to Playwright's default 1280×720.
+ */
 export async function newContext(browser: Browser, o: ContextOptions, base: BrowserContextOptions = {}): Promise<BrowserContext> {
-  const options: BrowserContextOptions = { ...base, ...(o.device ? await device(o.device) : {}) };
+  const options: BrowserContextOptions = { viewport: null, ...base, ...(o.device ? await device(o.device) : {}) };
+  if (o.viewport) options.viewport = { width: o.viewport.width, height: o.viewport.height };
   if (o.locale) options.locale = o.locale;
   if (o.timezone) options.timezoneId = o.timezone;
   if (o.geolocation) options.geolocation = o.geolocation;

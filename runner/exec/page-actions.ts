@@ -24,7 +24,9 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
       await page.goto(action.base_url ? new URL(action.url, action.base_url).href : action.url, { waitUntil: action.wait_until ?? 'load', timeout });
       return [];
     case 'click':
-      await locate(page, action.target).click({ button: action.button, clickCount: action.click_count, timeout });
+      // A double click is Playwright's dblclick, and its failure should say so.
+      if (action.click_count === 2) await locate(page, action.target).dblclick({ button: action.button, timeout });
+      else await locate(page, action.target).click({ button: action.button, clickCount: action.click_count, timeout });
       return [];
     case 'fill':
       await locate(page, action.target).fill(action.value, { timeout });

@@ -6,7 +6,7 @@ import type { Locator, Page } from 'playwright-core';
 import { stripVTControlCharacters } from 'node:util';
 import type { ElementCheck, Match, PageExpectation } from '../../src/scenario/plan.js';
 import { describeMatch, describeTarget } from '../../src/scenario/describe.js';
-import { assertionFailed } from './failures.js';
+import { assertionFailed, strictViolation } from './failures.js';
 import { locate, text } from './locate.js';
 
 type Expect = typeof import('@playwright/test').expect;
@@ -42,47 +42,40 @@ export async function expectOnPage(page: Page, e: PageExpectation, timeoutMs: nu
   }
 }
 
+/**
+ * The conditions in the order the scenario wrote them (the compiler keeps the keys in that order; an
+ * element's checks in their list), so each waits for what the ones before it established.
+ */
 function conditions(page: Page, e: PageExpectation): Condition[] {
   const not = Boolean(e.not);
   const on = (expect: Expect, subject: Locator, negate = false) => (not !== negate ? expect(subject).not : expect(subject));
   const onPage = (expect: Expect) => (not ? expect(page).not : expect(page));
   const to = (verb: string) => `${not ? 'not ' : ''}to ${verb}`;
-  const list: Condition[] = [];
-  if (e.text !== undefined) {
-    const match: Match = typeof e.text === 'string' ? { contains: e.text } : e.text;
-    const found = 'matches' in match ? page.getByText(new RegExp(match.matches)) : page.getByText('equals' in match ? match.equals : match.contains, { exact: 'equals' in match });
-    const shown = typeof e.text === 'string' ? JSON.stringify(e.text) : describeMatch(e.text);
-    list.push({ what: `text ${shown} ${to('be visible')}`, run: (x, timeout) => on(x, found.filter({ visible: true }).first()).toBeVisible({ timeout }) });
-  }
-  if (e.visible) {
-    const target = locate(page, e.visible);
-    list.push({ what: `${describeTarget(e.visible)} ${to('be visible')}`, run: (x, timeout) => on(x, target.filter({ visible: true }).first()).toBeVisible({ timeout }) });
-  }
-  if (e.url) {
-    const url = e.url;
-    list.push({ what: `url ${to(matchVerb(url))}`, run: (x, timeout) => onPage(x).toHaveURL(pattern(url), { timeout }) });
-  }
-  if (e.title) {
-    const title = e.title;
-    list.push({ what: `title ${to(matchVerb(title))}`, run: (x, timeout) => onPage(x).toHaveTitle(pattern(title), { timeout }) });
-  }
-  if (e.aria_snapshot !== undefined) {
-    const snapshot = e.aria_snapshot;
-    list.push({ what: `the page ${to('match the aria snapshot')}`, run: (_x, timeout) => expectAria(page.locator(':root'), snapshot, not, timeout) });
-  }
-  if (e.element) {
-    const element = locate(page, e.element);
-    const name = describeTarget(e.element);
-    for (const c of e.checks ?? []) {
-      if (c.check === 'aria') {
-        list.push({ what: `${name} ${to('match the aria snapshot')}`, run: (_x, timeout) => expectAria(element, c.snapshot, not, timeout) });
-        continue;
-      }
-      const negated = c.check === 'state' && !c.is;
-      list.push({ what: `${name} ${not !== negated ? 'not ' : ''}to ${checkVerb(c)}`, run: (x, timeout) => check(c, (negate) => on(x, element, negate), timeout) });
-    }
-  }
-  return list;
+  const byKey: Partial<Record<keyof PageExpectation, () => Condition[]>> = {
+    text: () => {
+      const match: Match = typeof e.text === 'string' ? { contains: e.text } : e.text!;
+      const found = 'matches' in match ? page.getByText(new RegExp(match.matches)) : page.getByText('equals' in match ? match.equals : match.contains, { exact: 'equals' in match });
+      const shown = typeof e.text === 'string' ? JSON.stringify(e.text) : describeMatch(e.text!);
+      return [{ what: `text ${shown} ${to('be visible')}`, run: (x, timeout) => on(x, found.filter({ visible: true }).first()).toBeVisible({ timeout }) }];
+    },
+    visible: () => {
+      const target = locate(page, e.visible!);
+      return [{ what: `${describeTarget(e.visible!)} ${to('be visible')}`, run: (x, timeout) => on(x, target.filter({ visible: true }).first()).toBeVisible({ timeout }) }];
+    },
+    url: () => [{ what: `url ${to(matchVerb(e.url!))}`, run: (x, timeout) => onPage(x).toHaveURL(pattern(e.url!), { timeout }) }],
+    title: () => [{ what: `title ${to(matchVerb(e.title!))}`, run: (x, timeout) => onPage(x).toHaveTitle(pattern(e.title!), { timeout }) }],
+    aria_snapshot: () => [{ what: `the page ${to('match the aria snapshot')}`, run: (_x, timeout) => expectAria(page.locator(':root'), e.aria_snapshot!, not, timeout) }],
+    element: () => {
+      const element = locate(page, e.element!);
+      const name = describeTarget(e.element!);
+      return (e.checks ?? []).map((c): Condition => {
+        if (c.check === 'aria') return { what: `${name} ${to('match the aria snapshot')}`, run: (_x, timeout) => expectAria(element, c.snapshot, not, timeout) };
+        const negated = c.check === 'state' && !c.is;
+        return { what: `${name} ${not !== negated ? 'not ' : ''}to ${checkVerb(c)}`, run: (x, timeout) => check(c, (negate) => on(x, element, negate), timeout) };
+      });
+    },
+  };
+  return (Object.keys(e) as (keyof PageExpectation)[]).flatMap((key) => (e[key] === undefined ? [] : (byKey[key]?.() ?? [])));
 }
 
 /** `be "Home"`, `contain "Home"`, `match /Ho+me/`. */
@@ -188,15 +181,18 @@ function escape(s: string): string {
 }
 
 /**
- * One line in our words (what was expected, what was there), then Playwright's own message without its
- * first line: the locator, expected and received values, and the call log. Anything else (a closed page)
- * stays what it is.
+ * One line in our words (what was expected, what was there, or the elements found where one was needed),
+ * then Playwright's own message without its first line: the locator, expected and received values, and the
+ * call log. Anything else (a closed page) stays what it is.
  */
 function assertionError(err: unknown, what: string, timeoutMs: number): unknown {
   if (err instanceof AriaMismatch) return assertionFailed(`expected ${what} (waited ${timeoutMs} ms)${err.detail ? `\n${err.detail}` : ''}`);
   if (!(err instanceof Error) || !('matcherResult' in err)) return err;
   const message = stripVTControlCharacters(err.message).replace(/\n{3,}/g, '\n\n').trim();
   const body = message.split('\n').slice(1).join('\n').trim();
+  // Not a wait that ran out: Playwright gives up at once on a locator that found several elements.
+  const strict = strictViolation(body);
+  if (strict) return assertionFailed(`expected ${what}: ${strict}\n${body}`);
   const received = /^Received(?: string| array)?:\s+(.+)$/m.exec(body)?.[1];
   const error = /^Error:\s+(.+)$/m.exec(body)?.[1];
   const got = received !== undefined ? `, got ${received}` : error ? `: ${error}` : '';

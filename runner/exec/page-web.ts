@@ -14,6 +14,7 @@ import { StepFailure, assertionFailed } from './failures.js';
 import { describeMatch, matches, matchesUrl } from './matching.js';
 import { sleep } from './page-actions.js';
 import { waitForDownload, type HostFiles, type SeenDownload } from './page-downloads.js';
+import { awaitOpenedPages, watchOpenedPages } from './opened-pages.js';
 
 /** How many responses are kept for `wait_for_response` to look back at. */
 const RESPONSES_KEPT = 1_000;
@@ -28,10 +29,12 @@ export interface WebState {
   responses: { response: Response; at: number; taken: boolean }[];
   routes: { url: UrlPattern; handler: (route: Route, request: Request) => Promise<void> }[];
   downloads: SeenDownload[];
+  /** When each page the context reported opened. */
+  openedAt: WeakMap<Page, number>;
 }
 
 export function watchContext(context: BrowserContext): WebState {
-  const web: WebState = { context, responses: [], routes: [], downloads: [] };
+  const web: WebState = { context, responses: [], routes: [], downloads: [], openedAt: watchOpenedPages(context) };
   const watchDownloads = (page: Page) => page.on('download', (download) => void web.downloads.push({ download, at: Date.now(), taken: false }));
   context.pages().forEach(watchDownloads);
   context.on('page', watchDownloads);
@@ -137,19 +140,22 @@ export async function performWebAction(action: WebAction, ctx: WebContext): Prom
 
 async function findPage(want: Extract<WebAction, { action: 'switch_page' }>, ctx: WebContext): Promise<Page> {
   const deadline = Date.now() + ctx.timeoutMs;
+  // The pages the previous step opened count, however late Playwright gets to report them (`index: -1`
+  // would otherwise be the opener whenever the popup's server is slower than the next step).
+  await awaitOpenedPages(ctx.web.context, deadline, ctx.signal);
   let seen: string[] = [];
   for (;;) {
     const pages = ctx.web.context.pages();
     if (want.index !== undefined) {
       const page = pages.at(want.index);
-      if (page) return page;
+      if (page) return loaded(page, ctx, deadline);
     } else {
       seen = [];
       for (const page of pages) {
         const url = page.url();
         const title = await page.title().catch(() => '');
         seen.push(`${JSON.stringify(title)} ${url}`);
-        if ((!want.url || matches(url, want.url)) && (!want.title || matches(title, want.title))) return page;
+        if ((!want.url || matches(url, want.url)) && (!want.title || matches(title, want.title))) return loaded(page, ctx, deadline);
       }
     }
     if (Date.now() >= deadline) {
@@ -158,6 +164,19 @@ async function findPage(want: Extract<WebAction, { action: 'switch_page' }>, ctx
     }
     await sleep(PAGE_POLL_MS, ctx.signal);
   }
+}
+
+/**
+ * A page the previous step opened, once its document is parsed, as Playwright Test users wait for a popup
+ * (`await popup.waitForLoadState()`); a page that was already there is taken as it is.
+ */
+async function loaded(page: Page, ctx: WebContext, deadline: number): Promise<Page> {
+  const openedAt = ctx.web.openedAt.get(page);
+  if (openedAt !== undefined && openedAt >= ctx.since) {
+    // Not loaded in time is for the steps that follow to find out, with their own waiting and messages.
+    await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => {});
+  }
+  return page;
 }
 
 function routeHandler(action: Extract<WebAction, { action: 'route' }>): (route: Route, request: Request) => Promise<void> {

@@ -8,6 +8,7 @@ import { StepFailure, classify } from './failures.js';
 import { runOperation, type StepWork } from './operations.js';
 import { screenshotPage, sleep } from './page-actions.js';
 import { loadAxe } from './page-accessibility.js';
+import { keepErrorContext, soughtTarget } from './error-context.js';
 import { loadExpect } from './page-expect.js';
 import { locationOf, type StepResult } from '../reporters/results.js';
 import { inTraceGroup } from './trace.js';
@@ -47,7 +48,10 @@ export async function runLeaf(ctx: RunContext, step: PlanStep, frame: Frame): Pr
     if (step.continue_on_error && !stopped) result.continued = 'ignored';
     else if (kind === 'assertion' && (step.soft || result.continued === 'soft')) result.continued = 'soft';
     // Also when a deadline cut the step short (that is when the page is most worth seeing), not on Ctrl-C.
-    if (step.phase === 'main' && kind !== 'interrupted') await failureScreenshot(ctx, step, frame, result);
+    if (step.phase === 'main' && kind !== 'interrupted') {
+      await failureScreenshot(ctx, step, frame, result);
+      await errorContext(ctx, step, frame, result);
+    }
   }
   return report(ctx, result);
 }
@@ -93,11 +97,26 @@ export function abortFailure(ctx: RunContext, signal: AbortSignal): StepFailure 
 async function failureScreenshot(ctx: RunContext, step: PlanStep, frame: Frame, result: StepResult): Promise<void> {
   const page = ctx.state.page;
   if (!page || ctx.plan.screenshot_on_failure === false || page.isClosed()) return;
-  const pass = frame.iteration !== undefined ? `-${frame.iteration}` : '';
-  // Numbered as `bcs plan` numbers steps; named after the masked name, so no secret reaches a file name.
-  const file = join(ctx.artifactDir, `failure-${step.index + 1}${pass}-${slug(ctx.mask(result.name))}.png`);
+  // Named after the masked name, so no secret reaches a file name.
+  const file = join(ctx.artifactDir, `failure-${failureName(ctx, step, frame, result)}.png`);
   const artifact = await screenshotPage(page, file, ctx.deps.outputDir, FAILURE_SCREENSHOT_TIMEOUT_MS).catch(() => undefined);
   if (artifact) result.artifacts.push(artifact);
+}
+
+/** The page's accessibility tree when a step that looked for an element failed (missing, several, other). */
+async function errorContext(ctx: RunContext, step: PlanStep, frame: Frame, result: StepResult): Promise<void> {
+  const page = ctx.state.page;
+  const target = soughtTarget(step);
+  if (!page || page.isClosed() || !result.error || !target) return;
+  const file = join(ctx.artifactDir, `error-context-${failureName(ctx, step, frame, result)}.md`);
+  const artifact = await keepErrorContext(page, target, file, ctx.deps.outputDir, result.error.message, (text) => ctx.mask(text)).catch(() => undefined);
+  if (artifact) result.artifacts.push(artifact);
+}
+
+/** `4-click-save`, `4-2-click-save` in a loop's second pass: numbered as `bcs plan` numbers steps, named after the masked name. */
+function failureName(ctx: RunContext, step: PlanStep, frame: Frame, result: StepResult): string {
+  const pass = frame.iteration !== undefined ? `-${frame.iteration}` : '';
+  return `${step.index + 1}${pass}-${slug(ctx.mask(result.name))}`;
 }
 
 /**

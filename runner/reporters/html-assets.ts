@@ -61,6 +61,9 @@ ${Array.from({ length: MAX_DEPTH }, (_, d) => `.step[data-depth="${d + 1}"] { --
 .reqs code { margin-right: 6px; font-size: 11px; }
 .artifacts { display: flex; flex-wrap: wrap; gap: 8px; margin: 4px 0; }
 figure { margin: 0; }
+details.error-context { flex-basis: 100%; font-size: 12px; }
+details.error-context > summary { cursor: pointer; color: var(--muted); }
+details.error-context pre.aria { max-height: 360px; overflow: auto; margin: 4px 0; }
 figcaption { font-size: 11px; color: var(--muted); }
 img.shot { max-width: 320px; max-height: 240px; border: 1px solid var(--line); border-radius: 4px; cursor: zoom-in; }
 img.shot.zoom { max-width: 100%; max-height: none; cursor: zoom-out; }

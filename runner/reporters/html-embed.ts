@@ -25,7 +25,12 @@ export interface Embeds {
   get(path: string): Embedded;
   /** The markers of a replay's WebVTT file, or none when it is missing or unreadable. */
   cues(vttPath: string | undefined): Cue[];
+  /** An error context's text (the page's accessibility tree), or undefined when it is missing. */
+  text(path: string): string | undefined;
 }
+
+/** Error contexts are cut to a few hundred lines when written; this only guards against a file put there by hand. */
+const TEXT_MAX_CHARS = 64 * 1024;
 
 const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.mp4': 'video/mp4', '.webm': 'video/webm' };
 
@@ -64,9 +69,16 @@ export async function planEmbeds(run: RunResult, outputDir: string, budgetBytes 
     const text = await readFile(resolve(outputDir, s.replay.vtt), 'utf8').catch(() => '');
     vtts.set(s.replay.vtt, parseVtt(text));
   }
+  const texts = new Map<string, string>();
+  for (const a of artifacts) {
+    if (a.type !== 'error_context' || texts.has(a.path)) continue;
+    const text = await readFile(resolve(outputDir, a.path), 'utf8').catch(() => undefined);
+    if (text !== undefined) texts.set(a.path, text.length > TEXT_MAX_CHARS ? `${text.slice(0, TEXT_MAX_CHARS)}\n…` : text);
+  }
   return {
     get: (path) => decided.get(path) ?? { src: href(path), embedded: false },
     cues: (vtt) => (vtt ? (vtts.get(vtt) ?? []) : []),
+    text: (path) => texts.get(path),
   };
 }
 

@@ -148,9 +148,19 @@ function artifact(type: string, path: string, embeds: Embeds): string {
   if (type === 'screenshot' && e.embedded) {
     return `<figure><img class="shot" src="${srcOf(e)}" alt="${esc(path)}"><figcaption>${esc(path)}</figcaption></figure>`;
   }
+  if (type === 'error_context') return errorContext(path, embeds);
   // The video is embedded once, in the player above; here it is only named.
   if (type === 'video') return `<div><a href="${esc(href(path))}">${esc(path)}</a> <span class="muted">(the replay above)</span></div>`;
   return `<div><a href="${esc(e.src)}">${esc(path)}</a>${note}</div>`;
+}
+
+/** The page's accessibility tree when the step failed, shown open under the error (the file has the error too). */
+function errorContext(path: string, embeds: Embeds): string {
+  const text = embeds.text(path);
+  const link = `<a href="${esc(href(path))}">${esc(path)}</a>`;
+  if (text === undefined) return `<div>${link} <span class="muted">(the file is missing)</span></div>`;
+  const snapshot = /# Page snapshot[^\n]*\n+```yaml\n([\s\S]*?)\n```/.exec(text)?.[1] ?? text;
+  return `<details class="error-context" open><summary>the page's accessibility tree when it failed: ${link}</summary><pre class="aria">${esc(snapshot)}</pre></details>`;
 }
 
 /** Everything the browser logged as going wrong during the scenario, with the step it happened in. */

@@ -15,8 +15,12 @@ export interface StepError {
 }
 
 export interface Artifact {
-  /** `screenshot`: a PNG of the page or the screen; `file`: a file read from the browser host (`save_to`) or downloaded. */
-  type: 'screenshot' | 'file' | 'video';
+  /**
+   * `screenshot`: a PNG of the page or the screen; `file`: a file read from the browser host (`save_to`) or
+   * downloaded; `error_context`: the page's accessibility tree when a step that looked for an element
+   * failed (Markdown, as Playwright Test's error-context.md).
+   */
+  type: 'screenshot' | 'file' | 'video' | 'error_context';
   /** Path relative to the output directory. */
   path: string;
 }

@@ -108,9 +108,13 @@ export interface ScreenshotComparison {
   max_diff_pixel_ratio?: number;
 }
 
-/** Playwright context options as a scenario writes them; `storage_state` is an absolute local path. */
+/**
+ * Playwright context options as a scenario writes them; `storage_state` is an absolute local path. The
+ * page's size: `viewport`, else the `device`'s, else the browser's window (the session's `viewport`).
+ */
 export interface ContextOptions {
   device?: string;
+  viewport?: { width: number; height: number };
   locale?: string;
   timezone?: string;
   geolocation?: { latitude: number; longitude: number; accuracy?: number };
@@ -159,6 +163,8 @@ export interface HttpRequest {
  * What an `expect` step waits for, each condition with Playwright's own assertions (retried until the step's
  * timeout). Page-wide: `text` visible anywhere (a string: case-insensitive substring), a `visible` target,
  * the `url`, the `title`. On `element`: its `checks`. `not` expects the opposite of every condition.
+ * Conditions are checked one after the other in the order of this object's keys (`element` standing for
+ * its `checks`, in their order): the compiler writes them in the order the scenario did.
  */
 export interface PageExpectation {
   text?: string | Match;

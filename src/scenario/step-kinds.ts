@@ -105,6 +105,11 @@ function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, rep
 const STATES: readonly ElementState[] = ['hidden', 'enabled', 'disabled', 'checked', 'focused', 'editable', 'empty', 'in_viewport'];
 const ELEMENT_ONLY = ['count', 'value', 'attribute', 'css', ...STATES];
 
+/**
+ * Conditions are kept in the order they were written (the keys' order): the runner checks them in that
+ * order, each waiting in turn, so `count: 1, text: ...` waits for one element before reading its text, as
+ * the same two checks written as two steps do. An element's checks sit at the place of its first.
+ */
 function compileExpect(o: Obj, at: DataPath, report: (at: DataPath, m: string) => void): PageAction {
   const action: Extract<PageAction, { action: 'expect' }> = { action: 'expect' };
   const matchAt = (key: string, value: unknown): Match => {
@@ -114,33 +119,38 @@ function compileExpect(o: Obj, at: DataPath, report: (at: DataPath, m: string) =
     return match;
   };
   const element = hasLocator(o, true);
-  if (element) {
-    action.element = toTarget(o, true);
-    const checks: ElementCheck[] = [];
-    if (o.text !== undefined) checks.push({ check: 'text', match: matchAt('text', o.text) });
-    if (typeof o.visible === 'boolean') checks.push({ check: 'state', state: 'visible', is: o.visible });
-    if (typeof o.count === 'number') checks.push({ check: 'count', count: o.count });
-    if (o.value !== undefined) checks.push({ check: 'value', match: matchAt('value', o.value) });
-    if (isObj(o.attribute)) {
-      const a = o.attribute;
-      checks.push({ check: 'attribute', name: String(a.name), ...(a.value !== undefined ? { match: toMatch(a.value as string | Obj) } : {}) });
+  const checks: ElementCheck[] = [];
+  const check = (c: ElementCheck) => {
+    if (!action.element) {
+      action.element = toTarget(o, true);
+      action.checks = checks;
     }
-    if (isObj(o.css)) checks.push({ check: 'css', property: String(o.css.property), match: toMatch(o.css.value as string | Obj) });
-    for (const state of STATES) if (typeof o[state] === 'boolean') checks.push({ check: 'state', state, is: o[state] as boolean });
-    if (typeof o.aria_snapshot === 'string') checks.push({ check: 'aria', snapshot: o.aria_snapshot });
-    if (checks.length === 0) report(at, 'an element expectation needs something to check: text, visible, count, value, attribute, css, aria_snapshot, or a state such as enabled or checked');
-    action.checks = checks;
-  } else {
-    for (const key of ELEMENT_ONLY) {
-      if (o[key] !== undefined) report([...at, key], `'${key}' checks an element: add a locator (role, test_id, label, placeholder, alt or selector)`);
-    }
-    if (typeof o.visible === 'boolean') report([...at, 'visible'], "'visible: true|false' checks an element: add a locator, or name the target (visible: { role: ... })");
-    if (typeof o.text === 'string') action.text = o.text;
-    else if (o.text !== undefined) action.text = matchAt('text', o.text);
-    if (typeof o.aria_snapshot === 'string') action.aria_snapshot = o.aria_snapshot;
+    checks.push(c);
+  };
+  for (const key of Object.keys(o)) {
+    const v = o[key];
+    if (v === undefined) continue;
+    if (key === 'url' || key === 'title') action[key] = matchAt(key, v);
+    else if (key === 'visible' && (isObj(v) || typeof v === 'string')) action.visible = toTarget(v as string | Obj);
+    else if (!element) {
+      if (key === 'text') action.text = typeof v === 'string' ? v : matchAt('text', v);
+      else if (key === 'aria_snapshot' && typeof v === 'string') action.aria_snapshot = v;
+      else if (key === 'visible' && typeof v === 'boolean') report([...at, 'visible'], "'visible: true|false' checks an element: add a locator, or name the target (visible: { role: ... })");
+      else if (ELEMENT_ONLY.includes(key)) report([...at, key], `'${key}' checks an element: add a locator (role, test_id, label, placeholder, alt or selector)`);
+    } else if (key === 'text') check({ check: 'text', match: matchAt('text', v) });
+    else if (key === 'visible' && typeof v === 'boolean') check({ check: 'state', state: 'visible', is: v });
+    else if (key === 'count' && typeof v === 'number') check({ check: 'count', count: v });
+    else if (key === 'value') check({ check: 'value', match: matchAt('value', v) });
+    else if (key === 'attribute' && isObj(v)) check({ check: 'attribute', name: String(v.name), ...(v.value !== undefined ? { match: toMatch(v.value as string | Obj) } : {}) });
+    else if (key === 'css' && isObj(v)) check({ check: 'css', property: String(v.property), match: toMatch(v.value as string | Obj) });
+    else if ((STATES as readonly string[]).includes(key) && typeof v === 'boolean') check({ check: 'state', state: key as ElementState, is: v });
+    else if (key === 'aria_snapshot' && typeof v === 'string') check({ check: 'aria', snapshot: v });
   }
-  if (isObj(o.visible) || typeof o.visible === 'string') action.visible = toTarget(o.visible as string | Obj);
-  for (const key of ['url', 'title'] as const) if (o[key] !== undefined) action[key] = matchAt(key, o[key]);
+  if (element && checks.length === 0) {
+    report(at, 'an element expectation needs something to check: text, visible, count, value, attribute, css, aria_snapshot, or a state such as enabled or checked');
+    action.element = toTarget(o, true);
+    action.checks = checks;
+  }
   if (o.not === true) action.not = true;
   const positions = ['nth', 'first', 'last'].filter((k) => o[k] !== undefined);
   if (positions.length > 1) report([...at, positions[1]!], `use one of nth, first and last, not ${positions.join(' and ')}`);

@@ -30,11 +30,11 @@ describe('expect', () => {
       element: { role: 'listitem', within: { test_id: 'list' }, has_text: 'milk', nth: -1 },
       checks: [
         { check: 'text', match: { contains: '1 item' } },
-        { check: 'state', state: 'enabled', is: true },
         { check: 'state', state: 'checked', is: false },
+        { check: 'state', state: 'enabled', is: true },
       ],
     });
-    expect(main(p)[0]!.name).toBe('expect test_id="list" >> role=listitem >> has_text="milk" >> nth=-1 text contains "1 item", enabled, not checked');
+    expect(main(p)[0]!.name).toBe('expect test_id="list" >> role=listitem >> has_text="milk" >> nth=-1 text contains "1 item", not checked, enabled');
   });
 
   test('count, value, attribute, css, visible: false, not, and a frame', () => {
@@ -47,10 +47,19 @@ describe('expect', () => {
     expect(op(p, 0)).toMatchObject({ element: { test_id: 'row' }, checks: [{ check: 'count', count: 3 }], not: true });
     expect(op(p, 1)).toMatchObject({ element: { label: 'Email', frame: ['iframe#outer', 'iframe.inner'] }, checks: [{ check: 'value', match: { matches: '@' } }] });
     expect((op(p, 2) as { checks?: unknown }).checks).toEqual([
-      { check: 'state', state: 'visible', is: false },
       { check: 'attribute', name: 'href', match: { equals: '/cart' } },
       { check: 'css', property: 'color', match: { equals: 'rgb(0, 0, 0)' } },
+      { check: 'state', state: 'visible', is: false },
     ]);
+  });
+
+  test('conditions keep the order written, page-wide ones too, an element\'s checks at the place of its first', () => {
+    const counted = op(plan('  - expect: { selector: "#todo-list li", count: 1, text: buy milk }\n')) as { checks?: unknown };
+    expect(counted.checks).toEqual([{ check: 'count', count: 1 }, { check: 'text', match: { equals: 'buy milk' } }]);
+    const mixed = op(plan('  - expect: { url: { contains: /cart }, role: status, text: "1 item", title: Cart, visible: true }\n'));
+    expect(Object.keys(mixed)).toEqual(['op', 'action', 'url', 'element', 'checks', 'title']);
+    const page = op(plan('  - expect: { title: Home, text: Hello, url: { contains: /home } }\n'));
+    expect(Object.keys(page)).toEqual(['op', 'action', 'title', 'text', 'url']);
   });
 
   test('without a locator, text is page-wide and title the page title, as before', () => {
