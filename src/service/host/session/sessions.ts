@@ -5,7 +5,7 @@ import { unlink, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { BrowserEndReason, BrowserCreateParams } from '../../../api/types.js';
-import { DomainError, unavailable } from '../errors.js';
+import { unavailable } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { Upstream } from '../proxy/index.js';
@@ -22,7 +22,6 @@ import {
   type LaunchSpec,
   type WarmBrowser,
   measureWindowFrame,
-  readProtocolDescriptor,
   cachedWindowFrame,
   type ExitInfo,
   type LaunchedChromium,
@@ -30,7 +29,7 @@ import {
   closeCleanly,
   closeStaleCleanly,
 } from '../browser/index.js';
-import { fetchDiscovery } from './cdp-discovery.js';
+import { ProtocolDescriptors } from './protocol-descriptors.js';
 import { recoverStale } from './recovery.js';
 import { callAll, callInOrder } from './hook-calls.js';
 import { sessionRow, writeRecord } from './record.js';
@@ -44,7 +43,7 @@ export class SessionManager {
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
   private readonly frames = new Map<string, Promise<{ width: number; height: number }>>();
-  private fullProtocol: Promise<{ browser: string; protocol: string } | undefined> | undefined;
+  private readonly protocols: ProtocolDescriptors;
   private hooks: SessionHooks = { prepareLaunch: [], start: [], release: [], end: [], stopped: [], restarted: [] };
   /** Sessions that write their profile back: closed cleanly rather than killed, so their files are complete. */
   private readonly cleanStops = new Set<string>();
@@ -62,6 +61,7 @@ export class SessionManager {
   private readonly restartDeps: RestartDeps;
 
   constructor(private readonly deps: SessionManagerDeps) {
+    this.protocols = new ProtocolDescriptors({ full: deps.executables.full, sessionsDir: deps.sessionsDir, log: deps.log, track: (work) => this.track(work) });
     this.env = {
       executables: deps.executables,
       sandbox: deps.sandbox,
@@ -141,56 +141,14 @@ export class SessionManager {
     return frame;
   }
 
-  /**
-   * The DevTools protocol descriptor (`/json/protocol`) of the browser `session` runs. A headless shell is
-   * never asked for it: Debian's serves it, but other builds have none, and the shell of @sparticuz/chromium
-   * (147) dies when asked, taking the session with it. The descriptor is the build's, so the full Chromium
-   * beside the shell gives it when it is the same version (read once, from a browser launched for that).
-   */
-  async protocolDescriptor(session: LiveSession): Promise<string> {
-    const exe = this.running.get(session.id)?.exe;
-    if (!exe?.headlessShell) return fetchDiscovery(session.chromium.wsEndpoint, 'protocol');
-    const full = this.deps.executables.full;
-    const notHere = (why: string) =>
-      new DomainError('not_found', 'protocol_unavailable', `the DevTools protocol descriptor is not available with this browser: it runs on Chromium's headless shell (${exe.path}), which does not serve it, and ${why}`);
-    if (full.headlessShell) throw notHere('there is no full Chromium here to take it from');
-    const [source, version] = await Promise.all([this.readFullProtocol(full), fetchDiscovery(session.chromium.wsEndpoint, 'version')]);
-    if (!source) throw notHere(`the full Chromium here (${full.path}) did not give it`);
-    const own = browserOf(version);
-    if (!own || versionOf(own) !== versionOf(source.browser)) throw notHere(`the full Chromium here is another version (${source.browser}; the browser is ${own || 'unknown'})`);
-    return source.protocol;
+  /** The DevTools protocol descriptor (`/json/protocol`) of the browser `session` runs. */
+  protocolDescriptor(session: LiveSession): Promise<string> {
+    return this.protocols.ofSession(this.running.get(session.id)?.exe, session.chromium.wsEndpoint);
   }
 
-  /**
-   * The host's own descriptor (`GET /json/protocol` at the root, served without a key): the full
-   * Chromium's. None where the only Chromium is a headless shell.
-   */
-  async hostProtocolDescriptor(): Promise<string> {
-    const full = this.deps.executables.full;
-    const notHere = (why: string) => new DomainError('not_found', 'protocol_unavailable', `the DevTools protocol descriptor is not available here: ${why}`);
-    if (full.headlessShell) throw notHere(`the only Chromium is a headless shell (${full.path}), which does not serve it`);
-    const source = await this.readFullProtocol(full);
-    if (!source) throw notHere(`the Chromium here (${full.path}) did not give it`);
-    return source.protocol;
-  }
-
-  /**
-   * The full Chromium's descriptor and version, read once. A failure is kept too (undefined, logged): the
-   * root document is served without a key, and must not become a way to launch browsers at will.
-   */
-  private readFullProtocol(full: ChromiumExecutable): Promise<{ browser: string; protocol: string } | undefined> {
-    this.fullProtocol ??= (async () => {
-      const dir = join(this.deps.sessionsDir, `.probe-${newId(8)}`);
-      try {
-        return await readProtocolDescriptor(full, dir);
-      } catch (err) {
-        this.deps.log.warn({ err: (err as Error).message }, 'could not read the DevTools protocol descriptor of the full Chromium');
-        return undefined;
-      } finally {
-        this.track(removeDir(dir));
-      }
-    })();
-    return this.fullProtocol;
+  /** The host's own descriptor (`GET /json/protocol` at the root, served without a key). */
+  hostProtocolDescriptor(): Promise<string> {
+    return this.protocols.ofHost();
   }
 
   /** The window frame of the Chromium session `id` runs now (none for the headless shell). */
@@ -492,14 +450,3 @@ function describeExit(info: ExitInfo, chromium: LaunchedChromium): string {
   return `chromium ${how}${said ? ` (last output: ${said.slice(0, 300)})` : ''}`;
 }
 
-/** `/json/version`'s `Browser` (`HeadlessChrome/156.0.8078.108`). */
-function browserOf(versionDocument: string): string | undefined {
-  try {
-    const browser = (JSON.parse(versionDocument) as { Browser?: unknown }).Browser;
-    return typeof browser === 'string' ? browser : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const versionOf = (browser: string) => /\/([\d.]+)$/.exec(browser)?.[1];
