@@ -1,28 +1,15 @@
 // The page's size with a `context:` block, as `use: { viewport }` sets it in Playwright: the context's own
 // `viewport` when it has one, else the browser's `viewport` (a context block about something else, such as
 // the locale, does not reset the page to Playwright's default 1280×720).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScenarioYaml } from '../helpers/cli.js';
-import { inlineFiles } from '../helpers/inline-files.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { describe, expect, it } from 'vitest';
+import { siteSuite } from '../helpers/site-suite.js';
 
 const SIZE = `<!doctype html><title>size</title><p id=size></p>
 <script>document.getElementById('size').textContent = innerWidth + 'x' + innerHeight</script>`;
 
-const project = await inlineFiles({ 'site/index.html': SIZE });
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.close();
-});
+const site = await siteSuite({ 'site/index.html': SIZE });
 
-const run = (name: string, head: string, size: string) =>
-  runScenarioYaml(project.dir, name, `name: ${name}\nserve: site\n${head}steps:\n  - goto: /index.html\n  - expect: { selector: "#size", text: "${size}" }\n`, {
-    BCS_BASE_URL: svc.baseUrl,
-    BCS_API_KEY: svc.apiKey,
-  });
+const run = (name: string, head: string, size: string) => site.runSteps(name, `  - expect: { selector: "#size", text: "${size}" }\n`, head);
 
 describe('the viewport with a context block', { timeout: 120_000 }, () => {
   it("keeps the browser's viewport when the context does not set one", async () => {

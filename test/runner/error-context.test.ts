@@ -3,12 +3,11 @@
 // file among the step's artifacts and in the HTML report, cut short on a page too big to read.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StepResult } from '../../runner/reporters/results.js';
 import { SNAPSHOT_MAX_LINES } from '../../runner/exec/error-context.js';
 import { runCli } from '../helpers/cli.js';
-import { inlineFiles } from '../helpers/inline-files.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { siteSuite } from '../helpers/site-suite.js';
 
 const PAGE = `<!doctype html><title>Shop</title><h1>Basket</h1>
 <ul><li>milk</li><li>bread</li></ul>
@@ -16,19 +15,13 @@ const PAGE = `<!doctype html><title>Shop</title><h1>Basket</h1>
 <iframe srcdoc="<h2>Payment</h2><button>Pay now</button>"></iframe>`;
 const LONG = `<!doctype html><title>Long</title><ul>${Array.from({ length: 1000 }, (_, i) => `<li>item ${i}</li>`).join('')}</ul>`;
 
-const project = await inlineFiles({ 'site/index.html': PAGE, 'site/long.html': LONG });
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.close();
-});
+const site = await siteSuite({ 'site/index.html': PAGE, 'site/long.html': LONG });
 
 async function run(name: string, steps: string) {
+  const { project } = site;
   await project.write({ [`${name}.yaml`]: `name: ${name}\nserve: site\nsteps:\n  - goto: /index.html\n${steps}` });
   const out = project.path(`${name}-out`);
-  const res = await runCli(['run', project.path(`${name}.yaml`), '--reporter', 'list,json,html', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+  const res = await runCli(['run', project.path(`${name}.yaml`), '--reporter', 'list,json,html', '--output-dir', out], site.env());
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   const main = (results.scenarios[0].steps as StepResult[]).filter((s) => s.phase === 'main');
   return { res, out, main, html: await readFile(join(out, 'report.html'), 'utf8') };

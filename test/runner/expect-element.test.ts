@@ -2,10 +2,8 @@
 // containers and frames, and failures in Playwright's words (locator, expected, received, call log).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScenarioYaml } from '../helpers/cli.js';
-import { inlineFiles } from '../helpers/inline-files.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { describe, expect, it } from 'vitest';
+import { siteSuite } from '../helpers/site-suite.js';
 
 const PAGE = `<!doctype html><title>Todos</title>
 <ul data-testid=list><li>milk</li><li class=done>bread</li><li>eggs</li></ul>
@@ -24,17 +22,9 @@ const BAD = `<!doctype html><html lang=en><title>Bad</title><main><h1>Bad</h1>
 <img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
 <p style="color:#777;background:#888">faint</p></main></html>`;
 
-const project = await inlineFiles({ 'site/index.html': PAGE, 'site/good.html': GOOD, 'site/bad.html': BAD });
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.close();
-});
+const site = await siteSuite({ 'site/index.html': PAGE, 'site/good.html': GOOD, 'site/bad.html': BAD });
 
-const run = (name: string, steps: string) =>
-  runScenarioYaml(project.dir, name, `name: ${name}\nserve: site\nsteps:\n  - goto: /index.html\n${steps}`, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+const run = site.runSteps;
 
 describe('expect on elements', { timeout: 120_000 }, () => {
   it('checks text, count, value, attributes, css and states, negated too, through filters, containers and frames', async () => {

@@ -2,27 +2,17 @@
 // assertions wait: a list that shrinks from two items to one a moment after a filter is clicked passes
 // `count: 1, text: ...` as one step just as it does as two. A condition that finds two elements where it
 // needs one fails at once, and says so, with the elements it found.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScenarioYaml } from '../helpers/cli.js';
-import { inlineFiles } from '../helpers/inline-files.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { describe, expect, it } from 'vitest';
+import { siteSuite } from '../helpers/site-suite.js';
 
 // The filter shows its result later than the click returns, as an app waiting on its server does.
 const TODOS = `<!doctype html><title>Todos</title>
 <ul id=todo-list><li>buy milk</li><li class=done>buy bread</li></ul>
 <button onclick="setTimeout(() => document.querySelector('li.done').remove(), 1000)">Active</button>`;
 
-const project = await inlineFiles({ 'site/index.html': TODOS });
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.close();
-});
+const site = await siteSuite({ 'site/index.html': TODOS });
 
-const run = (name: string, steps: string) =>
-  runScenarioYaml(project.dir, name, `name: ${name}\nserve: site\nsteps:\n  - goto: /index.html\n${steps}`, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+const run = site.runSteps;
 
 describe('expect with several conditions', { timeout: 120_000 }, () => {
   it('checks them in the order written, as the same checks written as steps', async () => {
