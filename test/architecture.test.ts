@@ -190,6 +190,17 @@ describe('dependency rules', () => {
     expect(await violations(HOST, allowed)).toEqual([]);
   });
 
+  it("the store alone knows its database: nothing outside src/service/store imports the driver or names SQLite's error codes", async () => {
+    // A second store (PostgreSQL) must be a change inside the store; callers catch the store's UniqueViolation.
+    const named: string[] = [];
+    for (const file of [...(await sources('src')), ...(await sources('runner'))]) {
+      if (inside(file, 'src/service/store')) continue;
+      const code = (await readFile(join(ROOT, file), 'utf8')).replace(/^\s*(\/\/|\*|\/\*\*).*$/gm, '');
+      for (const m of code.matchAll(/SQLITE_\w*|['"]better-sqlite3['"]/g)) named.push(`${file}: ${m[0]}`);
+    }
+    expect(named).toEqual([]);
+  });
+
   it('host code names no request part: the route that hands input over names its fields', async () => {
     const named: string[] = [];
     for (const file of await sources(HOST)) {

@@ -24,6 +24,7 @@ import { browserCreateParams, browserListQuery, browserSession, browserUpdatePar
 import { noContent, ok, page } from './responses.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idOrNameParams, type IdOrNameParams as IdParams } from './params.js';
+import { UniqueViolation } from '../store/unique.js';
 
 /** Also the source of the browser fields of pool bodies (routes/pools.ts). */
 export const createBody = browserCreateParams;
@@ -109,7 +110,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
       try {
         repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
       } catch (err) {
-        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        if (err instanceof UniqueViolation) {
           throw conflict(`a browser named '${name}' is already active in this project`);
         }
         throw err;

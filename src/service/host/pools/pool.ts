@@ -18,6 +18,7 @@ import { DOWNLOADS_DIR } from '../fs/index.js';
 import type { ProfileStore } from '../profiles/index.js';
 import type { ProxyService } from '../proxy/index.js';
 import type { LiveSession, Logger, SessionManager } from '../session/index.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 const MAX_BACKOFF_MS = 30_000;
 const RESET_TIMEOUT_MS = 15_000;
@@ -377,7 +378,7 @@ export class LivePool {
         browsers.update(id, { name: body.name ?? null, tags: body.tags ?? {}, timeout_seconds, start_url: body.start_url ?? member.startUrl });
       } catch (err) {
         this.idle.unshift(id);
-        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw nameTaken(body.name!);
+        if (err instanceof UniqueViolation) throw nameTaken(body.name!);
         throw err;
       }
       member.state = 'leased';

@@ -14,6 +14,7 @@ import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
 import { applyPoolResources } from './resources.js';
 import type { ProfileStore } from '../profiles/index.js';
 import { findInProject } from '../find-in-project.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 export const DEFAULT_POOL_TIMEOUT_SECONDS = 600;
 export const DEFAULT_FILL_RATE = 25;
@@ -193,7 +194,7 @@ export class PoolManager {
     try {
       write();
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      if (err instanceof UniqueViolation) {
         throw conflict(`a browser pool named '${row.name}' already exists in this project`);
       }
       throw err;
