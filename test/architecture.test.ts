@@ -49,11 +49,12 @@ const HOST_DEPS: Record<string, string[]> = {
   playwright: ['fs', 'input', 'process', 'session'],
   profiles: ['browser', 'fs', 'session'],
   extensions: ['browser', 'fs', 'profiles', 'session'],
-  pools: ['browser', 'extensions', 'fs', 'network', 'profiles', 'proxy', 'session'],
+  sites: ['proxy'],
+  browsers: ['browser', 'extensions', 'live', 'network', 'profiles', 'proxy', 'session', 'sites', 'telemetry'],
+  pools: ['browser', 'browsers', 'extensions', 'fs', 'network', 'profiles', 'proxy', 'session'],
   apps: ['fs', 'process'],
   credentials: [],
-  sites: ['proxy'],
-  auth: ['browser', 'credentials', 'fs', 'process', 'profiles', 'proxy', 'session', 'sites'],
+  auth: ['browser', 'browsers', 'credentials', 'fs', 'process', 'profiles', 'proxy', 'session', 'sites'],
 };
 /**
  * The runner's layers, lowest first: results and reporters; executing one plan; running suites of them

@@ -10,7 +10,7 @@ import type { BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../../store/pools-repo.js';
 import type { ExtensionStore } from '../extensions/index.js';
 import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, SessionReleaseHook, SessionRestartHook } from '../session/index.js';
-import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
+import { LivePool, type PoolDeps, type PoolProxies, type PoolTelemetry } from './pool.js';
 import { applyPoolResources } from './resources.js';
 import type { ProfileStore } from '../profiles/index.js';
 import { findInProject } from '../find-in-project.js';
@@ -34,6 +34,7 @@ export interface PoolManagerDeps {
   /** Whether pool browsers can run with chrome_policy here (browser/chrome-policy.ts). */
   chromePolicy: { available: boolean; reason: string };
   telemetry: PoolTelemetry;
+  launcher: PoolDeps['launcher'];
   proxies?: PoolProxies;
   profiles?: ProfileStore;
   extensions?: ExtensionStore;
@@ -183,8 +184,8 @@ export class PoolManager {
   }
 
   private add(row: PoolRow): LivePool {
-    const { sessions, browsers, tokens, log, telemetry, proxies, profiles } = this.deps;
-    const pool = new LivePool(row, { sessions, browsers, tokens, log, telemetry, proxies, profiles });
+    const { sessions, browsers, tokens, log, launcher, proxies, profiles } = this.deps;
+    const pool = new LivePool(row, { sessions, browsers, tokens, log, launcher, proxies, profiles });
     this.pools.set(row.id, pool);
     pool.fill();
     return pool;
