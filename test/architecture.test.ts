@@ -202,6 +202,25 @@ describe('dependency rules', () => {
     expect(named).toEqual([]);
   });
 
+  it("a route module takes from another route module only its register function: shared logic lives in a helper or in host code", async () => {
+    // Creating and presenting a browser was once reached through routes/browsers.ts by pools and apps.
+    const ROUTES = 'src/service/routes';
+    const files = await sources(ROUTES);
+    const registers = new Set<string>();
+    for (const file of files) if (/^export (async )?function register/m.test(await readFile(join(ROOT, file), 'utf8'))) registers.add(file.replace(/\.ts$/, '.js'));
+    const bad: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/^import (type )?\{([^}]*)\} from '(\.\/[^']+)'/gm)) {
+        const target = relative(ROOT, resolve(ROOT, file, '..', m[3]!));
+        if (m[1] || !registers.has(target)) continue;
+        const values = m[2]!.split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type '));
+        for (const name of values) if (!name.startsWith('register')) bad.push(`${file} -> ${target}: ${name}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
   it('host code names no request part: the route that hands input over names its fields', async () => {
     const named: string[] = [];
     for (const file of await sources(HOST)) {

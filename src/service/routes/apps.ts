@@ -30,7 +30,7 @@ import { followEvents, type FollowOptions } from './follow-events.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idParams } from './params.js';
 import { eventStream, noContent, ok, page } from './responses.js';
-import { parseInstant } from './telemetry.js';
+import { parseInstant } from './instants.js';
 import { acceptMultipart } from './uploads.js';
 import { wsOrigin } from './ws-origin.js';
 
