@@ -49,11 +49,12 @@ const HOST_DEPS: Record<string, string[]> = {
   playwright: ['fs', 'input', 'process', 'session'],
   profiles: ['browser', 'fs', 'session'],
   extensions: ['browser', 'fs', 'profiles', 'session'],
-  pools: ['browser', 'extensions', 'fs', 'network', 'profiles', 'proxy', 'session'],
+  sites: ['proxy'],
+  browsers: ['browser', 'extensions', 'live', 'network', 'profiles', 'proxy', 'session', 'sites', 'telemetry'],
+  pools: ['browser', 'browsers', 'extensions', 'fs', 'network', 'profiles', 'proxy', 'session'],
   apps: ['fs', 'process'],
   credentials: [],
-  sites: ['proxy'],
-  auth: ['browser', 'credentials', 'fs', 'process', 'profiles', 'proxy', 'session', 'sites'],
+  auth: ['browser', 'browsers', 'credentials', 'fs', 'process', 'profiles', 'proxy', 'session', 'sites'],
 };
 /**
  * The runner's layers, lowest first: results and reporters; executing one plan; running suites of them
@@ -188,6 +189,36 @@ describe('dependency rules', () => {
       inside(t, 'src/service/store') ||
       ['src/service/ids.js', 'src/service/secrets-box.js'].includes(t);
     expect(await violations(HOST, allowed)).toEqual([]);
+  });
+
+  it("the store alone knows its database: nothing outside src/service/store imports the driver or names SQLite's error codes", async () => {
+    // A second store (PostgreSQL) must be a change inside the store; callers catch the store's UniqueViolation.
+    const named: string[] = [];
+    for (const file of [...(await sources('src')), ...(await sources('runner'))]) {
+      if (inside(file, 'src/service/store')) continue;
+      const code = (await readFile(join(ROOT, file), 'utf8')).replace(/^\s*(\/\/|\*|\/\*\*).*$/gm, '');
+      for (const m of code.matchAll(/SQLITE_\w*|['"]better-sqlite3['"]/g)) named.push(`${file}: ${m[0]}`);
+    }
+    expect(named).toEqual([]);
+  });
+
+  it("a route module takes from another route module only its register function: shared logic lives in a helper or in host code", async () => {
+    // Creating and presenting a browser was once reached through routes/browsers.ts by pools and apps.
+    const ROUTES = 'src/service/routes';
+    const files = await sources(ROUTES);
+    const registers = new Set<string>();
+    for (const file of files) if (/^export (async )?function register/m.test(await readFile(join(ROOT, file), 'utf8'))) registers.add(file.replace(/\.ts$/, '.js'));
+    const bad: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/^import (type )?\{([^}]*)\} from '(\.\/[^']+)'/gm)) {
+        const target = relative(ROOT, resolve(ROOT, file, '..', m[3]!));
+        if (m[1] || !registers.has(target)) continue;
+        const values = m[2]!.split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type '));
+        for (const name of values) if (!name.startsWith('register')) bad.push(`${file} -> ${target}: ${name}`);
+      }
+    }
+    expect(bad).toEqual([]);
   });
 
   it('host code names no request part: the route that hands input over names its fields', async () => {

@@ -13,6 +13,7 @@ import type { AppKeys, Deployments, Invocations } from './host/apps/index.js';
 import type { EventLog } from './host/event-log.js';
 import type { AuthConnections, LoginFlows } from './host/auth/index.js';
 import type { SiteConfigs } from './host/sites/index.js';
+import type { BrowserLauncher } from './host/browsers/index.js';
 import type { CredentialProviders, CredentialStore } from './host/credentials/index.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';
 import type { AuditRepo } from './store/audit-repo.js';
@@ -74,6 +75,8 @@ export interface ServiceContext {
   credentialProviders: CredentialProviders;
   /** Per-domain settings applied as defaults to browsers (by `start_url`) and auth connections. */
   siteConfigs: SiteConfigs;
+  /** Creates browser sessions the one way every caller does (site config, proxy, resources, telemetry, links). */
+  browserLauncher: BrowserLauncher;
   /** Managed auth: connections, their login flows, and the page where a person completes a flow. */
   authConnections: AuthConnections;
   loginFlows: LoginFlows;

@@ -27,6 +27,7 @@ import { LiveViews, liveViewPageUrl, liveViewPath } from './host/live/index.js';
 import { PlaywrightExecutor } from './host/playwright/index.js';
 import { ReplayManager } from './host/recording/index.js';
 import { TelemetryHub, OtlpExporter } from './host/telemetry/index.js';
+import { BrowserLauncher } from './host/browsers/index.js';
 import { ActionWorkers, AppKeys, Deployments, Invocations, WorkerLauncher } from './host/apps/index.js';
 import { EventLog } from './host/event-log.js';
 import { AuthConnections, HealthChecks, LoginFlows, flowBrowserLauncher } from './host/auth/index.js';
@@ -146,7 +147,21 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   await profiles.prepare();
   await extensions.prepare();
   const chromePolicy = chromePolicySupport(chromium, sandbox, sandboxReason);
-  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, chromePolicy, telemetry, proxies, profiles, extensions });
+  let invocations: Invocations | undefined;
+  // One way to create a browser, for POST /browsers, pools and login flows alike.
+  const browserLauncher = new BrowserLauncher({
+    sessions,
+    siteConfigs,
+    proxies,
+    profiles,
+    extensions,
+    telemetry,
+    headful,
+    chromePolicy,
+    // Invocations start after pools (deployments recover into them); a create only asks once serving.
+    checkInvocation: (projectId, id, field) => invocations!.checkRunning(projectId, id, field),
+  });
+  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, chromePolicy, telemetry, launcher: browserLauncher, proxies, profiles, extensions });
   const replays = new ReplaysRepo(db);
   const recordings = new ReplayManager({ repo: replays, dir: join(opts.dataDir, 'replays'), now, log });
   const launcher = new Launcher(sandbox, Accounts.fromHost());
@@ -193,7 +208,6 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     baseUrl: () => baseUrl,
     spareIdleMs: opts.spareWorkerIdleMs,
   });
-  let invocations: Invocations | undefined;
   const deployments = new Deployments({
     repo: new DeploymentsRepo(db),
     events,
@@ -221,6 +235,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const liveViewUrl = (sessionId: string) => liveViewPageUrl(tokens, baseUrl, sessionId, 'interactive');
   const flowBrowsers = flowBrowserLauncher({
     sessions,
+    launcher: browserLauncher,
     profiles,
     proxies,
     siteConfigs,
@@ -228,7 +243,6 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       const viewport = browsers.get(id)?.viewport ?? DEFAULT_VIEWPORT;
       return (await recordings.start(sessions.get(id)!, { framerate: 10, maxDurationS: 1800, viewport: { width: viewport.width, height: viewport.height } })).id;
     },
-    withTelemetry: (req, create) => telemetry.withCreate(req, 'browser_telemetry', create),
     timeoutSeconds: (opts.loginFlowTtlMs ?? 600_000) / 1000 });
   const authConnections = new AuthConnections({ repo: new AuthConnectionsRepo(db), profiles, proxies, credentials, providers: credentialProviders, now });
   const loginFlows = new LoginFlows({
@@ -247,7 +261,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   healthChecks.start();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db),
-    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, siteConfigs, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
+    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, siteConfigs, browserLauncher, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);
   await sessions.recoverStale();

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { fitData, remoteToString } from '../../src/service/host/telemetry/cdp-map.js';
 import { captures, resolveCreate, resolveUpdate } from '../../src/service/host/telemetry/config.js';
 import { WsMessageCounter } from '../../src/service/host/session/ws-message-counter.js';
-import { parseInstant } from '../../src/service/routes/telemetry.js';
+import { parseInstant } from '../../src/service/routes/instants.js';
 
 const sorted = (set: ReadonlySet<string> | null) => (set ? [...set].sort() : null);
 

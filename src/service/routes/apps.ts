@@ -24,14 +24,15 @@ import {
 import { browserSession } from '../../api/schemas/browsers.js';
 import type { ServiceContext } from '../context.js';
 import { deploymentSettled, invocationSettled } from '../host/apps/index.js';
+import { presentSession } from '../host/browsers/index.js';
 import type { StoredEvent } from '../host/event-log.js';
 import { followEvents, type FollowOptions } from './follow-events.js';
-import { presentSession, wsOrigin } from './browsers.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idParams } from './params.js';
 import { eventStream, noContent, ok, page } from './responses.js';
-import { parseInstant } from './telemetry.js';
+import { parseInstant } from './instants.js';
 import { acceptMultipart } from './uploads.js';
+import { wsOrigin } from './ws-origin.js';
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 

@@ -13,7 +13,8 @@ import type { FastifyInstance } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { auditLogExportChunkQuery } from '../../api/schemas/org.js';
 import { invalidField } from '../errors.js';
-import { auditFilters, presentAuditRecord, type AuditDeps, type AuditFilters } from './audit.js';
+import type { AuditDeps } from './audit.js';
+import { auditFilters, presentAuditRecord, type AuditFilters } from './audit-records.js';
 
 const gzipAsync = promisify(gzip);
 const query = auditLogExportChunkQuery;

@@ -12,7 +12,7 @@ import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { DomainError } from '../host/errors.js';
 import { fetchDiscovery, parseCdpPath, rewriteDiscovery, type DiscoveryDocument, type LiveSession, type ProxyAddress } from '../host/session/index.js';
-import { wsOrigin } from './browsers.js';
+import { wsOrigin } from './ws-origin.js';
 import { liveSessionFor } from './session-access.js';
 import { idParams } from './params.js';
 import { content, ok } from './responses.js';

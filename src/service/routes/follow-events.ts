@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventLog, StoredEvent } from '../host/event-log.js';
 import { openSse } from '../sse.js';
-import { parseInstant } from './telemetry.js';
+import { parseInstant } from './instants.js';
 
 export interface FollowOptions {
   events: EventLog;

@@ -18,11 +18,13 @@ import type { ProxyService } from '../host/proxy/index.js';
 import { presentPool, type PoolManager, type PoolSettings, type PoolUpdate } from '../host/pools/index.js';
 import type { TelemetryHub } from '../host/telemetry/index.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
-import { POLICY_BODY_LIMIT, presentSession, wsOrigin } from './browsers.js';
+import { presentSession } from '../host/browsers/index.js';
+import { POLICY_BODY_LIMIT } from './body-limits.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { clientGone } from './long-requests.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idOrNameParams, namedListQuery as listQuery, type IdOrNameParams as IdParams } from './params.js';
+import { wsOrigin } from './ws-origin.js';
 
 export interface PoolRouteDeps {
   pools: PoolManager;

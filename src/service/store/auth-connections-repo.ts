@@ -15,6 +15,7 @@ import type {
 } from '../../api/schemas/auth-connections.js';
 import type { BrowserTelemetryRequest } from '../../api/types.js';
 import type { Db } from './db.js';
+import { unique } from './unique.js';
 import { likePattern } from './sql.js';
 
 export interface ConnectionSettings {
@@ -109,9 +110,9 @@ export class AuthConnectionsRepo {
     };
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the project has a connection for this domain and profile. */
+  /** Throws UniqueViolation when the project has a connection for this domain and profile. */
   insert(row: ConnectionRow): void {
-    this.stmts.insert.run(toStored(row));
+    unique(() => this.stmts.insert.run(toStored(row)));
   }
 
   update(row: ConnectionRow): void {

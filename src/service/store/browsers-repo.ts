@@ -1,5 +1,6 @@
 // Browser session records. Live process state lives in the session manager; this is what survives.
 import type { Db } from './db.js';
+import { unique } from './unique.js';
 import { likePattern } from './sql.js';
 import type { BrowserEndReason, BrowserStatusFilter, Viewport } from '../../api/types.js';
 
@@ -82,9 +83,9 @@ export class BrowsersRepo {
     };
   }
 
-  /** Inserts a new active session; throws SQLITE_CONSTRAINT_UNIQUE when its name is taken. */
+  /** Inserts a new active session; throws UniqueViolation when its name is taken. */
   insert(row: BrowserRow): void {
-    this.stmts.insert.run(toStored(row));
+    unique(() => this.stmts.insert.run(toStored(row)));
   }
 
   get(id: string): BrowserRow | undefined {
@@ -122,15 +123,14 @@ export class BrowsersRepo {
 
   /**
    * The profile an active session has loaded (PATCH into one that had none), or none again. Throws
-   * SQLITE_CONSTRAINT_UNIQUE when another active session holds the profile with save_changes.
+   * UniqueViolation when another active session holds the profile with save_changes.
    */
   setProfile(id: string, profileId: string | null, saveChanges: boolean): void {
-    this.db
-      .prepare(`UPDATE browsers SET profile_id = @profileId, profile_save_changes = @save WHERE id = @id AND deleted_at IS NULL`)
-      .run({ id, profileId, save: saveChanges ? 1 : 0 });
+    const stmt = this.db.prepare(`UPDATE browsers SET profile_id = @profileId, profile_save_changes = @save WHERE id = @id AND deleted_at IS NULL`);
+    unique(() => stmt.run({ id, profileId, save: saveChanges ? 1 : 0 }));
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the new name is taken. Pools also set lease-scoped fields. */
+  /** Throws UniqueViolation when the new name is taken. Pools also set lease-scoped fields. */
   update(
     id: string,
     fields: { name?: string | null; tags?: Record<string, string>; timeout_seconds?: number; start_url?: string | null },
@@ -153,7 +153,10 @@ export class BrowsersRepo {
       sets.push('start_url = @start_url');
       params.start_url = fields.start_url;
     }
-    if (sets.length) this.db.prepare(`UPDATE browsers SET ${sets.join(', ')} WHERE id = @id`).run(params);
+    if (sets.length) {
+      const stmt = this.db.prepare(`UPDATE browsers SET ${sets.join(', ')} WHERE id = @id`);
+      unique(() => stmt.run(params));
+    }
   }
 
   /** One page of sessions, oldest first, and whether more follow. */

@@ -1,6 +1,7 @@
 // Credentials per project and the organisation's credential providers. Secrets arrive sealed
 // (secrets-box.ts) and leave sealed: this module never sees a plaintext value, secret or token.
 import type { Db } from './db.js';
+import { unique } from './unique.js';
 import { likePattern } from './sql.js';
 
 export interface CredentialRow {
@@ -48,14 +49,14 @@ export class CredentialsRepo {
     };
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the name is taken in the project. */
+  /** Throws UniqueViolation when the name is taken in the project. */
   insert(row: CredentialRow): void {
-    this.stmts.insert.run(toStored(row));
+    unique(() => this.stmts.insert.run(toStored(row)));
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when a new name is taken in the project. */
+  /** Throws UniqueViolation when a new name is taken in the project. */
   update(row: CredentialRow): void {
-    this.stmts.update.run(toStored(row));
+    unique(() => this.stmts.update.run(toStored(row)));
   }
 
   get(id: string): CredentialRow | undefined {
@@ -139,14 +140,14 @@ export class CredentialProvidersRepo {
     };
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the name is taken. */
+  /** Throws UniqueViolation when the name is taken. */
   insert(row: CredentialProviderRow): void {
-    this.stmts.insert.run(toStoredProvider(row));
+    unique(() => this.stmts.insert.run(toStoredProvider(row)));
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when a new name is taken. */
+  /** Throws UniqueViolation when a new name is taken. */
   update(row: CredentialProviderRow): void {
-    this.stmts.update.run(toStoredProvider(row));
+    unique(() => this.stmts.update.run(toStoredProvider(row)));
   }
 
   get(id: string): CredentialProviderRow | undefined {

@@ -1,6 +1,7 @@
 // Deployments and the app versions they register. A deployment's files live under
 // <dataDir>/deployments/<id>/ (host/apps/deployments.ts); env var values are stored sealed.
 import type { Db } from './db.js';
+import { unique } from './unique.js';
 import { likePattern } from './sql.js';
 
 export type DeploymentStatus = 'queued' | 'in_progress' | 'running' | 'failed' | 'stopped';
@@ -95,10 +96,10 @@ export class DeploymentsRepo {
   /**
    * Makes the deployment's apps live and the deployment running, in one transaction. `replace` lists the
    * deployments whose versions it takes over (force); they are stopped in the same step. Throws
-   * SQLITE_CONSTRAINT_UNIQUE when another running deployment holds one of the versions.
+   * UniqueViolation when another running deployment holds one of the versions.
    */
   goLive(id: string, versions: AppVersionRow[], replace: string[], reason: string, at: Date): void {
-    this.db.transaction(() => {
+    const run = this.db.transaction(() => {
       for (const old of replace) {
         this.stmts.retire.run(old);
         this.stmts.setStatus.run({ id: old, status: 'stopped', reason, at: at.toISOString() });
@@ -106,7 +107,8 @@ export class DeploymentsRepo {
       for (const v of versions) this.stmts.insertVersion.run(v);
       this.stmts.setApp.run({ id, app_name: versions.map((v) => v.app_name).join(','), at: at.toISOString() });
       this.stmts.setStatus.run({ id, status: 'running', reason: null, at: at.toISOString() });
-    })();
+    });
+    unique(run);
   }
 
   /** Stops a deployment: its versions are no longer live. */

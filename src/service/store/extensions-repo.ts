@@ -1,6 +1,7 @@
 // Uploaded extensions: id, name, size and checksum of the uploaded zip. The zip and its unpacked copy are
 // files under <dataDir>/extensions/ (host/extensions/extensions.ts).
 import type { Db } from './db.js';
+import { unique } from './unique.js';
 import { listNamed, type NamedListQuery } from './profiles-repo.js';
 
 export interface ExtensionRow {
@@ -30,9 +31,9 @@ export class ExtensionsRepo {
     };
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the name is taken in the project. */
+  /** Throws UniqueViolation when the name is taken in the project. */
   insert(row: ExtensionRow): void {
-    this.stmts.insert.run(row);
+    unique(() => this.stmts.insert.run(row));
   }
 
   get(id: string): ExtensionRow | undefined {

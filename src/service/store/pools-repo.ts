@@ -2,6 +2,7 @@
 // a session's `pool_id` in the browsers table says which pool it belonged to.
 import type { BrowserPoolConfig } from '../../api/types.js';
 import type { Db } from './db.js';
+import { unique } from './unique.js';
 import { likePattern } from './sql.js';
 
 /**
@@ -44,9 +45,9 @@ export class PoolsRepo {
     };
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the name is taken in the project. */
+  /** Throws UniqueViolation when the name is taken in the project. */
   insert(row: PoolRow): void {
-    this.stmts.insert.run({ ...row, config: JSON.stringify(row.config) });
+    unique(() => this.stmts.insert.run({ ...row, config: JSON.stringify(row.config) }));
   }
 
   get(id: string): PoolRow | undefined {
@@ -63,9 +64,9 @@ export class PoolsRepo {
     return this.stmts.all.all().map(fromStored);
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the new name is taken in the project. */
+  /** Throws UniqueViolation when the new name is taken in the project. */
   update(id: string, name: string | null, config: StoredPoolConfig): void {
-    this.stmts.update.run({ id, name, config: JSON.stringify(config) });
+    unique(() => this.stmts.update.run({ id, name, config: JSON.stringify(config) }));
   }
 
   remove(id: string): void {

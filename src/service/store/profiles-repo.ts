@@ -1,6 +1,7 @@
 // Browser profiles: id, name and times. The state itself is files under <dataDir>/profiles/<id>/ (host/profiles/profiles.ts);
 // which sessions loaded a profile is in the browsers table (`profile_id`, `profile_save_changes`).
 import type { Db } from './db.js';
+import { unique } from './unique.js';
 import { likePattern } from './sql.js';
 
 export interface ProfileRow {
@@ -42,9 +43,9 @@ export class ProfilesRepo {
     };
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the name is taken in the project. */
+  /** Throws UniqueViolation when the name is taken in the project. */
   insert(row: ProfileRow): void {
-    this.stmts.insert.run(row);
+    unique(() => this.stmts.insert.run(row));
   }
 
   get(id: string): ProfileRow | undefined {
@@ -55,9 +56,9 @@ export class ProfilesRepo {
     return this.stmts.byName.get(projectId ?? '', name);
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the name is taken in the project. */
+  /** Throws UniqueViolation when the name is taken in the project. */
   rename(id: string, name: string, at: Date): void {
-    this.stmts.rename.run({ id, name, at: at.toISOString() });
+    unique(() => this.stmts.rename.run({ id, name, at: at.toISOString() }));
   }
 
   /** The stored state changed (a session wrote it back). */

@@ -3,6 +3,7 @@
 import type { ProjectStatus } from '../../api/types.js';
 import { newId } from '../ids.js';
 import type { Db } from './db.js';
+import { unique, UniqueViolation } from './unique.js';
 
 export interface ProjectRow {
   id: string;
@@ -120,9 +121,9 @@ export class ProjectsRepo {
   /** Runs a write that may hit the live-name index, turning that into NameTakenError. */
   private write(name: string, run: () => unknown): void {
     try {
-      run();
+      unique(run);
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new NameTakenError(`a project named '${name}' already exists`);
+      if (err instanceof UniqueViolation) throw new NameTakenError(`a project named '${name}' already exists`);
       throw err;
     }
   }

@@ -1,5 +1,6 @@
 // Site configs per project, and which one each browser was created with.
 import type { Db } from './db.js';
+import { unique } from './unique.js';
 import { likePattern } from './sql.js';
 
 export interface SiteSettings {
@@ -40,14 +41,14 @@ export class SiteConfigsRepo {
     };
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the project has a config for the domain. */
+  /** Throws UniqueViolation when the project has a config for the domain. */
   insert(row: SiteConfigRow): void {
-    this.stmts.insert.run(toStored(row));
+    unique(() => this.stmts.insert.run(toStored(row)));
   }
 
-  /** Throws SQLITE_CONSTRAINT_UNIQUE when the new domain is taken. */
+  /** Throws UniqueViolation when the new domain is taken. */
   update(row: SiteConfigRow): void {
-    this.stmts.update.run(toStored(row));
+    unique(() => this.stmts.update.run(toStored(row)));
   }
 
   get(id: string): SiteConfigRow | undefined {

@@ -9,6 +9,7 @@ import { conflict, invalidField } from '../errors.js';
 import { findByIdInProject } from '../find-in-project.js';
 import type { ProfileStore } from '../profiles/index.js';
 import type { ProxyService } from '../proxy/index.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 export interface AuthConnectionsDeps {
   repo: AuthConnectionsRepo;
@@ -53,7 +54,7 @@ export class AuthConnections {
     try {
       this.deps.repo.insert(row);
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      if (err instanceof UniqueViolation) {
         throw conflict(`an auth connection for '${row.domain}' with profile '${row.profile_name}' already exists in this project`);
       }
       throw err;

@@ -6,6 +6,7 @@ import type { BrowserTelemetryRequest } from '../../../api/types.js';
 import type { ConnectionRow } from '../../store/auth-connections-repo.js';
 import type { ProfileStore } from '../profiles/index.js';
 import type { ProxyService } from '../proxy/index.js';
+import type { BrowserLauncher } from '../browsers/index.js';
 import type { SessionManager } from '../session/index.js';
 import type { SiteConfigs } from '../sites/index.js';
 
@@ -32,14 +33,14 @@ export interface FlowBrowserOptions {
 export type LaunchFlowBrowser = (row: ConnectionRow, opts?: FlowBrowserOptions) => Promise<FlowBrowser>;
 
 export interface FlowBrowserDeps {
-  sessions: SessionManager;
+  sessions: Pick<SessionManager, 'get' | 'end'>;
+  /** Launches the login browser as every session is launched. */
+  launcher: Pick<BrowserLauncher, 'launch'>;
   profiles: ProfileStore;
   proxies: ProxyService;
   siteConfigs: SiteConfigs;
   /** Starts a replay of a session (the recording folder's), answering its id. */
   record: (sessionId: string) => Promise<string>;
-  /** Runs a session create with telemetry settings applied from its first moment (the telemetry folder's). */
-  withTelemetry: <T>(req: BrowserTelemetryRequest, create: () => Promise<T>) => Promise<T>;
   /** How long the session may sit idle: as long as a flow may last. */
   timeoutSeconds: number;
 }
@@ -52,18 +53,19 @@ export function flowBrowserLauncher(deps: FlowBrowserDeps): LaunchFlowBrowser {
     const site = deps.siteConfigs.match(row.project_id, row.domain)?.settings ?? {};
     const proxyId = opts.proxyId !== undefined ? opts.proxyId : (row.proxy_id ?? site.proxy_id);
     const upstream = proxyId ? deps.proxies.poolRoute(row.project_id, proxyId, 'proxy') : null;
-    const create = () => deps.sessions.create(
-      {
+    const session = await deps.launcher.launch({
+      projectId: row.project_id,
+      params: {
         headless: true,
         stealth: row.settings.browser?.stealth ?? site.stealth ?? true,
         timeout_seconds: Math.max(60, deps.timeoutSeconds),
         profile: { id: row.profile_id, save_changes: save },
         tags: { auth_connection: row.id },
       },
-      row.project_id,
-      { proxy: upstream },
-    );
-    const session = await (opts.telemetry ? deps.withTelemetry(opts.telemetry, create) : create());
+      // Not linked: a login browser's session does not show the proxy it runs through.
+      upstream,
+      telemetry: opts.telemetry ? { settings: opts.telemetry, field: 'browser_telemetry' } : undefined,
+    });
     let closed: Promise<void> | undefined;
     const end = () => (closed ??= deps.sessions.end(session.id, 'deleted', save ? 'its login flow finished' : 'its health check finished'));
     try {

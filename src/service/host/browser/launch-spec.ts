@@ -41,7 +41,7 @@ export function launchSpecOf(params: BrowserCreateParams, proxy: Upstream | null
     stealth: params.stealth ?? false,
     startUrl: params.start_url ?? null,
     proxy,
-    // Callers pass resolved ids here (routes/browsers.ts, host/pools/pool.ts), never names.
+    // Callers pass resolved ids here (host/browsers/launch.ts), never names.
     profileId: params.profile?.id ?? null,
     extensionIds: (params.extensions ?? []).flatMap((e) => (e.id ? [e.id] : [])),
     extensionDirs: [],

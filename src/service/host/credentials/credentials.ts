@@ -8,6 +8,7 @@ import type { CredentialListQuery, CredentialRow, CredentialsRepo } from '../../
 import { DomainError, conflict } from '../errors.js';
 import { findInProject } from '../find-in-project.js';
 import { normalizeTotpSecret, totpCodeAt, type TotpCode } from './totp.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 export interface CredentialStoreDeps {
   repo: CredentialsRepo;
@@ -136,7 +137,7 @@ export class CredentialStore {
     try {
       write();
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw conflict(`a credential named '${name}' already exists in this project`);
+      if (err instanceof UniqueViolation) throw conflict(`a credential named '${name}' already exists in this project`);
       throw err;
     }
   }

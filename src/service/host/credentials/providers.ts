@@ -6,6 +6,7 @@ import { newId } from '../../ids.js';
 import type { SecretsBox } from '../../secrets-box.js';
 import type { CredentialProviderRow, CredentialProvidersRepo } from '../../store/credentials-repo.js';
 import { DomainError, conflict, notFound } from '../errors.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 export type ProviderType = CredentialProviderRow['provider_type'];
 
@@ -174,7 +175,7 @@ export class CredentialProviders {
     try {
       write();
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw conflict(`a credential provider named '${name}' already exists`);
+      if (err instanceof UniqueViolation) throw conflict(`a credential provider named '${name}' already exists`);
       throw err;
     }
   }

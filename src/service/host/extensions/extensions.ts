@@ -18,6 +18,7 @@ import { HOME_DIR, multipartError, spoolUpload } from '../fs/index.js';
 import { copyProfileTree } from '../profiles/index.js';
 import type { Logger } from '../session/index.js';
 import { findInProject } from '../find-in-project.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 /** The name rule of extension uploads (and of profile names). */
 const NAME = new RegExp(NAME_PATTERN);
@@ -107,7 +108,7 @@ export class ExtensionStore {
         this.deps.repo.insert(row);
       } catch (err) {
         await this.removeFiles(id);
-        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw nameTaken(name!);
+        if (err instanceof UniqueViolation) throw nameTaken(name!);
         throw err;
       }
       return row;

@@ -14,10 +14,12 @@ import { DomainError, conflict, notFound, unavailable } from '../errors.js';
 import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow } from '../../store/pools-repo.js';
 import { BrowserTracker, DEFAULT_VIEWPORT } from '../browser/index.js';
+import type { BrowserLauncher } from '../browsers/index.js';
 import { DOWNLOADS_DIR } from '../fs/index.js';
 import type { ProfileStore } from '../profiles/index.js';
 import type { ProxyService } from '../proxy/index.js';
 import type { LiveSession, Logger, SessionManager } from '../session/index.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 const MAX_BACKOFF_MS = 30_000;
 const RESET_TIMEOUT_MS = 15_000;
@@ -52,7 +54,8 @@ export interface PoolDeps {
   browsers: BrowsersRepo;
   tokens: { revoke(sessionId: string): void };
   log: Logger;
-  telemetry: Pick<PoolTelemetry, 'withCreate'>;
+  /** Launches the pool's browsers as every session is launched. */
+  launcher: Pick<BrowserLauncher, 'launch'>;
   /** Resolves the pool's `proxy_id` at each launch (the pool stores only the id). */
   proxies?: PoolProxies;
   /** Tells browsers started from an older state of the pool's profile. */
@@ -61,10 +64,9 @@ export interface PoolDeps {
 
 export type PoolProxies = Pick<ProxyService, 'poolRoute' | 'linkBrowser' | 'addReferrers' | 'presentFor'>;
 
-/** What pools need of the telemetry hub: early validation, and launching a browser with settings. */
+/** What pools need of the telemetry hub: checking a config's settings before any browser launches with them. */
 export interface PoolTelemetry {
   validate(req: BrowserTelemetryRequest | null | undefined, field: string): void;
-  withCreate<T>(req: BrowserTelemetryRequest | null | undefined, field: string, create: () => Promise<T>): Promise<T>;
 }
 
 export class LivePool {
@@ -159,8 +161,14 @@ export class LivePool {
     let row: BrowserRow;
     try {
       const proxy = config.proxy_id ? this.deps.proxies?.poolRoute(this.row.project_id, config.proxy_id, 'browser_pool_config.proxy_id') : undefined;
-      row = await this.deps.telemetry.withCreate(config.telemetry, 'browser_pool_config.telemetry', () => sessions.create(params, this.row.project_id, { poolId: this.id, proxy }));
-      if (proxy) this.deps.proxies!.linkBrowser(row.id, { proxy_id: proxy.proxyId, mode: null });
+      row = await this.deps.launcher.launch({
+        projectId: this.row.project_id,
+        params,
+        poolId: this.id,
+        upstream: proxy,
+        proxyLink: proxy ? { proxy_id: proxy.proxyId, mode: null } : undefined,
+        telemetry: { settings: config.telemetry, field: 'browser_pool_config.telemetry' },
+      });
     } catch (err) {
       this.launching--;
       if (!this.closed && !sessions.isClosing) this.backOff((err as Error).message);
@@ -377,7 +385,7 @@ export class LivePool {
         browsers.update(id, { name: body.name ?? null, tags: body.tags ?? {}, timeout_seconds, start_url: body.start_url ?? member.startUrl });
       } catch (err) {
         this.idle.unshift(id);
-        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw nameTaken(body.name!);
+        if (err instanceof UniqueViolation) throw nameTaken(body.name!);
         throw err;
       }
       member.state = 'leased';

@@ -10,10 +10,11 @@ import type { BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../../store/pools-repo.js';
 import type { ExtensionStore } from '../extensions/index.js';
 import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, SessionReleaseHook, SessionRestartHook } from '../session/index.js';
-import { LivePool, type PoolProxies, type PoolTelemetry } from './pool.js';
+import { LivePool, type PoolDeps, type PoolProxies, type PoolTelemetry } from './pool.js';
 import { applyPoolResources } from './resources.js';
 import type { ProfileStore } from '../profiles/index.js';
 import { findInProject } from '../find-in-project.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 export const DEFAULT_POOL_TIMEOUT_SECONDS = 600;
 export const DEFAULT_FILL_RATE = 25;
@@ -33,6 +34,7 @@ export interface PoolManagerDeps {
   /** Whether pool browsers can run with chrome_policy here (browser/chrome-policy.ts). */
   chromePolicy: { available: boolean; reason: string };
   telemetry: PoolTelemetry;
+  launcher: PoolDeps['launcher'];
   proxies?: PoolProxies;
   profiles?: ProfileStore;
   extensions?: ExtensionStore;
@@ -182,8 +184,8 @@ export class PoolManager {
   }
 
   private add(row: PoolRow): LivePool {
-    const { sessions, browsers, tokens, log, telemetry, proxies, profiles } = this.deps;
-    const pool = new LivePool(row, { sessions, browsers, tokens, log, telemetry, proxies, profiles });
+    const { sessions, browsers, tokens, log, launcher, proxies, profiles } = this.deps;
+    const pool = new LivePool(row, { sessions, browsers, tokens, log, launcher, proxies, profiles });
     this.pools.set(row.id, pool);
     pool.fill();
     return pool;
@@ -193,7 +195,7 @@ export class PoolManager {
     try {
       write();
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      if (err instanceof UniqueViolation) {
         throw conflict(`a browser pool named '${row.name}' already exists in this project`);
       }
       throw err;

@@ -21,6 +21,7 @@ import { DOWNLOADS_DIR, USER_DATA_DIR } from '../fs/index.js';
 import { copyProfileTree, moveProfileTree, recoverFolders, replaceFolder, snapshotFolder, stagingFolder, tarFolder } from './files.js';
 import type { Logger, SessionEndListener, SessionStoppedHook } from '../session/index.js';
 import { findInProject } from '../find-in-project.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 export interface ProfileStoreDeps {
   repo: ProfilesRepo;
@@ -159,7 +160,7 @@ export class ProfileStore {
     try {
       write();
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw conflict(`a profile named '${name}' already exists in this project`);
+      if (err instanceof UniqueViolation) throw conflict(`a profile named '${name}' already exists in this project`);
       throw err;
     }
   }

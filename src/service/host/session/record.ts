@@ -4,6 +4,7 @@ import type { BrowserCreateParams } from '../../../api/types.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import { effectivePolicy } from '../browser/index.js';
 import { conflict } from '../errors.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
@@ -45,9 +46,9 @@ export function writeRecord(row: Pick<BrowserRow, 'name' | 'profile_id'>, write:
   try {
     write();
   } catch (err) {
-    if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw err;
+    if (!(err instanceof UniqueViolation)) throw err;
     // The other unique index: a profile is loaded read-write by one active session at a time.
-    if ((err as Error).message.includes('profile_id')) {
+    if (err.columns.includes('profile_id')) {
       throw conflict(`profile '${row.profile_id}' is already loaded with save_changes: true by another active browser; end that one first, or load it with save_changes: false`);
     }
     throw conflict(`a browser named '${row.name}' is already active in this project`);

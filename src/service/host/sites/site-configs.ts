@@ -7,6 +7,7 @@ import type { SiteConfigRow, SiteConfigsRepo, SiteSettings } from '../../store/s
 import { conflict } from '../errors.js';
 import { findInProject } from '../find-in-project.js';
 import type { ProxyService } from '../proxy/index.js';
+import { UniqueViolation } from '../../store/unique.js';
 
 export interface SiteConfigsDeps {
   repo: SiteConfigsRepo;
@@ -115,7 +116,7 @@ export class SiteConfigs {
     try {
       write();
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw conflict(`a site config for '${domain}' already exists in this project`);
+      if (err instanceof UniqueViolation) throw conflict(`a site config for '${domain}' already exists in this project`);
       throw err;
     }
   }
