@@ -16,8 +16,6 @@ import { UniqueViolation } from '../store/unique.js';
 import { POLICY_BODY_LIMIT } from './body-limits.js';
 import { wsOrigin } from './ws-origin.js';
 
-/** Also the source of the browser fields of pool bodies (routes/pools.ts). */
-export const createBody = browserCreateParams;
 const updateBody = browserUpdateParams;
 const listQuery = browserListQuery;
 
@@ -35,7 +33,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.post<{ Body: BrowserCreateParams }>(
     '/browsers',
-    { schema: { body: createBody, response: ok('The new session', browserSession) }, preValidation: defaultEmptyBody, bodyLimit: POLICY_BODY_LIMIT },
+    { schema: { body: browserCreateParams, response: ok('The new session', browserSession) }, preValidation: defaultEmptyBody, bodyLimit: POLICY_BODY_LIMIT },
     async (req) => {
       return present(req, await ctx.browserLauncher.create(req.auth.projectId, req.body, 'body'));
     },
