@@ -115,7 +115,7 @@ for (const mode of ['auto', 'off'] as const) {
         expect(existsSync(folder)).toBe(false);
 
         // A client that asked for no events gets none, though the proxy needs them to name the file; a
-        // second file of the same name is named as Chromium names one.
+        // second file of the same name replaces the first, as a download with Chromium's own `allow` does.
         const quiet = await browser.target().createCDPSession();
         let heard = 0;
         quiet.on('Browser.downloadWillBegin', () => heard++);
@@ -124,7 +124,9 @@ for (const mode of ['auto', 'off'] as const) {
         await page.click('#attach');
         await eventually(() => (completed.length === 2 ? true : undefined));
         expect(sha(await readBack(b.session_id, `${folder}/${begun[1]!.guid}`))).toBe(sha(BODY));
-        expect(sha(await readBack(b.session_id, '/home/kernel/Downloads/report (1).bin'))).toBe(sha(BODY));
+        expect(sha(await readBack(b.session_id, '/home/kernel/Downloads/report.bin'))).toBe(sha(BODY));
+        const listed = await svc.call('GET', `/browsers/${b.session_id}/fs/list_files?path=/home/kernel/Downloads`);
+        expect(listed.body.map((f: { name: string }) => f.name).filter((n: string) => n.startsWith('report') || n.startsWith('.'))).toEqual(['report.bin']);
         // A round trip on the same connection: any event sent to `quiet` before its answer has arrived.
         await quiet.send('Browser.getVersion');
         expect(heard).toBe(0);

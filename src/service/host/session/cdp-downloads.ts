@@ -8,7 +8,7 @@
 // are whoever is connected. Its folder is often the client's own temp folder (Playwright's), which may
 // lie outside the view's writable ones (macOS's /var/folders): refusing it would fail the client's
 // connect, so such a folder becomes GUID_FALLBACK_DIR instead.
-import { linkSync, lstatSync } from 'node:fs';
+import { linkSync, lstatSync, renameSync, rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { ConfinedWalk, DOWNLOADS_DIR, HOME_DIR, TMP_DIR } from '../fs/index.js';
 
@@ -110,8 +110,8 @@ export class DownloadNamer {
   }
 
   /**
-   * Links the GUID file into Downloads under `name`, as Chromium would name a second file of the same name
-   * (`report (1).bin`). Every path is walked inside the view (ConfinedWalk): the session's processes may
+   * Links the GUID file into Downloads under `name`, replacing a file of that name as Chromium's own `allow`
+   * does: the same download lands the same way whoever is connected. Every path is walked inside the view (ConfinedWalk): the session's processes may
    * have swapped a folder for a link to anywhere. A file that is not there (another behaviour took over
    * since) is left alone.
    */
@@ -132,19 +132,14 @@ export class DownloadNamer {
       if (!source) return;
       const downloads = walk.existing(DOWNLOADS_DIR);
       if (!downloads.stats.isDirectory()) return;
-      const dot = name.lastIndexOf('.');
-      const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-      for (let n = 0; n < 100; n++) {
-        const target = `${downloads.path}/${n === 0 ? name : `${stem} (${n})${ext}`}`;
-        try {
-          linkSync(source, target);
-          return;
-        } catch (err) {
-          // The view's folders are one file system on the host, so a link always can be made; a copy
-          // (which would open the source by name) is not worth its risk.
-          if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
-          throw err;
-        }
+      // Linked beside, then renamed over: a file of the same name is replaced whole, never half-written.
+      const temp = `${downloads.path}/.${guid}.download`;
+      linkSync(source, temp);
+      try {
+        renameSync(temp, `${downloads.path}/${name}`);
+      } catch (err) {
+        rmSync(temp, { force: true });
+        throw err;
       }
     } catch {
       // Best effort: the GUID file the client asked for is there whatever happens here.
