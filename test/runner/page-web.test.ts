@@ -1,14 +1,12 @@
 // Pages and traffic on a real app: popups and tabs, dialogs answered as declared, routes that fulfil,
 // abort and change requests, HTTP requests that share the page's cookies, and waiting for a response.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StepResult } from '../../runner/reporters/results.js';
 import { runCli } from '../helpers/cli.js';
 import { inlineFiles } from '../helpers/inline-files.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { appSuite } from '../helpers/app-suite.js';
 
 const HOME = `<!doctype html><title>home</title>
 <a href="/help" target="_blank">help</a>
@@ -18,35 +16,23 @@ const HOME = `<!doctype html><title>home</title>
 <p id=out></p>`;
 
 const project = await inlineFiles({ 'items.json': JSON.stringify({ items: ['from', 'a', 'file'] }) });
-let svc: TestService;
-let app: Server;
-let appUrl: string;
-beforeAll(async () => {
-  app = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'sid=abc123; Path=/' }).end(HOME);
-    if (url.pathname === '/help') return res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Help</title><h1>How to</h1>');
-    if (url.pathname === '/api/items') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items: ['real'] }));
-    if (url.pathname === '/api/whoami') {
-      return res.writeHead(200, { 'content-type': 'application/json', 'x-seen': req.headers['x-extra'] ?? '' })
-        .end(JSON.stringify({ cookie: req.headers.cookie ?? '', method: req.method, extra: req.headers['x-extra'] ?? null }));
-    }
-    res.writeHead(404).end('no');
-  });
-  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
-  svc = await startTestService();
-});
-afterAll(async () => {
-  app.close();
-  await svc.close();
+const web = appSuite((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://x');
+  if (url.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'sid=abc123; Path=/' }).end(HOME);
+  if (url.pathname === '/help') return res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Help</title><h1>How to</h1>');
+  if (url.pathname === '/api/items') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items: ['real'] }));
+  if (url.pathname === '/api/whoami') {
+    return res.writeHead(200, { 'content-type': 'application/json', 'x-seen': req.headers['x-extra'] ?? '' })
+      .end(JSON.stringify({ cookie: req.headers.cookie ?? '', method: req.method, extra: req.headers['x-extra'] ?? null }));
+  }
+  res.writeHead(404).end('no');
 });
 
 async function run(name: string, steps: string, head = '') {
-  await project.write({ [`${name}.yaml`]: `name: ${name}\nbase_url: ${appUrl}\n${head}steps:\n  - goto: /\n${steps}` });
+  await project.write({ [`${name}.yaml`]: `name: ${name}\nbase_url: ${web.url()}\n${head}steps:\n  - goto: /\n${steps}` });
   const file = project.path(`${name}.yaml`);
   const out = project.path(`${name}-out`);
-  const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+  const res = await runCli(['run', file, '--reporter', 'list,json', '--output-dir', out], web.env());
   const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
   return { res, file, main: (results.scenarios[0].steps as StepResult[]).filter((s) => s.phase === 'main') };
 }

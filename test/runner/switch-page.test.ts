@@ -1,12 +1,10 @@
 // `switch_page` right after the step that opened a page acts on that page, however late the browser
 // reports it: a link to a page whose server answers late (Playwright reports a popup only once its first
 // navigation commits) is clicked and switched to, by index fifty times over, by title and URL five.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScenarioYaml } from '../helpers/cli.js';
 import { inlineFiles } from '../helpers/inline-files.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { appSuite } from '../helpers/app-suite.js';
 
 const OPENER = `<!doctype html><title>Opener</title><h1>Opener</h1>
 <a href="/late" target="_blank">late page</a>
@@ -19,31 +17,19 @@ const OPENER = `<!doctype html><title>Opener</title><h1>Opener</h1>
 const ANSWER_AFTER_MS = 150;
 
 const project = await inlineFiles({});
-let svc: TestService;
-let app: Server;
-let appUrl: string;
-beforeAll(async () => {
-  app = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(OPENER);
-    if (url.pathname === '/late') {
-      const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Late</title><h1>Late page</h1>'), ANSWER_AFTER_MS);
-      res.on('close', () => clearTimeout(timer));
-      return;
-    }
-    res.writeHead(404).end('no');
-  });
-  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
-  svc = await startTestService();
-});
-afterAll(async () => {
-  app.close();
-  await svc.close();
+const web = appSuite((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://x');
+  if (url.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(OPENER);
+  if (url.pathname === '/late') {
+    const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Late</title><h1>Late page</h1>'), ANSWER_AFTER_MS);
+    res.on('close', () => clearTimeout(timer));
+    return;
+  }
+  res.writeHead(404).end('no');
 });
 
 const run = (name: string, steps: string) =>
-  runScenarioYaml(project.dir, name, `name: ${name}\nbase_url: ${appUrl}\ntimeout: 10s\nsteps:\n${steps}`, { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey });
+  runScenarioYaml(project.dir, name, `name: ${name}\nbase_url: ${web.url()}\ntimeout: 10s\nsteps:\n${steps}`, web.env());
 
 describe('switch_page after the step that opened a page', { timeout: 300_000 }, () => {
   it('acts on the new page by index, title and url, every time', async () => {

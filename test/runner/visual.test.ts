@@ -1,15 +1,13 @@
 // expect_screenshot against a real page: a missing baseline is written and fails, a matching page passes
 // with the changing part masked, a changed page fails with Playwright's message and the expected, actual
 // and diff images (in the HTML report too), and --update-snapshots rewrites the baseline.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScenarioYaml } from '../helpers/cli.js';
 import { inlineFiles } from '../helpers/inline-files.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { appSuite } from '../helpers/app-suite.js';
 
 // The clock changes every run and the spinner never stops: the mask and Playwright's stopped animations
 // keep both out of the comparison. The clock keeps one line of one length, so nothing below it moves.
@@ -20,27 +18,13 @@ const page = (color: string) => `<!doctype html><body style="margin:0;font:16px 
 <style>@keyframes spin { to { transform: rotate(360deg) } }</style></body>`;
 
 const project = await inlineFiles({});
-let svc: TestService;
-let app: Server;
-let env: Record<string, string>;
-let appUrl: string;
-beforeAll(async () => {
-  app = createServer((req, res) => {
-    const color = new URL(req.url ?? '/', 'http://x').searchParams.get('color') ?? 'teal';
-    res.writeHead(200, { 'content-type': 'text/html' }).end(page(color));
-  });
-  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
-  svc = await startTestService();
-  env = { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey };
-});
-afterAll(async () => {
-  app.close();
-  await svc?.close();
+const web = appSuite((req, res) => {
+  const color = new URL(req.url ?? '/', 'http://x').searchParams.get('color') ?? 'teal';
+  res.writeHead(200, { 'content-type': 'text/html' }).end(page(color));
 });
 
 const scenario = (color: string) => `name: looks
-base_url: ${appUrl}
+base_url: ${web.url()}
 browser: { viewport: { width: 400, height: 300 } }
 steps:
   - goto: /?color=${color}
@@ -52,17 +36,17 @@ describe('expect_screenshot', { timeout: 180_000 }, () => {
   it('writes a missing baseline and fails, then passes, fails on a change with the diff, and updates on request', async () => {
     const baseline = project.path('looks.yaml-snapshots/home.png');
 
-    const first = await runScenarioYaml(project.dir, 'looks', scenario('teal'), env);
+    const first = await runScenarioYaml(project.dir, 'looks', scenario('teal'), web.env());
     expect(first.res.code).toBe(1);
     expect(first.main[1]!.error?.message).toContain(`no baseline yet: wrote this screenshot to ${baseline}`);
     expect(first.main[1]!.artifacts.map((a) => a.path)).toContain('looks/home-actual.png');
     expect(existsSync(baseline)).toBe(true);
     expect(existsSync(project.path('looks.yaml-snapshots/card.png'))).toBe(true);
 
-    const second = await runScenarioYaml(project.dir, 'looks', scenario('teal'), env);
+    const second = await runScenarioYaml(project.dir, 'looks', scenario('teal'), web.env());
     expect(second.res.code, second.res.stdout).toBe(0);
 
-    const changed = await runScenarioYaml(project.dir, 'looks', scenario('crimson'), env, ['--reporter', 'list,json,html']);
+    const changed = await runScenarioYaml(project.dir, 'looks', scenario('crimson'), web.env(), ['--reporter', 'list,json,html']);
     expect(changed.res.code).toBe(1);
     const step = changed.main[1]!;
     expect(step.error?.message).toMatch(/\d+ pixels \(ratio [\d.]+ of all image pixels\) are different\. \(baseline .*home\.png\)/);
@@ -72,11 +56,11 @@ describe('expect_screenshot', { timeout: 180_000 }, () => {
     expect(html).toContain('looks/home-diff.png');
 
     const before = await readFile(baseline);
-    const updated = await runScenarioYaml(project.dir, 'looks', scenario('crimson'), env, ['--update-snapshots']);
+    const updated = await runScenarioYaml(project.dir, 'looks', scenario('crimson'), web.env(), ['--update-snapshots']);
     expect(updated.res.code, updated.res.stdout).toBe(0);
     expect(updated.main[1]!.output).toEqual({ baseline, written: 'changed' });
     expect((await readFile(baseline)).equals(before)).toBe(false);
-    const again = await runScenarioYaml(project.dir, 'looks', scenario('crimson'), env);
+    const again = await runScenarioYaml(project.dir, 'looks', scenario('crimson'), web.env());
     expect(again.res.code).toBe(0);
   });
 });
