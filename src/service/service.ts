@@ -40,7 +40,7 @@ import { AuditRepo } from './store/audit-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
 import { DeploymentsRepo } from './store/deployments-repo.js';
 import { InvocationsRepo } from './store/invocations-repo.js';
-import { openDatabase } from './store/db.js';
+import { openDatabase } from './store/sqlite/open.js';
 import { LimitsRepo } from './store/limits-repo.js';
 import { PoolsRepo } from './store/pools-repo.js';
 import { ExtensionsRepo } from './store/extensions-repo.js';

@@ -181,7 +181,7 @@ describe('stopping and restarting', () => {
     await untilLog(inv.id, 'holding');
     // Closed as a crash would leave it: the record says running.
     await svc.close();
-    const { openDatabase } = await import('../../src/service/store/db.js');
+    const { openDatabase } = await import('../../src/service/store/sqlite/open.js');
     const db = openDatabase(dataDir);
     db.prepare(`UPDATE invocations SET status = 'running', finished_at = NULL, status_reason = NULL WHERE id = ?`).run(inv.id);
     db.close();

@@ -1,6 +1,6 @@
 // API keys: stored as SHA-256 hashes with a masked form for display; the plaintext is never kept.
 // Deletes are soft (the record stays for audits); expiry is a timestamp checked at authentication.
-import type { Db } from './db.js';
+import type { Db } from './sqlite/open.js';
 import { hashKey, maskKey, newId } from '../ids.js';
 
 export interface ApiKeyRecord {

@@ -1,6 +1,6 @@
 // The audit log: one row per mutating request (never a body). Read newest first within a time window,
 // by keyset on (ts_ms, seq) so pages stay stable while new records arrive.
-import type { Db } from './db.js';
+import type { Db } from './sqlite/open.js';
 
 export interface AuditRecord {
   seq: number;

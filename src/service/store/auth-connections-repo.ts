@@ -14,8 +14,8 @@ import type {
   TimelineEvent,
 } from '../../api/schemas/auth-connections.js';
 import type { BrowserTelemetryRequest } from '../../api/types.js';
-import type { Db } from './db.js';
-import { unique } from './unique.js';
+import type { Db } from './sqlite/open.js';
+import { unique } from './sqlite/database.js';
 import { likePattern } from './sql.js';
 
 export interface ConnectionSettings {

@@ -1,6 +1,6 @@
 // Browser session records. Live process state lives in the session manager; this is what survives.
-import type { Db } from './db.js';
-import { unique } from './unique.js';
+import type { Db } from './sqlite/open.js';
+import { unique } from './sqlite/database.js';
 import { likePattern } from './sql.js';
 import type { BrowserEndReason, BrowserStatusFilter, Viewport } from '../../api/types.js';
 

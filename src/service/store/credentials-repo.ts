@@ -1,7 +1,7 @@
 // Credentials per project and the organisation's credential providers. Secrets arrive sealed
 // (secrets-box.ts) and leave sealed: this module never sees a plaintext value, secret or token.
-import type { Db } from './db.js';
-import { unique } from './unique.js';
+import type { Db } from './sqlite/open.js';
+import { unique } from './sqlite/database.js';
 import { likePattern } from './sql.js';
 
 export interface CredentialRow {

@@ -1,7 +1,7 @@
 // Deployments and the app versions they register. A deployment's files live under
 // <dataDir>/deployments/<id>/ (host/apps/deployments.ts); env var values are stored sealed.
-import type { Db } from './db.js';
-import { unique } from './unique.js';
+import type { Db } from './sqlite/open.js';
+import { unique } from './sqlite/database.js';
 import { likePattern } from './sql.js';
 
 export type DeploymentStatus = 'queued' | 'in_progress' | 'running' | 'failed' | 'stopped';

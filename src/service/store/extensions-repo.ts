@@ -1,7 +1,7 @@
 // Uploaded extensions: id, name, size and checksum of the uploaded zip. The zip and its unpacked copy are
 // files under <dataDir>/extensions/ (host/extensions/extensions.ts).
-import type { Db } from './db.js';
-import { unique } from './unique.js';
+import type { Db } from './sqlite/open.js';
+import { unique } from './sqlite/database.js';
 import { listNamed, type NamedListQuery } from './profiles-repo.js';
 
 export interface ExtensionRow {

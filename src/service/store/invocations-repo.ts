@@ -1,5 +1,5 @@
 // Invocations of deployed actions, and the events (logs and states) deployments and invocations stream.
-import type { Db } from './db.js';
+import type { Db } from './sqlite/open.js';
 import { likePattern } from './sql.js';
 
 export type InvocationStatus = 'queued' | 'running' | 'succeeded' | 'failed';

@@ -1,6 +1,6 @@
 // The org's limits (one row) and each project's overrides: read on every create, so both are kept in
 // memory and written through. Also what a project uses right now, for its own limit.
-import type { Db } from './db.js';
+import type { Db } from './sqlite/open.js';
 
 /** The organisation's limits as stored; null means no limit (or no default). */
 export interface StoredOrgLimits {

@@ -1,8 +1,8 @@
 // Browser pools: each pool's id, name and config. Which browsers a pool holds is live state (host/pools/pools.ts);
 // a session's `pool_id` in the browsers table says which pool it belonged to.
 import type { BrowserPoolConfig } from '../../api/types.js';
-import type { Db } from './db.js';
-import { unique } from './unique.js';
+import type { Db } from './sqlite/open.js';
+import { unique } from './sqlite/database.js';
 import { likePattern } from './sql.js';
 
 /**

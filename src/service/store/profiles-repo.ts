@@ -1,7 +1,7 @@
 // Browser profiles: id, name and times. The state itself is files under <dataDir>/profiles/<id>/ (host/profiles/profiles.ts);
 // which sessions loaded a profile is in the browsers table (`profile_id`, `profile_save_changes`).
-import type { Db } from './db.js';
-import { unique } from './unique.js';
+import type { Db } from './sqlite/open.js';
+import { unique } from './sqlite/database.js';
 import { likePattern } from './sql.js';
 
 export interface ProfileRow {

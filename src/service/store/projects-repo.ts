@@ -2,8 +2,9 @@
 // (case-insensitively). Resources of a project are rows of any table with a `project_id` column.
 import type { ProjectStatus } from '../../api/types.js';
 import { newId } from '../ids.js';
-import type { Db } from './db.js';
-import { unique, UniqueViolation } from './unique.js';
+import type { Db } from './sqlite/open.js';
+import { UniqueViolation } from './unique.js';
+import { unique } from './sqlite/database.js';
 
 export interface ProjectRow {
   id: string;

@@ -1,7 +1,7 @@
 // Proxy configurations per project, soft-deleted, and which proxy (or egress mode) each session was given.
 // A custom proxy's password is stored sealed by the caller (secrets-box.ts); this never sees plaintext.
 import type { BrowserProxyMode, ProxyConfig, ProxyProtocol, ProxyType } from '../../api/types.js';
-import type { Db } from './db.js';
+import type { Db } from './sqlite/open.js';
 import { likePattern } from './sql.js';
 
 export interface ProxyRow {

@@ -1,7 +1,7 @@
 // Replay records and their markers. They outlive the session they recorded (and the service's
 // restarts); the videos live beside the database, named by replay id.
 import type { Marker } from '../../api/schemas/replays.js';
-import type { Db } from './db.js';
+import type { Db } from './sqlite/open.js';
 
 export type { Marker };
 

@@ -1,6 +1,6 @@
 // Site configs per project, and which one each browser was created with.
-import type { Db } from './db.js';
-import { unique } from './unique.js';
+import type { Db } from './sqlite/open.js';
+import { unique } from './sqlite/database.js';
 import { likePattern } from './sql.js';
 
 export interface SiteSettings {

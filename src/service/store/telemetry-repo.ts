@@ -2,7 +2,7 @@
 // queued in memory and written in one transaction per flush (every 100 ms, or at once when 500 are
 // waiting); readers flush first, so a read always sees everything captured before it.
 import type { TelemetryCategory, TelemetryEnvelope } from '../../api/types.js';
-import type { Db } from './db.js';
+import type { Db } from './sqlite/open.js';
 
 export interface StoredSettings {
   categories: string[] | null;

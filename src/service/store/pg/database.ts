@@ -1,0 +1,121 @@
+// The Database of the cluster: a pool of connections to one PostgreSQL (the `pg` client).
+import pg from 'pg';
+import type { Database, Queryable } from '../database.js';
+import { raw, type Sql } from '../sql.js';
+import { UniqueViolation } from '../unique.js';
+import { pgMigrations } from './migrations.js';
+
+export interface PgOptions {
+  /** Connections this process keeps at most (the pool's size). */
+  maxConnections?: number;
+  /** What the server shows for these connections (pg_stat_activity.application_name). */
+  applicationName?: string;
+}
+
+/** Connects to `url`, brings the schema up to date (one process at a time) and answers the Database. */
+export async function openPostgres(url: string, options: PgOptions = {}): Promise<PgDatabase> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    application_name: options.applicationName ?? 'bcs',
+    // Counts and milliseconds are BIGINT; every one the store keeps fits a JavaScript number.
+    types: { getTypeParser: (oid: number, format?: string) => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format as 'text')) },
+  });
+  // An idle connection the server drops (restart, failover) must not take the process down.
+  pool.on('error', () => {});
+  const db = new PgDatabase(pool);
+  try {
+    await migrate(db);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return db;
+}
+
+export class PgDatabase implements Database {
+  readonly dialect = 'postgres' as const;
+
+  constructor(readonly pool: pg.Pool) {}
+
+  all<T>(query: Sql): Promise<T[]> {
+    return rows<T>(this.pool, query);
+  }
+
+  async get<T>(query: Sql): Promise<T | undefined> {
+    return (await rows<T>(this.pool, query))[0];
+  }
+
+  async run(query: Sql): Promise<{ changes: number }> {
+    return { changes: (await execute(this.pool, query)).rowCount ?? 0 };
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const tx: Queryable = {
+      dialect: 'postgres',
+      all: (q) => rows(client, q),
+      get: async (q) => (await rows(client, q))[0] as never,
+      run: async (q) => ({ changes: (await execute(client, q)).rowCount ?? 0 }),
+    };
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackErr: unknown) => (broken = rollbackErr));
+      throw err;
+    } finally {
+      // A connection whose rollback failed is in an unknown state: the pool closes it rather than reuse it.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+type Client = pg.Pool | pg.PoolClient;
+
+async function execute(client: Client, query: Sql): Promise<pg.QueryResult> {
+  const { text, values } = query.render((n) => `$${n}`);
+  try {
+    return await client.query(text, values);
+  } catch (err) {
+    throw asUniqueViolation(err) ?? err;
+  }
+}
+
+async function rows<T>(client: Client, query: Sql): Promise<T[]> {
+  return (await execute(client, query)).rows as T[];
+}
+
+/** PostgreSQL's unique_violation (23505) as the store's UniqueViolation. */
+function asUniqueViolation(err: unknown): UniqueViolation | undefined {
+  const e = err as { code?: string; constraint?: string; detail?: string; message?: string };
+  if (e.code !== '23505') return undefined;
+  // detail: `Key (project_id, name)=(p, n) already exists.`; over an expression the list holds it as written.
+  const listed = /^Key \((.*?)\)=/.exec(e.detail ?? '')?.[1];
+  const columns = listed ? listed.split(', ').filter((c) => /^\w+$/.test(c)) : [];
+  return new UniqueViolation(e.message ?? 'unique violation', e.constraint, columns, { cause: err });
+}
+
+/** Applies every migration newer than the database's version, under a lock so replicas starting together take turns. */
+async function migrate(db: PgDatabase): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.run(raw(`SELECT pg_advisory_xact_lock(hashtext('bcs.migrate'))`));
+    await tx.run(raw(`CREATE TABLE IF NOT EXISTS bcs_schema_version (version INTEGER NOT NULL)`));
+    const row = await tx.get<{ version: number }>(raw(`SELECT max(version) AS version FROM bcs_schema_version`));
+    const current = row?.version ?? 0;
+    if (current > pgMigrations.length) {
+      throw new Error(`database schema version ${current} is newer than this service (${pgMigrations.length}); upgrade bcs`);
+    }
+    for (let version = current + 1; version <= pgMigrations.length; version++) {
+      await tx.run(raw(pgMigrations[version - 1]!));
+      await tx.run(raw(`INSERT INTO bcs_schema_version (version) VALUES (${version})`));
+    }
+  });
+}
