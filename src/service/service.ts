@@ -41,6 +41,7 @@ import { BrowsersRepo } from './store/browsers-repo.js';
 import { DeploymentsRepo } from './store/deployments-repo.js';
 import { InvocationsRepo } from './store/invocations-repo.js';
 import { openDatabase } from './store/sqlite/open.js';
+import { SqliteDatabase } from './store/sqlite/database.js';
 import { LimitsRepo } from './store/limits-repo.js';
 import { PoolsRepo } from './store/pools-repo.js';
 import { ExtensionsRepo } from './store/extensions-repo.js';
@@ -96,6 +97,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // Decided before anything listens, so nothing is ever served unsandboxed by accident.
   if (opts.requireSandbox && !sandbox) throw new SandboxRequiredError(`the process sandbox is not available (${sandboxReason})`);
   const db = openDatabase(opts.dataDir);
+  const database = new SqliteDatabase(db);
   const keys = new ApiKeysRepo(db);
   const browsers = new BrowsersRepo(db);
   const tokens = new CdpTokens();
@@ -161,7 +163,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     // Invocations start after pools (deployments recover into them); a create only asks once serving.
     checkInvocation: (projectId, id, field) => invocations!.checkRunning(projectId, id, field),
   });
-  const pools = new PoolManager({ repo: new PoolsRepo(db), browsers, sessions, tokens, log, now, headful, chromePolicy, telemetry, launcher: browserLauncher, proxies, profiles, extensions });
+  const pools = new PoolManager({ repo: new PoolsRepo(database), browsers, sessions, tokens, log, now, headful, chromePolicy, telemetry, launcher: browserLauncher, proxies, profiles, extensions });
   const replays = new ReplaysRepo(db);
   const recordings = new ReplayManager({ repo: replays, dir: join(opts.dataDir, 'replays'), now, log });
   const launcher = new Launcher(sandbox, Accounts.fromHost());
@@ -267,7 +269,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
   // After stale sessions are ended: pools refill what the last run had, the standby launches its own.
-  pools.start();
+  await pools.start();
   standby.start();
 
   const clientDeps = {

@@ -107,7 +107,8 @@ describe('browser pools', () => {
     for (const tag of ['first', 'second', 'third']) {
       waiters.push(wait(tag));
       // Each joins the queue before the next is sent, so the order is the one asked for.
-      await eventually(() => (svc.pools.find(null, 'fifo').waitingCount === waiters.length ? true : undefined));
+      const fifo = await svc.pools.find(null, 'fifo');
+      await eventually(() => (fifo.waitingCount === waiters.length ? true : undefined));
     }
     let holder = held;
     for (const [i, waiter] of waiters.entries()) {
@@ -132,7 +133,7 @@ describe('browser pools', () => {
       body: JSON.stringify({ acquire_timeout_seconds: 30 }),
       signal: abort.signal,
     }).catch(() => 'aborted');
-    const live = svc.pools.find(null, 'gone');
+    const live = await svc.pools.find(null, 'gone');
     await eventually(() => (live.waitingCount === 1 ? true : undefined));
     abort.abort();
     expect(await abandoned).toBe('aborted');

@@ -21,3 +21,25 @@ export function findByIdInProject<R extends { project_id: string | null }>(repo:
   if (!row || (row.project_id ?? null) !== projectId) throw notFound(what, id);
   return row;
 }
+
+/** What an async repository offers for addressing its rows (the store's repositories, as they move to async). */
+export interface AsyncNamedRepo<R> {
+  get(id: string): Promise<R | undefined>;
+  getByName(projectId: string | null, name: string): Promise<R | undefined>;
+}
+
+/** findInProject over an async repository. */
+export async function lookUpInProject<R extends { project_id: string | null }>(repo: AsyncNamedRepo<R>, projectId: string | null, idOrName: string, what: string): Promise<R> {
+  const byId = await repo.get(idOrName);
+  if (byId && (byId.project_id ?? null) === projectId) return byId;
+  const byName = await repo.getByName(projectId, idOrName);
+  if (byName) return byName;
+  throw notFound(what, idOrName);
+}
+
+/** findByIdInProject over an async repository. */
+export async function lookUpByIdInProject<R extends { project_id: string | null }>(repo: { get(id: string): Promise<R | undefined> }, projectId: string | null, id: string, what: string): Promise<R> {
+  const row = await repo.get(id);
+  if (!row || (row.project_id ?? null) !== projectId) throw notFound(what, id);
+  return row;
+}

@@ -49,7 +49,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
   app.post<{ Body: PoolSettings }>(
     '/browser_pools',
     { schema: { body: createPoolBody, response: ok('The new pool; it fills in the background', browserPool) }, bodyLimit: POLICY_BODY_LIMIT },
-    async (req) => presentPool(pools.create(req.auth.projectId, req.body, 'body')),
+    async (req) => presentPool(await pools.create(req.auth.projectId, req.body, 'body')),
   );
 
   app.get<{ Querystring: FromSchema<typeof listQuery> }>(
@@ -57,7 +57,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
     { schema: { querystring: listQuery, response: page('Pools', browserPool) } },
     async (req, reply) => {
       const q = req.query;
-      const page = pools.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
+      const page = await pools.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, page.pools.length, page.hasMore);
       return page.pools.map(presentPool);
     },
@@ -66,13 +66,13 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
   app.get<{ Params: IdParams }>(
     '/browser_pools/:id_or_name',
     { schema: { params: idOrNameParams, response: ok('The pool', browserPool) } },
-    async (req) => presentPool(find(req)),
+    async (req) => presentPool(await find(req)),
   );
 
   app.patch<{ Params: IdParams; Body: PoolUpdate }>(
     '/browser_pools/:id_or_name',
     { schema: { params: idOrNameParams, body: updatePoolBody, response: ok('The pool as updated', browserPool) }, preValidation: defaultEmptyBody, bodyLimit: POLICY_BODY_LIMIT },
-    async (req) => presentPool(await pools.update(find(req), req.body, 'body')),
+    async (req) => presentPool(await pools.update(await find(req), req.body, 'body')),
   );
 
   app.delete<{ Params: IdParams; Body: FromSchema<typeof deleteBody>; Querystring: FromSchema<typeof deleteBody> }>(
@@ -82,7 +82,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
       preValidation: defaultEmptyBody,
     },
     async (req, reply) => {
-      await pools.delete(find(req), req.body.force ?? req.query.force ?? false);
+      await pools.delete(await find(req), req.body.force ?? req.query.force ?? false);
       return reply.code(204).send();
     },
   );
@@ -101,7 +101,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
       preValidation: defaultEmptyBody,
     },
     async (req, reply) => {
-      const pool = find(req);
+      const pool = await find(req);
       const seconds = req.body.acquire_timeout_seconds ?? pool.defaultAcquireTimeoutSeconds;
       const row = await pool.acquire(req.body, seconds * 1000, clientGone(reply));
       // 204 tells the client the poll ran out; it asks again.
@@ -115,7 +115,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
     '/browser_pools/:id_or_name/release',
     { schema: { params: idOrNameParams, body: releaseBody, response: noContent('Taken back: reset (or replaced) for the next holder') } },
     async (req, reply) => {
-      await find(req).release(req.body.session_id, req.body.reuse);
+      await (await find(req)).release(req.body.session_id, req.body.reuse);
       return reply.code(204).send();
     },
   );
@@ -124,7 +124,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
     '/browser_pools/:id_or_name/flush',
     { schema: { params: idOrNameParams, response: noContent('Idle browsers ended; the pool refills') }, config: noBody },
     async (req, reply) => {
-      await find(req).flush();
+      await (await find(req)).flush();
       return reply.code(204).send();
     },
   );

@@ -1,9 +1,8 @@
 // Browser pools: each pool's id, name and config. Which browsers a pool holds is live state (host/pools/pools.ts);
 // a session's `pool_id` in the browsers table says which pool it belonged to.
 import type { BrowserPoolConfig } from '../../api/types.js';
-import type { Db } from './sqlite/open.js';
-import { unique } from './sqlite/database.js';
-import { likePattern } from './sql.js';
+import type { Queryable } from './database.js';
+import { join, likePattern, raw, sql } from './sql.js';
 
 /**
  * The stored config; `name` lives in its own column (unique per project). `profile_id` and `extension_ids`
@@ -29,68 +28,50 @@ export interface PoolListQuery {
   limit: number;
 }
 
-const COLUMNS = 'id, project_id, name, config, created_at';
+const COLUMNS = raw('id, project_id, name, config, created_at');
 
 export class PoolsRepo {
-  private readonly stmts;
-
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(`INSERT INTO browser_pools (${COLUMNS}) VALUES (@id, @project_id, @name, @config, @created_at)`),
-      byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browser_pools WHERE id = ?`),
-      byName: db.prepare<[string, string], StoredRow>(`SELECT ${COLUMNS} FROM browser_pools WHERE ifnull(project_id, '') = ? AND name = ?`),
-      all: db.prepare<[], StoredRow>(`SELECT ${COLUMNS} FROM browser_pools ORDER BY seq`),
-      update: db.prepare(`UPDATE browser_pools SET name = @name, config = @config WHERE id = @id`),
-      remove: db.prepare(`DELETE FROM browser_pools WHERE id = ?`),
-    };
-  }
+  constructor(private readonly db: Queryable) {}
 
   /** Throws UniqueViolation when the name is taken in the project. */
-  insert(row: PoolRow): void {
-    unique(() => this.stmts.insert.run({ ...row, config: JSON.stringify(row.config) }));
+  async insert(row: PoolRow): Promise<void> {
+    await this.db.run(sql`INSERT INTO browser_pools (${COLUMNS})
+      VALUES (${row.id}, ${row.project_id}, ${row.name}, ${JSON.stringify(row.config)}, ${row.created_at})`);
   }
 
-  get(id: string): PoolRow | undefined {
-    const row = this.stmts.byId.get(id);
+  async get(id: string): Promise<PoolRow | undefined> {
+    const row = await this.db.get<StoredRow>(sql`SELECT ${COLUMNS} FROM browser_pools WHERE id = ${id}`);
     return row && fromStored(row);
   }
 
-  getByName(projectId: string | null, name: string): PoolRow | undefined {
-    const row = this.stmts.byName.get(projectId ?? '', name);
+  async getByName(projectId: string | null, name: string): Promise<PoolRow | undefined> {
+    const row = await this.db.get<StoredRow>(
+      sql`SELECT ${COLUMNS} FROM browser_pools WHERE coalesce(project_id, '') = ${projectId ?? ''} AND name = ${name}`,
+    );
     return row && fromStored(row);
   }
 
-  all(): PoolRow[] {
-    return this.stmts.all.all().map(fromStored);
+  async all(): Promise<PoolRow[]> {
+    return (await this.db.all<StoredRow>(sql`SELECT ${COLUMNS} FROM browser_pools ORDER BY seq`)).map(fromStored);
   }
 
   /** Throws UniqueViolation when the new name is taken in the project. */
-  update(id: string, name: string | null, config: StoredPoolConfig): void {
-    unique(() => this.stmts.update.run({ id, name, config: JSON.stringify(config) }));
+  async update(id: string, name: string | null, config: StoredPoolConfig): Promise<void> {
+    await this.db.run(sql`UPDATE browser_pools SET name = ${name}, config = ${JSON.stringify(config)} WHERE id = ${id}`);
   }
 
-  remove(id: string): void {
-    this.stmts.remove.run(id);
+  async remove(id: string): Promise<void> {
+    await this.db.run(sql`DELETE FROM browser_pools WHERE id = ${id}`);
   }
 
   /** One page of a project's pools, oldest first; `query` matches names (case-insensitive) or an exact id. */
-  list(q: PoolListQuery): { rows: PoolRow[]; hasMore: boolean } {
-    const where = [`ifnull(project_id, '') = @project`];
-    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
-    if (q.name !== undefined) {
-      where.push('name = @name');
-      params.name = q.name;
-    }
-    if (q.query) {
-      where.push(`(id = @id OR lower(ifnull(name, '')) LIKE @query ESCAPE '\\')`);
-      params.id = q.query;
-      params.query = likePattern(q.query);
-    }
-    const rows = this.db
-      .prepare<Record<string, unknown>, StoredRow>(
-        `SELECT ${COLUMNS} FROM browser_pools WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit OFFSET @offset`,
-      )
-      .all(params);
+  async list(q: PoolListQuery): Promise<{ rows: PoolRow[]; hasMore: boolean }> {
+    const where = [sql`coalesce(project_id, '') = ${q.projectId ?? ''}`];
+    if (q.name !== undefined) where.push(sql`name = ${q.name}`);
+    if (q.query) where.push(sql`(id = ${q.query} OR lower(coalesce(name, '')) LIKE ${likePattern(q.query)} ESCAPE '\\')`);
+    const rows = await this.db.all<StoredRow>(
+      sql`SELECT ${COLUMNS} FROM browser_pools WHERE ${join(where, ' AND ')} ORDER BY seq LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit).map(fromStored), hasMore: rows.length > q.limit };
   }
 }

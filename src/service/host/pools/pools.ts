@@ -13,7 +13,7 @@ import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, Sess
 import { LivePool, type PoolDeps, type PoolProxies, type PoolTelemetry } from './pool.js';
 import { applyPoolResources } from './resources.js';
 import type { ProfileStore } from '../profiles/index.js';
-import { findInProject } from '../find-in-project.js';
+import { lookUpInProject } from '../find-in-project.js';
 import { UniqueViolation } from '../../store/unique.js';
 
 export const DEFAULT_POOL_TIMEOUT_SECONDS = 600;
@@ -43,6 +43,8 @@ export interface PoolManagerDeps {
 export class PoolManager {
   private readonly pools = new Map<string, LivePool>();
   private limit: ConcurrencyLimit | undefined;
+  /** Browsers admitted to pools whose rows are still being written (counted as reserved meanwhile). */
+  private admitted = 0;
 
   constructor(private readonly deps: PoolManagerDeps) {
     // A pool keeps launching browsers through its proxy, so the proxy cannot be deleted under it.
@@ -89,8 +91,8 @@ export class PoolManager {
   }
 
   /** Recreates the stored pools and starts filling them (service start, after stale sessions are ended). */
-  start(): void {
-    for (const row of this.deps.repo.all()) this.add(row);
+  async start(): Promise<void> {
+    for (const row of await this.deps.repo.all()) this.add(row);
   }
 
   close(): void {
@@ -101,7 +103,7 @@ export class PoolManager {
   reserved(): number {
     let n = 0;
     for (const pool of this.pools.values()) n += pool.row.config.size;
-    return n;
+    return n + this.admitted;
   }
 
   ref(poolId: string): BrowserPoolRef {
@@ -110,19 +112,19 @@ export class PoolManager {
   }
 
   /** By id, else by name, within the project. */
-  find(projectId: string | null, idOrName: string): LivePool {
-    const pool = this.pools.get(findInProject(this.deps.repo, projectId, idOrName, 'browser pool').id);
+  async find(projectId: string | null, idOrName: string): Promise<LivePool> {
+    const pool = this.pools.get((await lookUpInProject(this.deps.repo, projectId, idOrName, 'browser pool')).id);
     if (!pool) throw notFound('browser pool', idOrName);
     return pool;
   }
 
-  list(q: Parameters<PoolsRepo['list']>[0]): { pools: LivePool[]; hasMore: boolean } {
-    const page = this.deps.repo.list(q);
+  async list(q: Parameters<PoolsRepo['list']>[0]): Promise<{ pools: LivePool[]; hasMore: boolean }> {
+    const page = await this.deps.repo.list(q);
     return { pools: page.rows.map((row) => this.pools.get(row.id)).filter((p) => p !== undefined), hasMore: page.hasMore };
   }
 
   /** `input` names where the settings came from (`body`), for the fields of 400s. */
-  create(projectId: string | null, body: PoolSettings, input: string): LivePool {
+  async create(projectId: string | null, body: PoolSettings, input: string): Promise<LivePool> {
     const config: StoredPoolConfig = {
       size: body.size,
       headless: body.headless ?? true,
@@ -139,11 +141,8 @@ export class PoolManager {
     };
     applyPoolResources(config, body, projectId, this.deps, input);
     this.checkConfig(config, projectId, input);
-    // Checked and then recorded without an await in between, so concurrent requests cannot overshoot.
-    this.limit?.admitReservation(config.size, projectId);
     const row: PoolRow = { id: newId(), project_id: projectId, name: body.name ?? null, config, created_at: this.deps.now().toISOString() };
-    this.write(row, () => this.deps.repo.insert(row));
-    return this.add(row);
+    return this.admitWhileWriting(config.size, projectId, row, () => this.deps.repo.insert(row), () => this.add(row));
   }
 
   async update(pool: LivePool, body: PoolUpdate, input: string): Promise<LivePool> {
@@ -163,10 +162,10 @@ export class PoolManager {
     if (!effectivePolicy(config.chrome_policy)) delete config.chrome_policy;
     applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps, input);
     this.checkConfig(config, old.project_id, input);
-    this.limit?.admitReservation(config.size - old.config.size, old.project_id);
     const row: PoolRow = { ...old, name: name ? name : old.name, config };
-    this.write(row, () => this.deps.repo.update(row.id, row.name, config));
-    await pool.reconfigure(row, discard ?? false);
+    const reconfigured = await this.admitWhileWriting(config.size - old.config.size, old.project_id, row,
+      () => this.deps.repo.update(row.id, row.name, config), () => pool.reconfigure(row, discard ?? false));
+    await reconfigured;
     return pool;
   }
 
@@ -179,7 +178,7 @@ export class PoolManager {
       );
     }
     this.pools.delete(pool.id);
-    this.deps.repo.remove(pool.id);
+    await this.deps.repo.remove(pool.id);
     await pool.destroy();
   }
 
@@ -191,14 +190,25 @@ export class PoolManager {
     return pool;
   }
 
-  private write(row: PoolRow, write: () => void): void {
+  /**
+   * Admits `extra` more reserved browsers, writes the row, then `apply`s it to the live pools. The admitted
+   * browsers count as reserved from the check (no await between the check and the count) until `apply` has
+   * put them in a pool's size, so concurrent requests cannot overshoot while the write is in flight.
+   */
+  private async admitWhileWriting<T>(extra: number, projectId: string | null, row: PoolRow, write: () => Promise<void>, apply: () => T): Promise<T> {
+    this.limit?.admitReservation(extra, projectId);
+    const counted = Math.max(extra, 0);
+    this.admitted += counted;
     try {
-      write();
+      await write();
+      return apply();
     } catch (err) {
       if (err instanceof UniqueViolation) {
         throw conflict(`a browser pool named '${row.name}' already exists in this project`);
       }
       throw err;
+    } finally {
+      this.admitted -= counted;
     }
   }
 
