@@ -86,7 +86,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw unauthorized('missing API key: send Authorization: Bearer <key>');
     const appKey = deps.appKeys?.authenticate(token);
-    const record = appKey ? { id: appKey.id, project_id: appKey.projectId } : deps.keys.authenticate(token, deps.now());
+    const record = appKey ? { id: appKey.id, project_id: appKey.projectId } : await deps.keys.authenticate(token, deps.now());
     if (!record) throw unauthorized('invalid, expired or deleted API key');
     // Set before the project is checked, so a refused project choice is still attributed to the key.
     req.auth = { keyId: record.id, keyProjectId: record.project_id, projectId: record.project_id, appCode: appKey !== undefined };
@@ -95,9 +95,9 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     if (isOrgAdmin(req.routeOptions.url)) return;
     const header = req.headers[PROJECT_HEADER];
     const chosen = (Array.isArray(header) ? header[0] : header)?.trim();
-    if (chosen) req.auth.projectId = selectProject(deps, req.auth, chosen);
+    if (chosen) req.auth.projectId = await selectProject(deps, req.auth, chosen);
     if (req.auth.projectId !== null && !ARCHIVED_ALLOWS.has(req.method)) {
-      const project = deps.projects.get(req.auth.projectId);
+      const project = await deps.projects.get(req.auth.projectId);
       if (project?.status === 'archived') {
         throw new ServiceError(
           409,
@@ -111,9 +111,9 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
 }
 
 /** The project `chosen` (an id or a name) names, when this key may act in it. */
-function selectProject(deps: AuthDeps, auth: AuthContext, chosen: string): string {
+async function selectProject(deps: AuthDeps, auth: AuthContext, chosen: string): Promise<string> {
   if (!deps.projectsEnabled) throw projectsDisabled();
-  const project = deps.projects.find(chosen);
+  const project = await deps.projects.find(chosen);
   if (auth.keyProjectId !== null) {
     // A scoped key may repeat its own project, nothing else; which other projects exist is not its business.
     if (project?.id === auth.keyProjectId) return project.id;

@@ -98,11 +98,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   if (opts.requireSandbox && !sandbox) throw new SandboxRequiredError(`the process sandbox is not available (${sandboxReason})`);
   const db = openDatabase(opts.dataDir);
   const database = new SqliteDatabase(db);
-  const keys = new ApiKeysRepo(db);
+  const keys = new ApiKeysRepo(database);
   const browsers = new BrowsersRepo(db);
   const tokens = new CdpTokens();
   const apiKey = opts.apiKey ?? newApiKey();
-  const admin = keys.add(apiKey, { name: 'admin', now: now() });
+  const admin = await keys.add(apiKey, { name: 'admin', now: now() });
   // A configured key that was deleted or expired through the API stays dead: a restart must not revive it.
   if (admin.deleted_at || isExpired(admin, now())) {
     db.close();
@@ -262,7 +262,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const healthChecks = new HealthChecks({ connections: authConnections, flows: loginFlows, launch: flowBrowsers, now, tickMs: opts.authHealthTickMs, log });
   healthChecks.start();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
-    projects: new ProjectsRepo(db), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(db),
+    projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
     deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, siteConfigs, browserLauncher, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);
@@ -283,13 +283,18 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     // A project-scoped key reaches only its own project's browsers over CDP and BiDi too, as over HTTP.
     const live = liveViewPath(req.url);
     const sessionId = live?.sessionId ?? upgradeTarget(req.url)?.sessionId;
-    const isValidApiKey = (key: string) => {
-      const record = keys.authenticate(key, now());
+    const isValidApiKey = async (key: string) => {
+      const record = await keys.authenticate(key, now());
       if (!record) return false;
       return record.project_id === null || (sessionId !== undefined && browsers.get(sessionId)?.project_id === record.project_id);
     };
-    if (live) return liveViews.admit(live, req, socket, head, { bearer: bearerToken(req.headers.authorization), isValidApiKey });
-    handleBrowserUpgrade({ ...clientDeps, isValidApiKey }, req, socket, head);
+    // Admission now waits on the store; whatever goes wrong there ends this socket, never the process.
+    const failed = (err: unknown) => {
+      app?.log.error({ err }, 'a WebSocket upgrade failed');
+      socket.destroy();
+    };
+    if (live) return void liveViews.admit(live, req, socket, head, { bearer: bearerToken(req.headers.authorization), isValidApiKey }).catch(failed);
+    handleBrowserUpgrade({ ...clientDeps, isValidApiKey }, req, socket, head).catch(failed);
   });
 
   const recovered = await recordings.recover();

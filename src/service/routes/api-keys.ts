@@ -40,17 +40,17 @@ type IdRoute = { Params: { id: string } };
 export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps): void {
   const { keys } = deps;
   /** A key of the org by id; deleted ones only when asked (404 otherwise, as on the hosted API). */
-  const find = (id: string, includeDeleted = false): ApiKeyView => {
-    const row = keys.get(id);
+  const find = async (id: string, includeDeleted = false): Promise<ApiKeyView> => {
+    const row = await keys.get(id);
     if (!row || (row.deleted_at && !includeDeleted)) throw notFound('API key', id);
     return row;
   };
-  const creatorOf = (req: FastifyRequest): Creator => {
-    const me = keys.get(req.auth.keyId);
+  const creatorOf = async (req: FastifyRequest): Promise<Creator> => {
+    const me = await keys.get(req.auth.keyId);
     return { id: req.auth.keyId, name: me?.name ?? req.auth.keyId };
   };
   /** The plaintext goes out in this one answer and nowhere else (not stored, logged or audited). */
-  const created = (record: ApiKeyRecord, key: string): CreatedApiKey => ({ ...present(keys.get(record.id)!), key });
+  const created = async (record: ApiKeyRecord, key: string): Promise<CreatedApiKey> => ({ ...present((await keys.get(record.id))!), key });
 
   app.post<{ Body: ApiKeyCreateParams }>('/org/api_keys', { schema: { body: createBody, response: ok('The new key, with the key itself shown this once', createdApiKey) } }, async (req) => {
     const now = deps.now();
@@ -58,24 +58,24 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     if (req.body.project_id != null) {
       if (!deps.projectsEnabled) throw projectsDisabled();
       // A name is accepted where an id is expected, as everywhere projects are named; stored is the id.
-      const project = deps.projects.find(req.body.project_id);
+      const project = await deps.projects.find(req.body.project_id);
       if (!project) throw notFound('project', req.body.project_id);
       projectId = project.id;
     }
     const key = newApiKey();
-    const record = keys.add(key, {
+    const record = await keys.add(key, {
       name: req.body.name,
       projectId,
       expiresAt: expiryAfter(now, req.body.days_to_expire ?? null),
       now,
-      createdBy: creatorOf(req),
+      createdBy: await creatorOf(req),
     });
     return created(record, key);
   });
 
   app.get<{ Querystring: ListQuery }>('/org/api_keys', { schema: { querystring: listQuery, response: page('API keys', apiKey) } }, async (req, reply) => {
     const q = req.query;
-    const page = keys.list({
+    const page = await keys.list({
       // `include_deleted` is the deprecated spelling of status=all.
       status: q.status ?? (q.include_deleted ? 'all' : 'active'),
       name: q.name,
@@ -92,21 +92,21 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
   app.get<IdRoute & { Querystring: { include_deleted?: boolean } }>(
     '/org/api_keys/:id',
     { schema: { params: idParams, querystring: retrieveQuery, response: ok('The key, masked', apiKey) } },
-    async (req) => present(find(req.params.id, req.query.include_deleted ?? false)),
+    async (req) => present(await find(req.params.id, req.query.include_deleted ?? false)),
   );
 
   app.patch<IdRoute & { Body: { name: string } }>('/org/api_keys/:id', { schema: { params: idParams, body: updateBody, response: ok('The key as renamed', apiKey) } }, async (req) => {
-    const row = find(req.params.id);
-    keys.rename(row.id, req.body.name);
-    return present(find(row.id));
+    const row = await find(req.params.id);
+    await keys.rename(row.id, req.body.name);
+    return present(await find(row.id));
   });
 
   app.delete<IdRoute>('/org/api_keys/:id', { schema: { params: idParams, response: noContent('Deleted: the key no longer authenticates') } }, async (req, reply) => {
-    const row = find(req.params.id);
+    const row = await find(req.params.id);
     if (row.id === req.auth.keyId) {
       throw new ServiceError(400, 'cannot_delete_current_key', 'a key cannot delete itself; delete it with a different key');
     }
-    keys.softDelete(row.id, deps.now());
+    await keys.softDelete(row.id, deps.now());
     return reply.code(204).send();
   });
 
@@ -114,19 +114,19 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     '/org/api_keys/:id/rotate',
     { schema: { params: idParams, body: rotateBody, response: ok('The new key replacing it, shown this once', createdApiKey) }, preValidation: defaultEmptyBody },
     async (req) => {
-      const old = find(req.params.id);
+      const old = await find(req.params.id);
       const now = deps.now();
       // Omitted: the rotated key's own lifetime again (or never, if it had none); null: never.
       const lifetimeDays =
         req.body.days_to_expire !== undefined ? req.body.days_to_expire : old.expires_at === null ? null : lifetimeOf(old);
       const graceDays = req.body.expire_in_days ?? deps.keyRotationGraceDays;
       const key = newApiKey();
-      const record = keys.rotate(old.id, key, {
+      const record = await keys.rotate(old.id, key, {
         name: old.name,
         projectId: old.project_id,
         expiresAt: lifetimeDays === null ? null : new Date(now.getTime() + lifetimeDays * DAY_MS).toISOString(),
         now,
-        createdBy: creatorOf(req),
+        createdBy: await creatorOf(req),
         graceUntil: new Date(now.getTime() + graceDays * DAY_MS),
       });
       return created(record, key);

@@ -45,8 +45,8 @@ export function registerAuditExportRoute(app: FastifyInstance, deps: AuditDeps):
     const q = req.query;
     const filters = auditFilters(q);
     const digest = filtersDigest(filters);
-    const position = q.cursor === undefined ? { maxSeq: deps.audit.lastSeq() } : decodeCursor(q.cursor, digest);
-    const page = deps.audit.list({ ...filters, maxSeq: position.maxSeq, after: position.after, limit: q.limit });
+    const position = q.cursor === undefined ? { maxSeq: await deps.audit.lastSeq() } : decodeCursor(q.cursor, digest);
+    const page = await deps.audit.list({ ...filters, maxSeq: position.maxSeq, after: position.after, limit: q.limit });
 
     const lines = Buffer.from(page.rows.map((row) => `${JSON.stringify(presentAuditRecord(row))}\n`).join(''));
     const body = q.format === 'jsonl' ? lines : await gzipAsync(lines);

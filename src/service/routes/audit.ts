@@ -25,26 +25,32 @@ export function installAuditLog(app: FastifyInstance, deps: AuditDeps): void {
     if (!MUTATING.has(req.method)) return;
     const elapsed = reply.elapsedTime;
     const received = deps.now().getTime() - Math.round(elapsed);
+    const record = {
+      ts_ms: received,
+      timestamp: new Date(received).toISOString(),
+      method: req.method,
+      path: redactQuery(req.url),
+      route: req.routeOptions.url ? toWireRoute(req.routeOptions.url) : '',
+      status: reply.statusCode,
+      duration_ms: Math.round(elapsed * 1000) / 1000,
+      client_ip: req.ip ?? '',
+      domain: req.host ?? '',
+      user_agent: String(req.headers['user-agent'] ?? ''),
+      api_key_id: req.auth?.keyId ?? null,
+      project_id: req.auth?.projectId ?? null,
+      request_id: String(req.id),
+    };
     try {
-      deps.audit.insert({
-        ts_ms: received,
-        timestamp: new Date(received).toISOString(),
-        method: req.method,
-        path: redactQuery(req.url),
-        route: req.routeOptions.url ? toWireRoute(req.routeOptions.url) : '',
-        status: reply.statusCode,
-        duration_ms: Math.round(elapsed * 1000) / 1000,
-        client_ip: req.ip ?? '',
-        domain: req.host ?? '',
-        user_agent: String(req.headers['user-agent'] ?? ''),
-        api_key_id: req.auth?.keyId ?? null,
-        project_id: req.auth?.projectId ?? null,
-        request_id: String(req.id),
-      });
+      await deps.audit.insert(record);
     } catch (err) {
-      // The response is already sent; a failed write must be seen in the log, not break the service.
-      req.log.error({ err }, 'could not write the audit record');
+      // The response is already sent; a failed write must be seen in the log (the record with it, so it
+      // is not lost), not break the service.
+      req.log.error({ err, audit: record }, 'could not write the audit record');
     }
+  });
+  // Closing the app precedes closing the database: records of the last requests are written first.
+  app.addHook('onClose', async () => {
+    await deps.audit.settled();
   });
 }
 
@@ -96,7 +102,7 @@ export function registerAuditRoutes(app: FastifyInstance, deps: AuditDeps): void
     const filters = auditFilters(q);
     if (filters.endMs - filters.startMs > MAX_WINDOW_MS) throw invalidField('querystring.end', 'the window from start to end is at most 30 days');
     const query: AuditQuery = { ...filters, after: q.page_token === undefined ? undefined : decodeToken(q.page_token), limit: q.limit };
-    const page = deps.audit.list(query);
+    const page = await deps.audit.list(query);
     const last = page.rows.at(-1);
     reply.header('X-Has-More', String(page.hasMore));
     if (page.hasMore && last) reply.header('X-Next-Page-Token', encodeToken(last));

@@ -40,15 +40,15 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
   const onRequest = async () => {
     if (!deps.projectsEnabled) throw projectsDisabled();
   };
-  const find = (idOrName: string): ProjectRow => {
-    const row = projects.find(idOrName);
+  const find = async (idOrName: string): Promise<ProjectRow> => {
+    const row = await projects.find(idOrName);
     if (!row) throw notFound('project', idOrName);
     return row;
   };
-  const update = (row: ProjectRow, body: UpdateBody): Project => present(named(() => projects.update(row, body, deps.now())));
+  const update = async (row: ProjectRow, body: UpdateBody): Promise<Project> => present(await named(projects.update(row, body, deps.now())));
 
   app.post<{ Body: { name: string } }>('/org/projects', { onRequest, schema: { body: createBody, response: ok('The new project', project) } }, async (req) =>
-    present(named(() => projects.create(req.body.name, deps.now()))),
+    present(await named(projects.create(req.body.name, deps.now()))),
   );
 
   app.get<{ Querystring: { offset: number; limit: number; name?: string; query?: string } }>(
@@ -56,25 +56,25 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
     { onRequest, schema: { querystring: listQuery, response: page('Projects', project) } },
     async (req, reply) => {
       const q = req.query;
-      const page = projects.list(q);
+      const page = await projects.list(q);
       setPageHeaders(reply, q.offset, page.rows.length, page.hasMore);
       return page.rows.map(present);
     },
   );
 
   app.get<IdRoute>('/org/projects/:id_or_name', { onRequest, schema: { params: idParams, querystring: noQuery, response: ok('The project', project) } }, async (req) =>
-    present(find(req.params.id_or_name)),
+    present(await find(req.params.id_or_name)),
   );
 
   app.patch<IdRoute & { Body: UpdateBody }>(
     '/org/projects/:id_or_name',
     { onRequest, schema: { params: idParams, body: updateBody, response: ok('The project as updated', project) }, preValidation: defaultEmptyBody },
-    async (req) => update(find(req.params.id_or_name), req.body),
+    async (req) => update(await find(req.params.id_or_name), req.body),
   );
 
   app.delete<IdRoute>('/org/projects/:id_or_name', { onRequest, schema: { params: idParams, response: noContent('Deleted') } }, async (req, reply) => {
-    const row = find(req.params.id_or_name);
-    const left = projects.softDelete(row.id, deps.now());
+    const row = await find(req.params.id_or_name);
+    const left = await projects.softDelete(row.id, deps.now());
     if (left.length) {
       const what = left.map((r) => `${r.count} in ${r.table}`).join(', ');
       throw conflict(`project '${row.name}' is not empty (${what}); delete its resources first`);
@@ -84,14 +84,14 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
   });
 
   app.get<IdRoute>('/org/projects/:id_or_name/limits', { onRequest, schema: { params: idParams, querystring: noQuery, response: ok("The project's limits", projectLimits) } }, async (req) =>
-    presentLimits(deps.limits.project(find(req.params.id_or_name).id)),
+    presentLimits(deps.limits.project((await find(req.params.id_or_name)).id)),
   );
 
   app.patch<IdRoute & { Body: LimitsUpdate }>(
     '/org/projects/:id_or_name/limits',
     { onRequest, schema: { params: idParams, body: limitsBody, response: ok("The project's limits as updated", projectLimits) }, preValidation: defaultEmptyBody },
     async (req) => {
-      const row = find(req.params.id_or_name);
+      const row = await find(req.params.id_or_name);
       const { max_concurrent_sessions: sessions, max_concurrent_invocations: invocations, max_pooled_sessions: pooled } = req.body;
       if (pooled !== undefined && pooled !== null) {
         throw invalidField('body.max_pooled_sessions', 'is deprecated: pooled browsers count toward max_concurrent_sessions; set that instead');
@@ -113,7 +113,7 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
       preValidation: defaultEmptyBody,
     },
     async (req, reply) => {
-      const row = find(req.params.id_or_name);
+      const row = await find(req.params.id_or_name);
       reply.header('Deprecation', `@${DEPRECATED_AT / 1000}`);
       reply.header('Sunset', new Date(LEGACY_PATCH_REMOVED_AT).toUTCString());
       reply.header('Link', `</org/projects/${encodeURIComponent(row.id)}>; rel="successor-version"`);
@@ -137,10 +137,10 @@ function legacyRemoved(now: () => Date) {
   };
 }
 
-/** Runs a write that may take a live name, answering 409 when it is taken. */
-function named(write: () => ProjectRow): ProjectRow {
+/** Awaits a write that may take a live name, answering 409 when it is taken. */
+async function named(write: Promise<ProjectRow>): Promise<ProjectRow> {
   try {
-    return write();
+    return await write;
   } catch (err) {
     if (err instanceof NameTakenError) throw conflict(err.message);
     throw err;

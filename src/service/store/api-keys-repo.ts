@@ -1,6 +1,8 @@
 // API keys: stored as SHA-256 hashes with a masked form for display; the plaintext is never kept.
 // Deletes are soft (the record stays for audits); expiry is a timestamp checked at authentication.
-import type { Db } from './sqlite/open.js';
+import { randomBytes } from 'node:crypto';
+import type { Database, Queryable } from './database.js';
+import { join, likePattern, raw, sql, type Sql } from './sql.js';
 import { hashKey, maskKey, newId } from '../ids.js';
 
 export interface ApiKeyRecord {
@@ -36,119 +38,124 @@ export interface ApiKeyListQuery {
   limit: number;
 }
 
-const COLUMNS = 'k.id, k.name, k.masked_key, k.project_id, k.created_at, k.expires_at, k.deleted_at, k.created_by_id, k.created_by_name';
-const VIEW = `SELECT ${COLUMNS}, p.name AS project_name FROM api_keys k LEFT JOIN projects p ON p.id = k.project_id`;
+export interface AddKeyOptions {
+  name: string;
+  projectId?: string | null;
+  expiresAt?: string | null;
+  now: Date;
+  createdBy?: Creator | null;
+}
+
+const COLUMNS = raw('k.id, k.name, k.masked_key, k.project_id, k.created_at, k.expires_at, k.deleted_at, k.created_by_id, k.created_by_name');
+const VIEW = sql`SELECT ${COLUMNS}, p.name AS project_name FROM api_keys k LEFT JOIN projects p ON p.id = k.project_id`;
 
 export class ApiKeysRepo {
-  private readonly stmts;
-
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      byHash: db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys k WHERE key_hash = ?`),
-      byId: db.prepare<[string], ApiKeyView>(`${VIEW} WHERE k.id = ?`),
-      insert: db.prepare(
-        `INSERT INTO api_keys (id, name, key_hash, masked_key, project_id, created_at, expires_at, created_by_id, created_by_name)
-         VALUES (@id, @name, @key_hash, @masked_key, @project_id, @created_at, @expires_at, @created_by_id, @created_by_name)`,
-      ),
-      rename: db.prepare(`UPDATE api_keys SET name = ? WHERE id = ? AND deleted_at IS NULL`),
-      softDelete: db.prepare(`UPDATE api_keys SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`),
-      // Never extends a key's life: a rotation grace period only ever brings expiry closer.
-      expireBy: db.prepare(
-        `UPDATE api_keys SET expires_at = CASE WHEN expires_at IS NULL OR expires_at > @at THEN @at ELSE expires_at END WHERE id = @id`,
-      ),
-      orgId: db.prepare<[], { org_id: string }>(`SELECT org_id FROM organization WHERE id = 1`),
-    };
-  }
+  constructor(private readonly db: Database) {}
 
   /** Stores `key` (hashed). Storing a key that already exists is a no-op that returns the existing record. */
-  add(
-    key: string,
-    opts: { name: string; projectId?: string | null; expiresAt?: string | null; now: Date; createdBy?: Creator | null },
-  ): ApiKeyRecord {
-    const existing = this.stmts.byHash.get(hashKey(key));
-    if (existing) return existing;
-    const record: ApiKeyRecord = {
-      id: newId(),
-      name: opts.name,
-      masked_key: maskKey(key),
-      project_id: opts.projectId ?? null,
-      created_at: opts.now.toISOString(),
-      expires_at: opts.expiresAt ?? null,
-      deleted_at: null,
-      created_by_id: opts.createdBy?.id ?? null,
-      created_by_name: opts.createdBy?.name ?? null,
-    };
-    this.stmts.insert.run({ ...record, key_hash: hashKey(key) });
-    return record;
+  add(key: string, opts: AddKeyOptions): Promise<ApiKeyRecord> {
+    return addKey(this.db, key, opts);
   }
 
-  /** The live key matching `key`, or undefined when unknown, deleted or expired. */
-  authenticate(key: string, now: Date): ApiKeyRecord | undefined {
-    const record = this.stmts.byHash.get(hashKey(key));
+  /** The live key matching `key`, or undefined when unknown, deleted or expired. One query: this runs on every request. */
+  async authenticate(key: string, now: Date): Promise<ApiKeyRecord | undefined> {
+    const record = await byHash(this.db, hashKey(key));
     if (!record || record.deleted_at || isExpired(record, now)) return undefined;
     return record;
   }
 
   /** By id, deleted keys included. */
-  get(id: string): ApiKeyView | undefined {
-    return this.stmts.byId.get(id);
+  get(id: string): Promise<ApiKeyView | undefined> {
+    return this.db.get<ApiKeyView>(sql`${VIEW} WHERE k.id = ${id}`);
   }
 
-  list(q: ApiKeyListQuery): { rows: ApiKeyView[]; hasMore: boolean } {
-    const where: string[] = [];
-    const params: Record<string, unknown> = { limit: q.limit + 1, offset: q.offset };
-    if (q.status === 'active') where.push('k.deleted_at IS NULL');
-    if (q.status === 'deleted') where.push('k.deleted_at IS NOT NULL');
-    if (q.name !== undefined) {
-      where.push('k.name = @name COLLATE NOCASE');
-      params.name = q.name;
-    }
+  async list(q: ApiKeyListQuery): Promise<{ rows: ApiKeyView[]; hasMore: boolean }> {
+    const where: Sql[] = [];
+    if (q.status === 'active') where.push(sql`k.deleted_at IS NULL`);
+    if (q.status === 'deleted') where.push(sql`k.deleted_at IS NOT NULL`);
+    if (q.name !== undefined) where.push(sql`lower(k.name) = lower(${q.name})`);
     if (q.query) {
-      // Words match anywhere in the name, creator or project; ids and masked keys only from their start.
-      where.push(
-        `(instr(lower(k.name), @lower) > 0 OR instr(lower(ifnull(k.created_by_name, '')), @lower) > 0
-          OR instr(lower(ifnull(p.name, '')), @lower) > 0
-          OR substr(k.id, 1, length(@raw)) = @raw OR substr(k.masked_key, 1, length(@raw)) = @raw)`,
-      );
-      params.lower = q.query.toLowerCase();
-      params.raw = q.query;
+      // Words match anywhere in the name, creator or project; ids and masked keys only from their start,
+      // exactly (substr, not LIKE, which SQLite compares case-insensitively).
+      const contains = likePattern(q.query);
+      const prefixLength = [...q.query].length;
+      where.push(sql`(lower(k.name) LIKE ${contains} ESCAPE '\\'
+        OR lower(coalesce(k.created_by_name, '')) LIKE ${contains} ESCAPE '\\'
+        OR lower(coalesce(p.name, '')) LIKE ${contains} ESCAPE '\\'
+        OR substr(k.id, 1, ${prefixLength}) = ${q.query} OR substr(k.masked_key, 1, ${prefixLength}) = ${q.query})`);
     }
-    const dir = q.sortDirection === 'desc' ? 'DESC' : 'ASC';
+    const dir = raw(q.sortDirection === 'desc' ? 'DESC' : 'ASC');
     // Keys that never expire sort as the latest expiry.
     const order =
       q.sortBy === 'expires_at'
-        ? `k.expires_at IS NULL ${dir}, k.expires_at ${dir}`
+        ? sql`k.expires_at IS NULL ${dir}, k.expires_at ${dir}`
         : q.sortBy === 'name'
-          ? `k.name COLLATE NOCASE ${dir}`
-          : `k.created_at ${dir}`;
-    const sql = `${VIEW} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}, k.rowid ${dir} LIMIT @limit OFFSET @offset`;
-    const rows = this.db.prepare<Record<string, unknown>, ApiKeyView>(sql).all(params);
+          ? sql`lower(k.name) ${dir}`
+          : sql`k.created_at ${dir}`;
+    // Ties (keys made in the same millisecond) in the order they were stored, so pages stay stable.
+    const stored = raw(this.db.dialect === 'postgres' ? 'k.seq' : 'k.rowid');
+    const rows = await this.db.all<ApiKeyView>(
+      sql`${VIEW} ${where.length ? sql`WHERE ${join(where, ' AND ')}` : raw('')} ORDER BY ${order}, ${stored} ${dir} LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
   }
 
   /** Renames a live key; false when there is none with this id. */
-  rename(id: string, name: string): boolean {
-    return this.stmts.rename.run(name, id).changes > 0;
+  async rename(id: string, name: string): Promise<boolean> {
+    return (await this.db.run(sql`UPDATE api_keys SET name = ${name} WHERE id = ${id} AND deleted_at IS NULL`)).changes > 0;
   }
 
   /** Soft-deletes a live key; false when there is none with this id. */
-  softDelete(id: string, at: Date): boolean {
-    return this.stmts.softDelete.run(at.toISOString(), id).changes > 0;
+  async softDelete(id: string, at: Date): Promise<boolean> {
+    return (await this.db.run(sql`UPDATE api_keys SET deleted_at = ${at.toISOString()} WHERE id = ${id} AND deleted_at IS NULL`)).changes > 0;
   }
 
   /** Stores `newKey` as the replacement of `oldId` and makes the old one expire by `graceUntil`, atomically. */
-  rotate(oldId: string, newKey: string, opts: { name: string; projectId: string | null; expiresAt: string | null; now: Date; createdBy: Creator; graceUntil: Date }): ApiKeyRecord {
-    return this.db.transaction(() => {
-      const record = this.add(newKey, opts);
-      this.stmts.expireBy.run({ id: oldId, at: opts.graceUntil.toISOString() });
+  rotate(oldId: string, newKey: string, opts: AddKeyOptions & { graceUntil: Date }): Promise<ApiKeyRecord> {
+    const at = opts.graceUntil.toISOString();
+    return this.db.transaction(async (tx) => {
+      const record = await addKey(tx, newKey, opts);
+      // Never extends a key's life: a rotation grace period only ever brings expiry closer.
+      await tx.run(sql`UPDATE api_keys SET expires_at = CASE WHEN expires_at IS NULL OR expires_at > ${at} THEN ${at} ELSE expires_at END WHERE id = ${oldId}`);
       return record;
-    })();
+    });
   }
 
-  /** The organisation's stable id (made once by the migration). */
-  organizationId(): string {
-    return this.stmts.orgId.get()!.org_id;
+  /** The organisation's stable id. */
+  async organizationId(): Promise<string> {
+    const row = await this.db.get<{ org_id: string }>(sql`SELECT org_id FROM organization WHERE id = 1`);
+    if (row) return row.org_id;
+    // SQLite's migration made it; PostgreSQL's schema leaves it to the first reader. Replicas starting
+    // together each offer one and all keep whichever landed first.
+    await this.db.run(sql`INSERT INTO organization (id, org_id) VALUES (1, ${randomBytes(12).toString('hex')}) ON CONFLICT (id) DO NOTHING`);
+    return (await this.db.get<{ org_id: string }>(sql`SELECT org_id FROM organization WHERE id = 1`))!.org_id;
   }
+}
+
+function byHash(db: Queryable, keyHash: string): Promise<ApiKeyRecord | undefined> {
+  return db.get<ApiKeyRecord>(sql`SELECT ${COLUMNS} FROM api_keys k WHERE k.key_hash = ${keyHash}`);
+}
+
+/** Insert-if-absent in one statement, so two callers storing the same key cannot both insert it. */
+async function addKey(db: Queryable, key: string, opts: AddKeyOptions): Promise<ApiKeyRecord> {
+  const keyHash = hashKey(key);
+  const record: ApiKeyRecord = {
+    id: newId(),
+    name: opts.name,
+    masked_key: maskKey(key),
+    project_id: opts.projectId ?? null,
+    created_at: opts.now.toISOString(),
+    expires_at: opts.expiresAt ?? null,
+    deleted_at: null,
+    created_by_id: opts.createdBy?.id ?? null,
+    created_by_name: opts.createdBy?.name ?? null,
+  };
+  const { changes } = await db.run(sql`INSERT INTO api_keys
+      (id, name, key_hash, masked_key, project_id, created_at, expires_at, created_by_id, created_by_name)
+    VALUES (${record.id}, ${record.name}, ${keyHash}, ${record.masked_key}, ${record.project_id}, ${record.created_at},
+      ${record.expires_at}, ${record.created_by_id}, ${record.created_by_name})
+    ON CONFLICT (key_hash) DO NOTHING`);
+  return changes > 0 ? record : (await byHash(db, keyHash))!;
 }
 
 export function isExpired(record: Pick<ApiKeyRecord, 'expires_at'>, now: Date): boolean {

@@ -1,6 +1,7 @@
 // The audit log: one row per mutating request (never a body). Read newest first within a time window,
 // by keyset on (ts_ms, seq) so pages stay stable while new records arrive.
-import type { Db } from './sqlite/open.js';
+import type { Database } from './database.js';
+import { join, likePattern, raw, sql, type Sql } from './sql.js';
 
 export interface AuditRecord {
   seq: number;
@@ -45,91 +46,89 @@ export interface AuditQuery {
   limit: number;
 }
 
-const COLUMNS =
-  'seq, ts_ms, timestamp, method, path, route, status, duration_ms, client_ip, domain, user_agent, api_key_id, project_id, request_id';
+const WRITTEN = raw('ts_ms, timestamp, method, path, route, status, duration_ms, client_ip, domain, user_agent, api_key_id, project_id, request_id');
+const COLUMNS = sql`seq, ${WRITTEN}`;
 
 export class AuditRepo {
-  private readonly insertStmt;
+  /**
+   * Inserts under way, each settled either way. Reads wait for them, so a request that got its answer is
+   * in any list made after it (as when the write was synchronous), and close() waits so none is lost.
+   */
+  private readonly writing = new Set<Promise<void>>();
 
-  constructor(private readonly db: Db) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO audit_logs (${COLUMNS.replace('seq, ', '')})
-       VALUES (@ts_ms, @timestamp, @method, @path, @route, @status, @duration_ms, @client_ip, @domain, @user_agent, @api_key_id, @project_id, @request_id)`,
+  constructor(private readonly db: Database) {}
+
+  insert(r: Omit<AuditRecord, 'seq'>): Promise<void> {
+    const write = this.db.run(sql`INSERT INTO audit_logs (${WRITTEN})
+      VALUES (${r.ts_ms}, ${r.timestamp}, ${r.method}, ${r.path}, ${r.route}, ${r.status}, ${r.duration_ms}, ${r.client_ip},
+        ${r.domain}, ${r.user_agent}, ${r.api_key_id}, ${r.project_id}, ${r.request_id})`);
+    const settled = write.then(
+      () => undefined,
+      () => undefined, // the caller hears of the failure through `write`
     );
+    this.writing.add(settled);
+    void settled.then(() => this.writing.delete(settled));
+    return write.then(() => undefined);
   }
 
-  insert(record: Omit<AuditRecord, 'seq'>): void {
-    this.insertStmt.run(record);
+  /** Resolves once no insert is under way (for shutdown: later ones are waited for too). */
+  async settled(): Promise<void> {
+    while (this.writing.size) await this.caughtUp();
+  }
+
+  /** Waits for the inserts begun before this call only, so a steady stream of writes cannot hold a read. */
+  private caughtUp(): Promise<unknown> {
+    return Promise.all([...this.writing]);
   }
 
   /** The position of the newest record written so far (0 before the first). */
-  lastSeq(): number {
-    return this.db.prepare<[], { seq: number | null }>(`SELECT max(seq) AS seq FROM audit_logs`).get()!.seq ?? 0;
+  async lastSeq(): Promise<number> {
+    await this.caughtUp();
+    const row = await this.db.get<{ seq: number | null }>(sql`SELECT max(seq) AS seq FROM audit_logs`);
+    return Number(row?.seq ?? 0);
   }
 
-  list(q: AuditQuery): { rows: AuditRecord[]; hasMore: boolean } {
-    const where = ['ts_ms >= @start', 'ts_ms < @end'];
-    const params: Record<string, unknown> = { start: q.startMs, end: q.endMs, limit: q.limit + 1 };
-    const equal = (column: string, value: unknown) => {
-      if (value === undefined) return;
-      where.push(`${column} = @${column}`);
-      params[column] = value;
-    };
-    equal('method', q.method);
-    equal('route', q.route);
-    equal('status', q.status);
-    equal('api_key_id', q.apiKeyId);
-    equal('project_id', q.projectId);
-    if (q.excludeMethods?.length) {
-      where.push(`method NOT IN (${q.excludeMethods.map((_, i) => `@x${i}`).join(', ')})`);
-      q.excludeMethods.forEach((m, i) => (params[`x${i}`] = m));
-    }
-    if (q.path !== undefined) {
-      where.push(`(${pathUnder('@path')})`);
-      params.path = q.path.replace(/\/+$/, '') || '/';
-    }
-    if (q.service !== undefined) {
-      where.push(`(${pathUnder('@service')})`);
-      params.service = `/${q.service}`;
-    }
+  async list(q: AuditQuery): Promise<{ rows: AuditRecord[]; hasMore: boolean }> {
+    await this.caughtUp();
+    const where: Sql[] = [sql`ts_ms >= ${q.startMs}`, sql`ts_ms < ${q.endMs}`];
+    if (q.method !== undefined) where.push(sql`method = ${q.method}`);
+    if (q.route !== undefined) where.push(sql`route = ${q.route}`);
+    if (q.status !== undefined) where.push(sql`status = ${q.status}`);
+    if (q.apiKeyId !== undefined) where.push(sql`api_key_id = ${q.apiKeyId}`);
+    if (q.projectId !== undefined) where.push(sql`project_id = ${q.projectId}`);
+    if (q.excludeMethods?.length) where.push(sql`method NOT IN (${join(q.excludeMethods.map((m) => sql`${m}`), ', ')})`);
+    if (q.path !== undefined) where.push(pathUnder(q.path.replace(/\/+$/, '') || '/'));
+    if (q.service !== undefined) where.push(pathUnder(`/${q.service}`));
     if (q.authStrategy !== undefined) {
-      if (q.authStrategy === 'api_key') where.push('api_key_id IS NOT NULL');
-      else if (q.authStrategy === 'none') where.push('api_key_id IS NULL');
-      else where.push('0');
+      if (q.authStrategy === 'api_key') where.push(sql`api_key_id IS NOT NULL`);
+      else if (q.authStrategy === 'none') where.push(sql`api_key_id IS NULL`);
+      else where.push(sql`1 = 0`);
     }
-    const anyOf: string[] = [];
+    const anyOf: Sql[] = [];
     if (q.search) {
+      // Key ids and IPs match as typed: replace() finds a substring case-sensitively on both databases
+      // (LIKE would not on SQLite).
+      const s = q.search;
       anyOf.push(
-        `instr(lower(path), @search) > 0`,
-        `instr(ifnull(api_key_id, ''), @searchRaw) > 0`,
-        `instr(client_ip, @searchRaw) > 0`,
-        `CAST(status AS TEXT) = @searchRaw`,
+        sql`lower(path) LIKE ${likePattern(s)} ESCAPE '\\'`,
+        sql`replace(coalesce(api_key_id, ''), ${s}, '') <> coalesce(api_key_id, '')`,
+        sql`replace(client_ip, ${s}, '') <> client_ip`,
+        sql`CAST(status AS TEXT) = ${s}`,
       );
-      params.search = q.search.toLowerCase();
-      params.searchRaw = q.search;
     }
-    if (q.searchUserIds?.length) {
-      anyOf.push(`api_key_id IN (${q.searchUserIds.map((_, i) => `@u${i}`).join(', ')})`);
-      q.searchUserIds.forEach((id, i) => (params[`u${i}`] = id));
-    }
-    if (anyOf.length) where.push(`(${anyOf.join(' OR ')})`);
-    if (q.maxSeq !== undefined) {
-      where.push('seq <= @maxSeq');
-      params.maxSeq = q.maxSeq;
-    }
-    if (q.after) {
-      where.push('(ts_ms < @afterTs OR (ts_ms = @afterTs AND seq < @afterSeq))');
-      params.afterTs = q.after.tsMs;
-      params.afterSeq = q.after.seq;
-    }
-    const rows = this.db
-      .prepare<Record<string, unknown>, AuditRecord>(`SELECT ${COLUMNS} FROM audit_logs WHERE ${where.join(' AND ')} ORDER BY ts_ms DESC, seq DESC LIMIT @limit`)
-      .all(params);
+    if (q.searchUserIds?.length) anyOf.push(sql`api_key_id IN (${join(q.searchUserIds.map((id) => sql`${id}`), ', ')})`);
+    if (anyOf.length) where.push(sql`(${join(anyOf, ' OR ')})`);
+    if (q.maxSeq !== undefined) where.push(sql`seq <= ${q.maxSeq}`);
+    if (q.after) where.push(sql`(ts_ms < ${q.after.tsMs} OR (ts_ms = ${q.after.tsMs} AND seq < ${q.after.seq}))`);
+    const rows = await this.db.all<AuditRecord>(
+      sql`SELECT ${COLUMNS} FROM audit_logs WHERE ${join(where, ' AND ')} ORDER BY ts_ms DESC, seq DESC LIMIT ${q.limit + 1}`,
+    );
     return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
   }
 }
 
-/** SQL: the record's path is `param` itself, below it, or it with a query string. */
-function pathUnder(param: string): string {
-  return `path = ${param} OR substr(path, 1, length(${param}) + 1) IN (${param} || '/', ${param} || '?')`;
+/** The record's path is `path` itself, below it, or it with a query string (compared exactly, by prefix). */
+function pathUnder(path: string): Sql {
+  const prefixLength = [...path].length + 1;
+  return sql`(path = ${path} OR substr(path, 1, ${prefixLength}) IN (${`${path}/`}, ${`${path}?`}))`;
 }

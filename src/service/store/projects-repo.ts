@@ -2,9 +2,9 @@
 // (case-insensitively). Resources of a project are rows of any table with a `project_id` column.
 import type { ProjectStatus } from '../../api/types.js';
 import { newId } from '../ids.js';
-import type { Db } from './sqlite/open.js';
+import type { Database, Queryable } from './database.js';
+import { join, likePattern, raw, sql, type Sql } from './sql.js';
 import { UniqueViolation } from './unique.js';
-import { unique } from './sqlite/database.js';
 
 export interface ProjectRow {
   id: string;
@@ -21,66 +21,50 @@ export interface ProjectResources {
   count: number;
 }
 
-const COLUMNS = 'id, name, status, created_at, updated_at, deleted_at';
+const COLUMNS = raw('id, name, status, created_at, updated_at, deleted_at');
 /** Tables whose `project_id` is not "a resource living in the project". */
 const NOT_RESOURCES = new Set(['projects', 'project_limits', 'api_keys', 'audit_logs']);
 
 export class NameTakenError extends Error {}
 
 export class ProjectsRepo {
-  private readonly stmts;
+  constructor(private readonly db: Database) {}
 
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      byId: db.prepare<[string], ProjectRow>(`SELECT ${COLUMNS} FROM projects WHERE id = ?`),
-      liveByName: db.prepare<[string], ProjectRow>(`SELECT ${COLUMNS} FROM projects WHERE name = ? COLLATE NOCASE AND deleted_at IS NULL`),
-      insert: db.prepare(`INSERT INTO projects (${COLUMNS}) VALUES (@id, @name, @status, @created_at, @updated_at, @deleted_at)`),
-      update: db.prepare(`UPDATE projects SET name = @name, status = @status, updated_at = @updated_at WHERE id = @id`),
-      softDelete: db.prepare(`UPDATE projects SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`),
-      deleteKeys: db.prepare(`UPDATE api_keys SET deleted_at = ? WHERE project_id = ? AND deleted_at IS NULL`),
-      deleteLimits: db.prepare(`DELETE FROM project_limits WHERE project_id = ?`),
-    };
-  }
-
-  create(name: string, now: Date): ProjectRow {
+  /** Throws NameTakenError when a live project has the name (case-insensitively). */
+  async create(name: string, now: Date): Promise<ProjectRow> {
     const at = now.toISOString();
     const row: ProjectRow = { id: newId(), name, status: 'active', created_at: at, updated_at: at, deleted_at: null };
-    this.write(name, () => this.stmts.insert.run(row));
+    await named(name, this.db.run(sql`INSERT INTO projects (${COLUMNS})
+      VALUES (${row.id}, ${row.name}, ${row.status}, ${row.created_at}, ${row.updated_at}, ${row.deleted_at})`));
     return row;
   }
 
-  /** A live project by id, else by name. */
-  find(idOrName: string): ProjectRow | undefined {
-    const byId = this.stmts.byId.get(idOrName);
-    if (byId && !byId.deleted_at) return byId;
-    return this.stmts.liveByName.get(idOrName);
+  /** A live project by id, else by name (case-insensitively); one query, as auth runs it on requests. */
+  find(idOrName: string): Promise<ProjectRow | undefined> {
+    return this.db.get<ProjectRow>(sql`SELECT ${COLUMNS} FROM projects
+      WHERE deleted_at IS NULL AND (id = ${idOrName} OR lower(name) = lower(${idOrName}))
+      ORDER BY CASE WHEN id = ${idOrName} THEN 0 ELSE 1 END LIMIT 1`);
   }
 
   /** By id, deleted ones included. */
-  get(id: string): ProjectRow | undefined {
-    return this.stmts.byId.get(id);
+  get(id: string): Promise<ProjectRow | undefined> {
+    return this.db.get<ProjectRow>(sql`SELECT ${COLUMNS} FROM projects WHERE id = ${id}`);
   }
 
-  list(q: { name?: string; query?: string; offset: number; limit: number }): { rows: ProjectRow[]; hasMore: boolean } {
-    const where = ['deleted_at IS NULL'];
-    const params: Record<string, unknown> = { limit: q.limit + 1, offset: q.offset };
-    if (q.name !== undefined) {
-      where.push('name = @name COLLATE NOCASE');
-      params.name = q.name;
-    }
-    if (q.query) {
-      where.push('instr(lower(name), @query) > 0');
-      params.query = q.query.toLowerCase();
-    }
-    const rows = this.db
-      .prepare<Record<string, unknown>, ProjectRow>(`SELECT ${COLUMNS} FROM projects WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit OFFSET @offset`)
-      .all(params);
+  async list(q: { name?: string; query?: string; offset: number; limit: number }): Promise<{ rows: ProjectRow[]; hasMore: boolean }> {
+    const where: Sql[] = [sql`deleted_at IS NULL`];
+    if (q.name !== undefined) where.push(sql`lower(name) = lower(${q.name})`);
+    if (q.query) where.push(sql`lower(name) LIKE ${likePattern(q.query)} ESCAPE '\\'`);
+    const rows = await this.db.all<ProjectRow>(
+      sql`SELECT ${COLUMNS} FROM projects WHERE ${join(where, ' AND ')} ORDER BY seq LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
   }
 
-  update(row: ProjectRow, fields: { name?: string; status?: ProjectStatus }, now: Date): ProjectRow {
+  /** Throws NameTakenError when the new name is another live project's. */
+  async update(row: ProjectRow, fields: { name?: string; status?: ProjectStatus }, now: Date): Promise<ProjectRow> {
     const next: ProjectRow = { ...row, ...fields, updated_at: now.toISOString() };
-    this.write(next.name, () => this.stmts.update.run(next));
+    await named(next.name, this.db.run(sql`UPDATE projects SET name = ${next.name}, status = ${next.status}, updated_at = ${next.updated_at} WHERE id = ${next.id}`));
     return next;
   }
 
@@ -89,43 +73,67 @@ export class ProjectsRepo {
    * and its limits. Checked and done in one transaction, so nothing can land in between.
    * Returns what is still in the project when it is not empty.
    */
-  softDelete(id: string, now: Date): ProjectResources[] {
-    return this.db.transaction(() => {
-      const left = this.resources(id);
+  softDelete(id: string, now: Date): Promise<ProjectResources[]> {
+    return this.db.transaction(async (tx) => {
+      // On PostgreSQL, two deletes (or a delete and an update) of one project take turns; SQLite's
+      // transaction already holds the only connection.
+      if (tx.dialect === 'postgres') await tx.get(sql`SELECT id FROM projects WHERE id = ${id} FOR UPDATE`);
+      const left = await resourcesIn(tx, id);
       if (left.length) return left;
       const at = now.toISOString();
-      this.stmts.softDelete.run(at, at, id);
-      this.stmts.deleteKeys.run(at, id);
-      this.stmts.deleteLimits.run(id);
+      await tx.run(sql`UPDATE projects SET deleted_at = ${at}, updated_at = ${at} WHERE id = ${id} AND deleted_at IS NULL`);
+      await tx.run(sql`UPDATE api_keys SET deleted_at = ${at} WHERE project_id = ${id} AND deleted_at IS NULL`);
+      await tx.run(sql`DELETE FROM project_limits WHERE project_id = ${id}`);
       return [];
-    })();
+    });
   }
 
   /**
    * Live rows in the project, per table. Every table with a `project_id` column counts (rows with a
    * `deleted_at` only while it is null), so resource kinds added later are covered without a change here.
    */
-  resources(projectId: string): ProjectResources[] {
-    const out: ProjectResources[] = [];
-    const tables = this.db.prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all();
-    for (const { name } of tables) {
-      if (NOT_RESOURCES.has(name)) continue;
-      const columns = new Set(this.db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${name.replace(/'/g, "''")}')`).all().map((c) => c.name));
-      if (!columns.has('project_id')) continue;
-      const live = columns.has('deleted_at') ? ' AND deleted_at IS NULL' : '';
-      const { n } = this.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM "${name.replace(/"/g, '""')}" WHERE project_id = ?${live}`).get(projectId)!;
-      if (n > 0) out.push({ table: name, count: n });
-    }
-    return out;
+  resources(projectId: string): Promise<ProjectResources[]> {
+    return resourcesIn(this.db, projectId);
   }
+}
 
-  /** Runs a write that may hit the live-name index, turning that into NameTakenError. */
-  private write(name: string, run: () => unknown): void {
-    try {
-      unique(run);
-    } catch (err) {
-      if (err instanceof UniqueViolation) throw new NameTakenError(`a project named '${name}' already exists`);
-      throw err;
-    }
+async function resourcesIn(db: Queryable, projectId: string): Promise<ProjectResources[]> {
+  const tables = (await projectColumns(db)).filter((t) => !NOT_RESOURCES.has(t.table) && t.columns.has('project_id'));
+  if (!tables.length) return [];
+  // One query for every table; table names come from the schema itself, never from a request.
+  const counts = tables.map(({ table, columns }) => {
+    const live = columns.has('deleted_at') ? raw(' AND deleted_at IS NULL') : raw('');
+    return sql`SELECT CAST(${table} AS TEXT) AS name, count(*) AS n FROM ${raw(`"${table.replace(/"/g, '""')}"`)} WHERE project_id = ${projectId}${live}`;
+  });
+  const rows = await db.all<{ name: string; n: number }>(join(counts, ' UNION ALL '));
+  return rows
+    .map((r) => ({ table: r.name, count: Number(r.n) }))
+    .filter((r) => r.count > 0)
+    .sort((a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0));
+}
+
+/**
+ * Which tables have `project_id` / `deleted_at`. The one place that asks each database about its own
+ * schema, in its own catalogue (SQLite's sqlite_master, PostgreSQL's information_schema).
+ */
+async function projectColumns(db: Queryable): Promise<{ table: string; columns: Set<string> }[]> {
+  const rows =
+    db.dialect === 'postgres'
+      ? await db.all<{ t: string; c: string }>(sql`SELECT table_name AS t, column_name AS c FROM information_schema.columns
+          WHERE table_schema = current_schema() AND column_name IN ('project_id', 'deleted_at')`)
+      : await db.all<{ t: string; c: string }>(sql`SELECT m.name AS t, c.name AS c FROM sqlite_master m, pragma_table_info(m.name) c
+          WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND c.name IN ('project_id', 'deleted_at')`);
+  const byTable = new Map<string, Set<string>>();
+  for (const { t, c } of rows) byTable.set(t, (byTable.get(t) ?? new Set()).add(c));
+  return [...byTable].map(([table, columns]) => ({ table, columns }));
+}
+
+/** Awaits a write that may hit the live-name index, turning that into NameTakenError. */
+async function named(name: string, write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (err) {
+    if (err instanceof UniqueViolation) throw new NameTakenError(`a project named '${name}' already exists`);
+    throw err;
   }
 }

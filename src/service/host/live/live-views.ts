@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { LiveServerMessage } from '../../../api/types.js';
 import type { Computer, Computers, FrameStream, InputTarget } from '../input/index.js';
-import { rejectUpgrade, type CdpTokens, type LiveSession, type LiveViewMode } from '../session/index.js';
+import { apiKeyAdmits, rejectUpgrade, type CdpTokens, type LiveSession, type LiveViewMode } from '../session/index.js';
 import { LiveInput, parseLiveMessage } from './live-input.js';
 
 export interface LiveViewEvents {
@@ -66,9 +66,15 @@ export class LiveViews {
    * Opens the live view a WebSocket upgrade asks for. A link's token grants what it was made for; an API key
    * of the session's project (`isValidApiKey` checks that), everything.
    */
-  admit(live: { sessionId: string; token: string | null }, req: IncomingMessage, socket: Duplex, head: Buffer, auth: { bearer?: string; isValidApiKey: (key: string) => boolean }): void {
+  async admit(live: { sessionId: string; token: string | null }, req: IncomingMessage, socket: Duplex, head: Buffer, auth: { bearer?: string; isValidApiKey: (key: string) => Promise<boolean> }): Promise<void> {
     const { bearer, isValidApiKey } = auth;
-    const mode = live.token ? this.deps.tokens.verifyLive(live.sessionId, live.token) : bearer && isValidApiKey(bearer) ? 'interactive' : undefined;
+    let mode: LiveViewMode | undefined;
+    if (live.token) mode = this.deps.tokens.verifyLive(live.sessionId, live.token);
+    else if (bearer) {
+      const admitted = await apiKeyAdmits(socket, bearer, isValidApiKey);
+      if (admitted === undefined) return; // gone, or already refused
+      if (admitted) mode = 'interactive';
+    }
     if (!mode) return rejectUpgrade(socket, 401, 'unauthorized', 'missing or invalid live view token');
     const session = this.deps.sessions.get(live.sessionId);
     if (!session || session.ending || session.parked) return rejectUpgrade(socket, 404, 'not_found', `browser '${live.sessionId}' is not active`);

@@ -8,11 +8,11 @@ import { serveBidi } from './bidi-proxy.js';
 import { proxyCdp } from './cdp-proxy.js';
 import { admitClient, rejectUpgrade, upgradeTarget, type BrowserClientDeps } from './client-admission.js';
 
-/** Handles an HTTP upgrade; answers plain HTTP errors for anything that is not an authorised client. */
-export function handleBrowserUpgrade(deps: BrowserClientDeps, req: IncomingMessage, client: Duplex, head: Buffer): void {
+/** Handles an HTTP upgrade; answers plain HTTP errors for anything that is not an authorised client. Never rejects. */
+export async function handleBrowserUpgrade(deps: BrowserClientDeps, req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
   const target = upgradeTarget(req.url);
   if (!target) return rejectUpgrade(client, 404, 'not_found', `no WebSocket route ${(req.url ?? '/').split('?')[0]!.replace(/\/jwt\/[^/]*/, '/jwt/REDACTED')}`);
-  const session = admitClient(deps, req, client, target.sessionId, target.pathToken);
+  const session = await admitClient(deps, req, client, target.sessionId, target.pathToken);
   if (!session) return;
   if (target.protocol === 'bidi') serveBidi(deps, req, client as Socket, head, session);
   else proxyCdp(deps, req, client as Socket, head, session, target.targetPath);

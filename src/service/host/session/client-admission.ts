@@ -76,7 +76,7 @@ export interface BrowserClientDeps {
   sessions: SessionManager;
   tokens: CdpTokens;
   /** Lets clients that can set headers use their API key instead of the token. */
-  isValidApiKey(key: string): boolean;
+  isValidApiKey(key: string): Promise<boolean>;
   connections?: ClientConnectionEvents;
 }
 
@@ -112,16 +112,36 @@ export function upgradeTarget(rawUrl: string | undefined): UpgradeTarget | undef
 }
 
 /** The live session the client may connect to, or undefined once it has been refused on the socket. */
-export function admitClient(deps: BrowserClientDeps, req: IncomingMessage, client: Duplex, sessionId: string, pathToken?: string): LiveSession | undefined {
+export async function admitClient(deps: BrowserClientDeps, req: IncomingMessage, client: Duplex, sessionId: string, pathToken?: string): Promise<LiveSession | undefined> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const token = pathToken || url.searchParams.get('jwt') || url.searchParams.get('token');
   const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  const authorised = token ? deps.tokens.verify(sessionId, token) : bearer ? deps.isValidApiKey(bearer) : false;
+  const authorised = token ? deps.tokens.verify(sessionId, token) : bearer ? await apiKeyAdmits(client, bearer, deps.isValidApiKey) : false;
+  if (authorised === undefined) return undefined;
   if (!authorised) return void rejectUpgrade(client, 401, 'unauthorized', 'missing or invalid session token');
   const session = deps.sessions.get(sessionId);
   if (!session || session.ending) return void rejectUpgrade(client, 404, 'not_found', `browser '${sessionId}' is not active`);
   if (session.parked) return void rejectUpgrade(client, 404, 'not_found', `browser '${sessionId}' is idle in its pool; acquire it first`);
   return session;
+}
+
+/**
+ * Whether an upgrade's API key admits it. The key is looked up in the store, so the socket waits a while:
+ * its errors meanwhile are ignored (nothing listens on an upgraded socket yet, and an unheard error would
+ * end the process). Undefined when the client has gone or the upgrade was refused for a failed lookup.
+ */
+export async function apiKeyAdmits(client: Duplex, key: string, isValidApiKey: (key: string) => Promise<boolean>): Promise<boolean | undefined> {
+  const ignore = () => {};
+  client.on('error', ignore);
+  try {
+    const valid = await isValidApiKey(key);
+    return client.destroyed ? undefined : valid;
+  } catch {
+    if (!client.destroyed) rejectUpgrade(client, 503, 'unavailable', 'the API key could not be checked just now; try again');
+    return undefined;
+  } finally {
+    client.off('error', ignore);
+  }
 }
 
 const REASONS: Record<number, string> = {

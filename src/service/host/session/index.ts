@@ -1,5 +1,5 @@
 export { handleBrowserUpgrade } from './browser-upgrade.js';
-export { CdpTokens, rejectUpgrade, upgradeTarget } from './client-admission.js';
+export { apiKeyAdmits, CdpTokens, rejectUpgrade, upgradeTarget } from './client-admission.js';
 export type { ClientConnectionEvents, ClientProtocol, LiveViewMode } from './client-admission.js';
 export { fetchDiscovery, rewriteDiscovery } from './cdp-discovery.js';
 export type { DiscoveryDocument, ProxyAddress } from './cdp-discovery.js';

@@ -21,6 +21,8 @@ export const pgMigrations: string[] = [
   CREATE UNIQUE INDEX projects_live_name ON projects (lower(name)) WHERE deleted_at IS NULL;
 
   CREATE TABLE api_keys (
+    -- Storage order, which SQLite's rowid gives there: lists break ties (same created_at) by it.
+    seq             BIGINT GENERATED ALWAYS AS IDENTITY,
     id              TEXT PRIMARY KEY,
     name            TEXT NOT NULL,
     key_hash        TEXT NOT NULL UNIQUE,
