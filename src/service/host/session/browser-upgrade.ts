@@ -8,7 +8,7 @@ import { serveBidi } from './bidi-proxy.js';
 import { proxyCdp } from './cdp-proxy.js';
 import { admitClient, rejectUpgrade, upgradeTarget, type BrowserClientDeps } from './client-admission.js';
 
-/** Handles an HTTP upgrade; answers plain HTTP errors for anything that is not an authorised client. Never rejects. */
+/** Handles an HTTP upgrade; answers plain HTTP errors for anything that is not an authorised client. */
 export async function handleBrowserUpgrade(deps: BrowserClientDeps, req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
   const target = upgradeTarget(req.url);
   if (!target) return rejectUpgrade(client, 404, 'not_found', `no WebSocket route ${(req.url ?? '/').split('?')[0]!.replace(/\/jwt\/[^/]*/, '/jwt/REDACTED')}`);
