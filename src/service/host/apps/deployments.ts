@@ -292,6 +292,8 @@ export function deploymentSettled(status: string): boolean {
 
 function checkApps(apps: DiscoveredApp[]): void {
   if (apps.length === 0) throw new Error('the entrypoint defines no app: create one with kernel.app(name) (or new KernelApp(name)) from @onkernel/sdk');
+  const twice = apps.find((a, i) => apps.findIndex((b) => b.name === a.name) !== i);
+  if (twice) throw new Error(`the entrypoint defines app '${twice.name}' twice: give each app a name of its own`);
   const empty = apps.find((a) => a.actions.length === 0);
   if (empty) throw new Error(`app '${empty.name}' defines no action: add one with app.action(name, handler)`);
 }
