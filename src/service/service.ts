@@ -202,8 +202,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // SDK reaches this service (its address is known once it listens) with a key of the deployment's project.
   let baseUrl = '';
   const appKeys = new AppKeys();
-  const invocationsRepo = new InvocationsRepo(db);
-  const events = new EventLog(invocationsRepo, now);
+  const invocationsRepo = new InvocationsRepo(database);
+  const events = new EventLog(invocationsRepo, now, log);
   const workers = new ActionWorkers({
     launcher: new WorkerLauncher({ sandbox, dir: join(opts.dataDir, 'app-workers'), serviceIsRoot: process.getuid?.() === 0 }),
     keys: appKeys,
@@ -211,7 +211,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     spareIdleMs: opts.spareWorkerIdleMs,
   });
   const deployments = new Deployments({
-    repo: new DeploymentsRepo(db),
+    repo: new DeploymentsRepo(database),
     events,
     workers,
     secrets,
@@ -231,7 +231,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     log,
   });
   await deployments.recover();
-  invocations.recover();
+  await invocations.recover();
   // Managed auth: login flows run in sessions of their own with the connection's profile read-write.
   const hostedUrl = (connectionId: string, code: string) => `${baseUrl}/auth/connections/${connectionId}/hosted?code=${code}`;
   const liveViewUrl = (sessionId: string) => liveViewPageUrl(tokens, baseUrl, sessionId, 'interactive');
@@ -339,6 +339,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         releaseApiPort();
         await Promise.all([recordings.close(), playwright.close()]);
         await telemetry.close();
+        // Events are stored behind their publish: the last ones land before the database closes.
+        await events.flush();
         db.close();
       })()),
   };

@@ -182,9 +182,11 @@ describe('stopping and restarting', () => {
     // Closed as a crash would leave it: the record says running.
     await svc.close();
     const { openDatabase } = await import('../../src/service/store/sqlite/open.js');
-    const db = openDatabase(dataDir);
-    db.prepare(`UPDATE invocations SET status = 'running', finished_at = NULL, status_reason = NULL WHERE id = ?`).run(inv.id);
-    db.close();
+    const { SqliteDatabase } = await import('../../src/service/store/sqlite/database.js');
+    const { sql } = await import('../../src/service/store/sql.js');
+    const db = new SqliteDatabase(openDatabase(dataDir));
+    await db.run(sql`UPDATE invocations SET status = 'running', finished_at = NULL, status_reason = NULL WHERE id = ${inv.id}`);
+    await db.close();
     await startAt();
     const after = await kernel.invocations.retrieve(inv.id);
     expect(after.status).toBe('failed');

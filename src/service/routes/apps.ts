@@ -64,18 +64,18 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     { schema: { querystring: deploymentListQuery, response: page('Deployments, newest first', deployment) } },
     async (req, reply) => {
       const q = req.query;
-      const result = deployments.list({ projectId: req.auth.projectId, appName: q.app_name, appVersion: q.app_version, query: q.query, offset: q.offset, limit: q.limit });
+      const result = await deployments.list({ projectId: req.auth.projectId, appName: q.app_name, appVersion: q.app_version, query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, result.rows.length, result.hasMore);
       return result.rows.map((row) => deployments.present(row));
     },
   );
 
   app.get('/deployments/:id', { schema: { params: idParams, response: ok('The deployment', deployment) } }, async (req: IdRequest) =>
-    deployments.present(deployments.get(req.auth.projectId, req.params.id)),
+    deployments.present(await deployments.get(req.auth.projectId, req.params.id)),
   );
 
   app.delete('/deployments/:id', { schema: { params: idParams, response: noContent('Stopped (or already ended)') } }, async (req: IdRequest, reply) => {
-    await deployments.stop(deployments.get(req.auth.projectId, req.params.id));
+    await deployments.stop(await deployments.get(req.auth.projectId, req.params.id));
     return reply.code(204).send();
   });
 
@@ -83,11 +83,11 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     '/deployments/:id/events',
     { schema: { params: idParams, querystring: followQuery, response: eventStream('Build logs and states until the deployment settles', deploymentEvent) } },
     async (req, reply) => {
-      const row = deployments.get(req.auth.projectId, req.params.id);
+      const row = await deployments.get(req.auth.projectId, req.params.id);
       await follow(req, reply, row.id, {
         isEnd: (e) => e.event === 'deployment_state' && deploymentSettled((e.deployment as { status: string }).status),
-        settledState: () => {
-          const current = deployments.get(req.auth.projectId, row.id);
+        settledState: async () => {
+          const current = await deployments.get(req.auth.projectId, row.id);
           return deploymentSettled(current.status) ? stateEvent('deployment_state', { deployment: deployments.present(current) }) : null;
         },
       });
@@ -99,9 +99,9 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     { schema: { querystring: appListQuery, response: page('Deployed app versions, newest first', appVersion) } },
     async (req, reply) => {
       const q = req.query;
-      const result = deployments.listApps({ projectId: req.auth.projectId, appName: q.app_name, version: q.version, query: q.query, offset: q.offset, limit: q.limit });
+      const result = await deployments.listApps({ projectId: req.auth.projectId, appName: q.app_name, version: q.version, query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, result.rows.length, result.hasMore);
-      return result.rows.map((row) => deployments.presentApp(row));
+      return Promise.all(result.rows.map((row) => deployments.presentApp(row)));
     },
   );
 
@@ -117,10 +117,10 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       },
     },
     async (req, reply) => {
-      const { row, done } = invocations.create(req.auth.projectId, req.body, 'body');
+      const { row, done } = await invocations.create(req.auth.projectId, req.body, 'body');
       if (req.body.async) return reply.code(202).send(invocations.present(row));
       await done;
-      return invocations.present(invocations.get(req.auth.projectId, row.id));
+      return invocations.present(await invocations.get(req.auth.projectId, row.id));
     },
   );
 
@@ -130,7 +130,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     async (req, reply) => {
       const q = req.query;
       const sinceMs = q.since === undefined ? undefined : Math.floor(parseInstant(q.since, 'querystring.since', now().getTime()) / 1000);
-      const result = invocations.list({
+      const result = await invocations.list({
         projectId: req.auth.projectId,
         appName: q.app_name,
         actionName: q.action_name,
@@ -148,7 +148,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   );
 
   app.get('/invocations/:id', { schema: { params: idParams, response: ok('The invocation', invocation) } }, async (req: IdRequest) =>
-    invocations.present(invocations.get(req.auth.projectId, req.params.id)),
+    invocations.present(await invocations.get(req.auth.projectId, req.params.id)),
   );
 
   app.patch<{ Params: { id: string }; Body: InvocationUpdateParams }>(
@@ -161,11 +161,11 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     '/invocations/:id/events',
     { schema: { params: idParams, querystring: followQuery, response: eventStream("The action's output and states until it ends", invocationEvent) } },
     async (req, reply) => {
-      const row = invocations.get(req.auth.projectId, req.params.id);
+      const row = await invocations.get(req.auth.projectId, req.params.id);
       await follow(req, reply, row.id, {
         isEnd: (e) => e.event === 'invocation_state' && invocationSettled((e.invocation as { status: string }).status),
-        settledState: () => {
-          const current = invocations.get(req.auth.projectId, row.id);
+        settledState: async () => {
+          const current = await invocations.get(req.auth.projectId, row.id);
           if (!invocationSettled(current.status)) return null;
           const { deployment_id: _d, ...state } = invocations.present(current);
           return stateEvent('invocation_state', { invocation: state });
@@ -176,7 +176,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
 
   const browsersBody = { type: 'object', required: ['browsers'], properties: { browsers: { type: 'array', items: browserSession } } } as const;
   app.get('/invocations/:id/browsers', { schema: { params: idParams, response: ok('Active browsers created for the invocation', browsersBody) } }, async (req: IdRequest) => {
-    const rows = invocations.browsers(req.auth.projectId, req.params.id).flatMap((id) => ctx.browsers.get(id) ?? []);
+    const rows = (await invocations.browsers(req.auth.projectId, req.params.id)).flatMap((id) => ctx.browsers.get(id) ?? []);
     return { browsers: rows.map((row) => presentSession(row, wsOrigin(req), ctx)) };
   });
 

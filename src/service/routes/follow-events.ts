@@ -15,34 +15,44 @@ export interface FollowOptions {
   /** Whether `event` is the one that ends the stream (a terminal state). */
   isEnd: (event: StoredEvent) => boolean;
   /** The current state as an event, when the resource has already settled; null while it is in flight. */
-  settledState: () => StoredEvent | null;
+  settledState: () => StoredEvent | null | Promise<StoredEvent | null>;
 }
 
 export async function followEvents(req: FastifyRequest, reply: FastifyReply, opts: FollowOptions): Promise<void> {
   const sinceMs = opts.since === undefined ? 0 : Math.floor(parseInstant(opts.since, 'querystring.since', opts.now().getTime()) / 1000);
   const sse = openSse(req, reply, opts.heartbeatMs * 4);
   let ended = false;
-  const unfollow = opts.events.follow(opts.ownerId, sinceMs, (event) => {
-    if (ended) return;
-    sse.send(event);
-    if (opts.isEnd(event)) {
-      ended = true;
-      // Outside the publisher's loop: closing unsubscribes.
-      setImmediate(() => sse.close());
+  let unfollow: (() => void) | undefined;
+  try {
+    unfollow = await opts.events.follow(opts.ownerId, sinceMs, (event) => {
+      if (ended) return;
+      sse.send(event);
+      if (opts.isEnd(event)) {
+        ended = true;
+        // Outside the publisher's loop: closing unsubscribes.
+        setImmediate(() => sse.close());
+      }
+    });
+    if (!ended) {
+      // `since` may have left out the state that settled it. Checked again after the read: the settling
+      // event may have arrived live meanwhile, and the stream ends with one state, not two.
+      const settled = await opts.settledState();
+      if (settled && !ended) {
+        sse.send(settled);
+        ended = true;
+        sse.close();
+      }
     }
-  });
-  if (!ended) {
-    // `since` may have left out the state that settled it.
-    const settled = opts.settledState();
-    if (settled) {
-      sse.send(settled);
-      ended = true;
-      sse.close();
-    }
+  } catch (err) {
+    // The stream has started: the failure can only end it.
+    req.log.warn({ err, owner: opts.ownerId }, 'an event stream failed');
+    unfollow?.();
+    sse.close();
+    return;
   }
   const heartbeat = setInterval(() => sse.send({ event: 'sse_heartbeat', timestamp: opts.now().toISOString() }), opts.heartbeatMs);
   heartbeat.unref();
   await sse.closed;
   clearInterval(heartbeat);
-  unfollow();
+  unfollow!();
 }

@@ -1,8 +1,7 @@
 // Deployments and the app versions they register. A deployment's files live under
 // <dataDir>/deployments/<id>/ (host/apps/deployments.ts); env var values are stored sealed.
-import type { Db } from './sqlite/open.js';
-import { unique } from './sqlite/database.js';
-import { likePattern } from './sql.js';
+import type { Database, Queryable } from './database.js';
+import { join, likePattern, raw, sql } from './sql.js';
 
 export type DeploymentStatus = 'queued' | 'in_progress' | 'running' | 'failed' | 'stopped';
 
@@ -50,123 +49,141 @@ export interface AppListQuery {
   limit: number;
 }
 
-const COLUMNS = 'id, project_id, status, status_reason, entrypoint_rel_path, env_vars, version, app_name, source_checksum, created_at, updated_at';
-const VERSION_COLUMNS = 'id, project_id, deployment_id, app_name, version, actions, live';
+/** How goLive ended: live (with the deployments it replaced), refused (a version held, no force), or not building any more. */
+export type GoLiveResult = { kind: 'live'; replaced: string[] } | { kind: 'held'; held: AppVersionRow } | { kind: 'not_building'; status: DeploymentStatus | undefined };
+
+const COLUMN_NAMES = ['id', 'project_id', 'status', 'status_reason', 'entrypoint_rel_path', 'env_vars', 'version', 'app_name', 'source_checksum', 'created_at', 'updated_at'];
+const COLUMNS = raw(COLUMN_NAMES.join(', '));
+const D_COLUMNS = raw(COLUMN_NAMES.map((c) => `d.${c}`).join(', '));
+const VERSION_COLUMNS = raw('id, project_id, deployment_id, app_name, version, actions, live');
+/** Deployments a build or a stop may still change; the other two are ends. */
+const UNENDED = raw(`('queued', 'in_progress', 'running')`);
 
 export class DeploymentsRepo {
-  private readonly stmts;
+  constructor(private readonly db: Database) {}
 
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(`INSERT INTO deployments (${COLUMNS}) VALUES (@id, @project_id, @status, @status_reason, @entrypoint_rel_path, @env_vars, @version, @app_name, @source_checksum, @created_at, @updated_at)`),
-      byId: db.prepare<[string], DeploymentRow>(`SELECT ${COLUMNS} FROM deployments WHERE id = ?`),
-      setStatus: db.prepare(`UPDATE deployments SET status = @status, status_reason = @reason, updated_at = @at WHERE id = @id`),
-      setEntrypoint: db.prepare(`UPDATE deployments SET entrypoint_rel_path = ? WHERE id = ?`),
-      setApp: db.prepare(`UPDATE deployments SET app_name = @app_name, updated_at = @at WHERE id = @id`),
-      withStatus: db.prepare<[string], DeploymentRow>(`SELECT ${COLUMNS} FROM deployments WHERE status = ? ORDER BY seq`),
-      insertVersion: db.prepare(`INSERT INTO app_versions (${VERSION_COLUMNS}) VALUES (@id, @project_id, @deployment_id, @app_name, @version, @actions, @live)`),
-      liveVersion: db.prepare<[string, string, string], AppVersionRow>(
-        `SELECT ${VERSION_COLUMNS} FROM app_versions WHERE ifnull(project_id, '') = ? AND app_name = ? AND version = ? AND live = 1`,
-      ),
-      versionsOf: db.prepare<[string], AppVersionRow>(`SELECT ${VERSION_COLUMNS} FROM app_versions WHERE deployment_id = ? ORDER BY seq`),
-      retire: db.prepare(`UPDATE app_versions SET live = 0 WHERE deployment_id = ?`),
-    };
+  async insert(row: DeploymentRow): Promise<void> {
+    await this.db.run(sql`INSERT INTO deployments (${COLUMNS}) VALUES (${row.id}, ${row.project_id}, ${row.status}, ${row.status_reason},
+      ${row.entrypoint_rel_path}, ${row.env_vars}, ${row.version}, ${row.app_name}, ${row.source_checksum}, ${row.created_at}, ${row.updated_at})`);
   }
 
-  insert(row: DeploymentRow): void {
-    this.stmts.insert.run(row);
+  get(id: string): Promise<DeploymentRow | undefined> {
+    return this.db.get<DeploymentRow>(sql`SELECT ${COLUMNS} FROM deployments WHERE id = ${id}`);
   }
 
-  get(id: string): DeploymentRow | undefined {
-    return this.stmts.byId.get(id);
+  /** `from` → `to` in one statement; false when the deployment was not in `from` (another change came first). */
+  async transition(id: string, from: DeploymentStatus, to: DeploymentStatus, reason: string | null, at: Date): Promise<boolean> {
+    const { changes } = await this.db.run(
+      sql`UPDATE deployments SET status = ${to}, status_reason = ${reason}, updated_at = ${at.toISOString()} WHERE id = ${id} AND status = ${from}`,
+    );
+    return changes === 1;
   }
 
-  setStatus(id: string, status: DeploymentStatus, reason: string | null, at: Date): void {
-    this.stmts.setStatus.run({ id, status, reason, at: at.toISOString() });
+  async setEntrypoint(id: string, entrypoint: string): Promise<void> {
+    await this.db.run(sql`UPDATE deployments SET entrypoint_rel_path = ${entrypoint} WHERE id = ${id}`);
   }
 
-  setEntrypoint(id: string, entrypoint: string): void {
-    this.stmts.setEntrypoint.run(entrypoint, id);
-  }
-
-  withStatus(status: DeploymentStatus): DeploymentRow[] {
-    return this.stmts.withStatus.all(status);
+  withStatus(status: DeploymentStatus): Promise<DeploymentRow[]> {
+    return this.db.all<DeploymentRow>(sql`SELECT ${COLUMNS} FROM deployments WHERE status = ${status} ORDER BY seq`);
   }
 
   /**
-   * Makes the deployment's apps live and the deployment running, in one transaction. `replace` lists the
-   * deployments whose versions it takes over (force); they are stopped in the same step. Throws
-   * UniqueViolation when another running deployment holds one of the versions.
+   * Makes a building deployment's apps live and the deployment running, in one transaction that also decides
+   * who holds the versions: another deployment's live version refuses it (`held`), unless `force`, when that
+   * deployment is stopped with `reason` in the same step. Concurrent calls are serialized (SQLite: one writer;
+   * PostgreSQL: an advisory lock), so two builds never both find a version free. Should a write still meet
+   * the app_versions_live index, it throws UniqueViolation.
    */
-  goLive(id: string, versions: AppVersionRow[], replace: string[], reason: string, at: Date): void {
-    const run = this.db.transaction(() => {
-      for (const old of replace) {
-        this.stmts.retire.run(old);
-        this.stmts.setStatus.run({ id: old, status: 'stopped', reason, at: at.toISOString() });
+  goLive(id: string, versions: AppVersionRow[], opts: { force: boolean; reason: string; at: Date }): Promise<GoLiveResult> {
+    const at = opts.at.toISOString();
+    return this.db.transaction(async (tx): Promise<GoLiveResult> => {
+      if (tx.dialect === 'postgres') await tx.get(sql`SELECT pg_advisory_xact_lock(hashtext('bcs.app_versions'))`);
+      // Locked on PostgreSQL so a concurrent stop waits for this to commit (stop changes the row first).
+      const lock = tx.dialect === 'postgres' ? raw(' FOR UPDATE') : raw('');
+      const current = await tx.get<{ status: DeploymentStatus }>(sql`SELECT status FROM deployments WHERE id = ${id}${lock}`);
+      if (current?.status !== 'in_progress') return { kind: 'not_building', status: current?.status };
+      const replaced = new Set<string>();
+      for (const v of versions) {
+        const held = await heldBy(tx, v, id);
+        if (!held) continue;
+        if (!opts.force) return { kind: 'held', held };
+        replaced.add(held.deployment_id);
       }
-      for (const v of versions) this.stmts.insertVersion.run(v);
-      this.stmts.setApp.run({ id, app_name: versions.map((v) => v.app_name).join(','), at: at.toISOString() });
-      this.stmts.setStatus.run({ id, status: 'running', reason: null, at: at.toISOString() });
+      for (const old of replaced) {
+        await tx.run(sql`UPDATE deployments SET status = 'stopped', status_reason = ${opts.reason}, updated_at = ${at} WHERE id = ${old}`);
+        await tx.run(sql`UPDATE app_versions SET live = 0 WHERE deployment_id = ${old}`);
+      }
+      for (const v of versions) {
+        await tx.run(sql`INSERT INTO app_versions (${VERSION_COLUMNS})
+          VALUES (${v.id}, ${v.project_id}, ${v.deployment_id}, ${v.app_name}, ${v.version}, ${v.actions}, ${v.live})`);
+      }
+      const appName = versions.map((v) => v.app_name).join(',');
+      await tx.run(sql`UPDATE deployments SET app_name = ${appName}, status = 'running', status_reason = ${null}, updated_at = ${at} WHERE id = ${id}`);
+      return { kind: 'live', replaced: [...replaced] };
     });
-    unique(run);
   }
 
-  /** Stops a deployment: its versions are no longer live. */
-  stop(id: string, status: 'stopped' | 'failed', reason: string, at: Date): void {
-    this.db.transaction(() => {
-      this.stmts.retire.run(id);
-      this.stmts.setStatus.run({ id, status, reason, at: at.toISOString() });
-    })();
+  /**
+   * Ends a deployment that has not ended (its versions are no longer live); false when it had already
+   * stopped or failed: the first end wins.
+   */
+  stop(id: string, status: 'stopped' | 'failed', reason: string, at: Date): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      // The row first: on PostgreSQL that waits for a goLive holding it, so the versions it made live are seen.
+      const { changes } = await tx.run(
+        sql`UPDATE deployments SET status = ${status}, status_reason = ${reason}, updated_at = ${at.toISOString()} WHERE id = ${id} AND status IN ${UNENDED}`,
+      );
+      if (changes === 0) return false;
+      await tx.run(sql`UPDATE app_versions SET live = 0 WHERE deployment_id = ${id}`);
+      return true;
+    });
   }
 
-  liveVersion(projectId: string | null, appName: string, version: string): AppVersionRow | undefined {
-    return this.stmts.liveVersion.get(projectId ?? '', appName, version);
+  liveVersion(projectId: string | null, appName: string, version: string): Promise<AppVersionRow | undefined> {
+    return this.db.get<AppVersionRow>(
+      sql`SELECT ${VERSION_COLUMNS} FROM app_versions WHERE coalesce(project_id, '') = ${projectId ?? ''} AND app_name = ${appName} AND version = ${version} AND live = 1`,
+    );
   }
 
-  versionsOf(deploymentId: string): AppVersionRow[] {
-    return this.stmts.versionsOf.all(deploymentId);
+  versionsOf(deploymentId: string): Promise<AppVersionRow[]> {
+    return this.db.all<AppVersionRow>(sql`SELECT ${VERSION_COLUMNS} FROM app_versions WHERE deployment_id = ${deploymentId} ORDER BY seq`);
   }
 
-  list(q: DeploymentListQuery): { rows: DeploymentRow[]; hasMore: boolean } {
-    const where = [`ifnull(d.project_id, '') = @project`];
-    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
+  /** Newest first; `query` matches ids and app names (case-insensitive). */
+  async list(q: DeploymentListQuery): Promise<{ rows: DeploymentRow[]; hasMore: boolean }> {
+    const where = [sql`coalesce(d.project_id, '') = ${q.projectId ?? ''}`];
     if (q.appName !== undefined || q.appVersion !== undefined) {
       // A deployment belongs to the apps it registered, or (before it registered any) to none.
-      where.push(`EXISTS (SELECT 1 FROM app_versions v WHERE v.deployment_id = d.id ${q.appName !== undefined ? 'AND v.app_name = @app' : ''} ${q.appVersion !== undefined ? 'AND v.version = @version' : ''})`);
-      params.app = q.appName;
-      params.version = q.appVersion;
+      const of = [sql`v.deployment_id = d.id`];
+      if (q.appName !== undefined) of.push(sql`v.app_name = ${q.appName}`);
+      if (q.appVersion !== undefined) of.push(sql`v.version = ${q.appVersion}`);
+      where.push(sql`EXISTS (SELECT 1 FROM app_versions v WHERE ${join(of, ' AND ')})`);
     }
     if (q.query) {
-      where.push(`(lower(d.id) LIKE @query ESCAPE '\\' OR lower(ifnull(d.app_name, '')) LIKE @query ESCAPE '\\')`);
-      params.query = likePattern(q.query);
+      const pattern = likePattern(q.query);
+      where.push(sql`(lower(d.id) LIKE ${pattern} ESCAPE '\\' OR lower(coalesce(d.app_name, '')) LIKE ${pattern} ESCAPE '\\')`);
     }
-    const rows = this.db
-      .prepare<Record<string, unknown>, DeploymentRow>(
-        `SELECT ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')} FROM deployments d WHERE ${where.join(' AND ')} ORDER BY d.seq DESC LIMIT @limit OFFSET @offset`,
-      )
-      .all(params);
+    const rows = await this.db.all<DeploymentRow>(
+      sql`SELECT ${D_COLUMNS} FROM deployments d WHERE ${join(where, ' AND ')} ORDER BY d.seq DESC LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
   }
 
   /** Live app versions, newest first. */
-  listApps(q: AppListQuery): { rows: AppVersionRow[]; hasMore: boolean } {
-    const where = [`ifnull(project_id, '') = @project`, 'live = 1'];
-    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
-    if (q.appName !== undefined) {
-      where.push('app_name = @app');
-      params.app = q.appName;
-    }
-    if (q.version !== undefined) {
-      where.push('version = @version');
-      params.version = q.version;
-    }
-    if (q.query) {
-      where.push(`lower(app_name) LIKE @query ESCAPE '\\'`);
-      params.query = likePattern(q.query);
-    }
-    const rows = this.db
-      .prepare<Record<string, unknown>, AppVersionRow>(`SELECT ${VERSION_COLUMNS} FROM app_versions WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT @limit OFFSET @offset`)
-      .all(params);
+  async listApps(q: AppListQuery): Promise<{ rows: AppVersionRow[]; hasMore: boolean }> {
+    const where = [sql`coalesce(project_id, '') = ${q.projectId ?? ''}`, sql`live = 1`];
+    if (q.appName !== undefined) where.push(sql`app_name = ${q.appName}`);
+    if (q.version !== undefined) where.push(sql`version = ${q.version}`);
+    if (q.query) where.push(sql`lower(app_name) LIKE ${likePattern(q.query)} ESCAPE '\\'`);
+    const rows = await this.db.all<AppVersionRow>(
+      sql`SELECT ${VERSION_COLUMNS} FROM app_versions WHERE ${join(where, ' AND ')} ORDER BY seq DESC LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
   }
+}
+
+/** Another deployment's live version with the same project, app and version as `v`. */
+function heldBy(tx: Queryable, v: AppVersionRow, deploymentId: string): Promise<AppVersionRow | undefined> {
+  return tx.get<AppVersionRow>(sql`SELECT ${VERSION_COLUMNS} FROM app_versions
+    WHERE coalesce(project_id, '') = ${v.project_id ?? ''} AND app_name = ${v.app_name} AND version = ${v.version} AND live = 1 AND deployment_id <> ${deploymentId}`);
 }

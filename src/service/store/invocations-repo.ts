@@ -1,6 +1,6 @@
 // Invocations of deployed actions, and the events (logs and states) deployments and invocations stream.
-import type { Db } from './sqlite/open.js';
-import { likePattern } from './sql.js';
+import type { Database } from './database.js';
+import { join, likePattern, raw, sql, type Sql } from './sql.js';
 
 export type InvocationStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -41,56 +41,48 @@ export interface AppEventRow {
   event: string;
 }
 
-const COLUMNS = 'id, project_id, deployment_id, app_name, version, action_name, status, status_reason, payload, output, started_at, started_ms, finished_at';
+const COLUMNS = raw('id, project_id, deployment_id, app_name, version, action_name, status, status_reason, payload, output, started_at, started_ms, finished_at');
 
 /** Events kept per deployment or invocation; older ones are dropped (a chatty action must not fill the disk). */
 export const EVENTS_KEPT = 5000;
+/** How often (in event seqs) an owner's old events are trimmed: a delete per event would double the writes. */
+const TRIM_EVERY = 500;
 
 export class InvocationsRepo {
-  private readonly stmts;
+  constructor(
+    private readonly db: Database,
+    /** Events kept per owner (tests keep fewer). */
+    private readonly eventsKept = EVENTS_KEPT,
+  ) {}
 
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(
-        `INSERT INTO invocations (${COLUMNS}) VALUES (@id, @project_id, @deployment_id, @app_name, @version, @action_name, @status, @status_reason, @payload, @output, @started_at, @started_ms, @finished_at)`,
-      ),
-      byId: db.prepare<[string], InvocationRow>(`SELECT ${COLUMNS} FROM invocations WHERE id = ?`),
-      start: db.prepare(`UPDATE invocations SET status = 'running' WHERE id = ? AND status = 'queued'`),
-      finish: db.prepare(
-        `UPDATE invocations SET status = @status, status_reason = @reason, output = @output, finished_at = @at WHERE id = @id AND status IN ('queued', 'running')`,
-      ),
-      unfinished: db.prepare<[], InvocationRow>(`SELECT ${COLUMNS} FROM invocations WHERE status IN ('queued', 'running') ORDER BY seq`),
-      addEvent: db.prepare(`INSERT INTO app_events (owner_id, ts_ms, event) VALUES (?, ?, ?)`),
-      trimEvents: db.prepare(`DELETE FROM app_events WHERE owner_id = ? AND seq <= (SELECT seq FROM app_events WHERE owner_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`),
-      events: db.prepare<[string, number], AppEventRow>(`SELECT seq, ts_ms, event FROM app_events WHERE owner_id = ? AND ts_ms >= ? ORDER BY seq`),
-    };
+  async insert(row: InvocationRow): Promise<void> {
+    await this.db.run(sql`INSERT INTO invocations (${COLUMNS}) VALUES (${row.id}, ${row.project_id}, ${row.deployment_id}, ${row.app_name},
+      ${row.version}, ${row.action_name}, ${row.status}, ${row.status_reason}, ${row.payload}, ${row.output}, ${row.started_at}, ${row.started_ms}, ${row.finished_at})`);
   }
 
-  insert(row: InvocationRow): void {
-    this.stmts.insert.run(row);
-  }
-
-  get(id: string): InvocationRow | undefined {
-    return this.stmts.byId.get(id);
+  get(id: string): Promise<InvocationRow | undefined> {
+    return this.db.get<InvocationRow>(sql`SELECT ${COLUMNS} FROM invocations WHERE id = ${id}`);
   }
 
   /** queued → running; false when it is no longer queued (cancelled meanwhile). */
-  markRunning(id: string): boolean {
-    return this.stmts.start.run(id).changes === 1;
+  async markRunning(id: string): Promise<boolean> {
+    return (await this.db.run(sql`UPDATE invocations SET status = 'running' WHERE id = ${id} AND status = 'queued'`)).changes === 1;
   }
 
   /** Ends an unfinished invocation; false when it had already ended (the first end wins). */
-  finish(id: string, status: 'succeeded' | 'failed', reason: string | null, output: string | null, at: Date): boolean {
-    return this.stmts.finish.run({ id, status, reason, output, at: at.toISOString() }).changes === 1;
+  async finish(id: string, status: 'succeeded' | 'failed', reason: string | null, output: string | null, at: Date): Promise<boolean> {
+    const { changes } = await this.db.run(sql`UPDATE invocations SET status = ${status}, status_reason = ${reason}, output = ${output}, finished_at = ${at.toISOString()}
+      WHERE id = ${id} AND status IN ('queued', 'running')`);
+    return changes === 1;
   }
 
-  unfinished(): InvocationRow[] {
-    return this.stmts.unfinished.all();
+  unfinished(): Promise<InvocationRow[]> {
+    return this.db.all<InvocationRow>(sql`SELECT ${COLUMNS} FROM invocations WHERE status IN ('queued', 'running') ORDER BY seq`);
   }
 
-  list(q: InvocationListQuery): { rows: InvocationRow[]; hasMore: boolean } {
-    const where = [`ifnull(project_id, '') = @project`];
-    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
+  /** Newest first; `query` matches ids, app and action names (case-insensitive). */
+  async list(q: InvocationListQuery): Promise<{ rows: InvocationRow[]; hasMore: boolean }> {
+    const where: Sql[] = [sql`coalesce(project_id, '') = ${q.projectId ?? ''}`];
     const exact: [keyof InvocationListQuery, string][] = [
       ['appName', 'app_name'],
       ['actionName', 'action_name'],
@@ -98,34 +90,33 @@ export class InvocationsRepo {
       ['status', 'status'],
       ['version', 'version'],
     ];
-    for (const [key, column] of exact) {
-      if (q[key] === undefined) continue;
-      where.push(`${column} = @${column}`);
-      params[column] = q[key];
-    }
-    if (q.sinceMs !== undefined) {
-      where.push('started_ms >= @since');
-      params.since = q.sinceMs;
-    }
+    for (const [key, column] of exact) if (q[key] !== undefined) where.push(sql`${raw(column)} = ${q[key]}`);
+    if (q.sinceMs !== undefined) where.push(sql`started_ms >= ${q.sinceMs}`);
     if (q.query) {
-      where.push(`(lower(id) LIKE @query ESCAPE '\\' OR lower(app_name) LIKE @query ESCAPE '\\' OR lower(action_name) LIKE @query ESCAPE '\\')`);
-      params.query = likePattern(q.query);
+      const p = likePattern(q.query);
+      where.push(sql`(lower(id) LIKE ${p} ESCAPE '\\' OR lower(app_name) LIKE ${p} ESCAPE '\\' OR lower(action_name) LIKE ${p} ESCAPE '\\')`);
     }
-    const rows = this.db
-      .prepare<Record<string, unknown>, InvocationRow>(`SELECT ${COLUMNS} FROM invocations WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT @limit OFFSET @offset`)
-      .all(params);
+    const rows = await this.db.all<InvocationRow>(
+      sql`SELECT ${COLUMNS} FROM invocations WHERE ${join(where, ' AND ')} ORDER BY seq DESC LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
   }
 
-  /** Appends an event of `ownerId` (a deployment or invocation id), keeping the newest EVENTS_KEPT. */
-  addEvent(ownerId: string, tsMs: number, event: object): number {
-    const seq = Number(this.stmts.addEvent.run(ownerId, tsMs, JSON.stringify(event)).lastInsertRowid);
-    if (seq % 500 === 0) this.stmts.trimEvents.run(ownerId, ownerId, EVENTS_KEPT);
+  /** Appends an event of `ownerId` (a deployment or invocation id), keeping about the newest `eventsKept`; its seq. */
+  async addEvent(ownerId: string, tsMs: number, event: object): Promise<number> {
+    const added = await this.db.get<{ seq: number }>(
+      sql`INSERT INTO app_events (owner_id, ts_ms, event) VALUES (${ownerId}, ${tsMs}, ${JSON.stringify(event)}) RETURNING seq`,
+    );
+    const seq = Number(added!.seq);
+    if (seq % Math.min(TRIM_EVERY, this.eventsKept) === 0) {
+      await this.db.run(sql`DELETE FROM app_events WHERE owner_id = ${ownerId}
+        AND seq <= (SELECT seq FROM app_events WHERE owner_id = ${ownerId} ORDER BY seq DESC LIMIT 1 OFFSET ${this.eventsKept})`);
+    }
     return seq;
   }
 
   /** Stored events of `ownerId` from `sinceMs` on, oldest first. */
-  events(ownerId: string, sinceMs: number): AppEventRow[] {
-    return this.stmts.events.all(ownerId, sinceMs);
+  events(ownerId: string, sinceMs: number): Promise<AppEventRow[]> {
+    return this.db.all<AppEventRow>(sql`SELECT seq, ts_ms, event FROM app_events WHERE owner_id = ${ownerId} AND ts_ms >= ${sinceMs} ORDER BY seq`);
   }
 }

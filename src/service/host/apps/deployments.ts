@@ -9,11 +9,12 @@ import { REGION, type AppVersion, type Deployment, type DeploymentCreateParams }
 import { newId } from '../../ids.js';
 import type { SecretsBox } from '../../secrets-box.js';
 import type { AppVersionRow, DeploymentRow, DeploymentsRepo, DeploymentListQuery, AppListQuery } from '../../store/deployments-repo.js';
+import { UniqueViolation } from '../../store/unique.js';
 import { DomainError, invalidField } from '../errors.js';
 import { BuildError, buildDeployment } from './build.js';
 import { checkParams, readDeployParts } from './deploy-request.js';
 import type { EventLog } from '../event-log.js';
-import { findByIdInProject } from '../find-in-project.js';
+import { lookUpByIdInProject } from '../find-in-project.js';
 import type { DiscoveredApp } from './worker.js';
 import type { ActionWorkers, DeploymentRuntime } from './workers.js';
 
@@ -43,7 +44,7 @@ export class Deployments {
   async recover(): Promise<void> {
     await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
     for (const status of ['queued', 'in_progress'] as const) {
-      for (const row of this.opts.repo.withStatus(status)) this.fail(row.id, 'the service restarted while the deployment was being built; deploy again');
+      for (const row of await this.opts.repo.withStatus(status)) await this.fail(row.id, 'the service restarted while the deployment was being built; deploy again');
     }
   }
 
@@ -56,7 +57,7 @@ export class Deployments {
       const req = await readDeployParts(parts, dir, input);
       if (req.params.source) throw githubUnavailable(input);
       if (!req.zip) throw invalidField(`${input}.file`, 'is required: a zip of the app folder (or a `source`)');
-      const row = this.insert(id, projectId, req.params, req.zip.checksum);
+      const row = await this.insert(id, projectId, req.params, req.zip.checksum);
       this.startBuild(row, req.params, join(dir, 'upload.zip'));
       return row;
     } catch (err) {
@@ -72,29 +73,30 @@ export class Deployments {
     throw invalidField(`${input}.file`, 'is required: send the zip as multipart/form-data');
   }
 
-  get(projectId: string | null, id: string): DeploymentRow {
-    return findByIdInProject(this.opts.repo, projectId, id, 'deployment');
+  get(projectId: string | null, id: string): Promise<DeploymentRow> {
+    return lookUpByIdInProject(this.opts.repo, projectId, id, 'deployment');
   }
 
-  list(q: DeploymentListQuery): { rows: DeploymentRow[]; hasMore: boolean } {
+  list(q: DeploymentListQuery): Promise<{ rows: DeploymentRow[]; hasMore: boolean }> {
     return this.opts.repo.list(q);
   }
 
-  listApps(q: AppListQuery): { rows: AppVersionRow[]; hasMore: boolean } {
+  listApps(q: AppListQuery): Promise<{ rows: AppVersionRow[]; hasMore: boolean }> {
     return this.opts.repo.listApps(q);
   }
 
   /** `DELETE /deployments/{id}`: stops it (terminal ones stay as they are). */
   async stop(row: DeploymentRow): Promise<void> {
     if (row.status === 'stopped' || row.status === 'failed') return;
-    this.opts.repo.stop(row.id, 'stopped', 'stopped by request', this.opts.now());
-    this.stopped(row.id, 'the deployment was stopped');
+    // A build that failed or a stop that came first meanwhile has already done the rest.
+    if (!(await this.opts.repo.stop(row.id, 'stopped', 'stopped by request', this.opts.now()))) return;
+    await this.stopped(row.id, 'the deployment was stopped');
   }
 
   /** The live version of an app in the project, with the deployment that runs it. */
-  liveVersion(projectId: string | null, appName: string, version: string): { version: AppVersionRow; runtime: DeploymentRuntime } | undefined {
-    const v = this.opts.repo.liveVersion(projectId, appName, version);
-    const dep = v && this.opts.repo.get(v.deployment_id);
+  async liveVersion(projectId: string | null, appName: string, version: string): Promise<{ version: AppVersionRow; runtime: DeploymentRuntime } | undefined> {
+    const v = await this.opts.repo.liveVersion(projectId, appName, version);
+    const dep = v && (await this.opts.repo.get(v.deployment_id));
     if (!v || !dep) return undefined;
     return { version: v, runtime: this.runtime(dep) };
   }
@@ -117,8 +119,8 @@ export class Deployments {
     return d;
   }
 
-  presentApp(v: AppVersionRow): AppVersion {
-    const dep = this.opts.repo.get(v.deployment_id);
+  async presentApp(v: AppVersionRow): Promise<AppVersion> {
+    const dep = await this.opts.repo.get(v.deployment_id);
     return {
       id: v.id,
       app_name: v.app_name,
@@ -135,7 +137,7 @@ export class Deployments {
     await Promise.allSettled([...this.building.values()]);
   }
 
-  private insert(id: string, projectId: string | null, params: DeploymentCreateParams, checksum: string): DeploymentRow {
+  private async insert(id: string, projectId: string | null, params: DeploymentCreateParams, checksum: string): Promise<DeploymentRow> {
     const row: DeploymentRow = {
       id,
       project_id: projectId,
@@ -149,8 +151,8 @@ export class Deployments {
       created_at: this.opts.now().toISOString(),
       updated_at: null,
     };
-    this.opts.repo.insert(row);
-    this.publishState(id);
+    await this.opts.repo.insert(row);
+    await this.publishState(id);
     return row;
   }
 
@@ -159,8 +161,9 @@ export class Deployments {
       .catch((err: unknown) => {
         const reason = err instanceof BuildError || err instanceof DomainError ? err.message : `the build failed: ${(err as Error).message}`;
         if (!(err instanceof BuildError || err instanceof DomainError)) this.opts.log.warn({ err, deployment: row.id }, 'deployment build failed');
-        this.fail(row.id, reason);
+        return this.fail(row.id, reason);
       })
+      .catch((err: unknown) => this.opts.log.warn({ err, deployment: row.id }, 'could not record a failed deployment build'))
       .finally(() => {
         this.building.delete(row.id);
         void rm(zipPath, { force: true });
@@ -173,12 +176,12 @@ export class Deployments {
     const log = (line: string) => events.log(row.id, line);
     // Yields first, so the create answers `queued` before the work starts.
     await new Promise((resolve) => setImmediate(resolve));
-    if (!this.setStatus(row.id, 'in_progress')) return;
+    if (!(await this.setStatus(row.id, 'in_progress'))) return;
     const dir = join(this.opts.dir, row.id);
     const entrypoint = await buildDeployment({ zipPath, dir, entrypoint: params.entrypoint_rel_path, log });
-    if (!params.entrypoint_rel_path) repo.setEntrypoint(row.id, entrypoint);
+    if (!params.entrypoint_rel_path) await repo.setEntrypoint(row.id, entrypoint);
     log('loading the app to read its actions');
-    const runtime = this.runtime(repo.get(row.id)!);
+    const runtime = this.runtime((await repo.get(row.id))!);
     const leased = await this.opts.workers.start(runtime);
     leased.worker.listen((line) => log(line));
     let apps: DiscoveredApp[];
@@ -189,23 +192,23 @@ export class Deployments {
       await leased.release();
       throw new BuildError((err as Error).message);
     }
-    const current = repo.get(row.id);
-    if (current?.status !== 'in_progress') return void (await leased.release());
-    this.goLive(row, apps, params.force ?? false);
+    let live: boolean;
+    try {
+      live = await this.goLive(row, apps, params.force ?? false);
+    } catch (err) {
+      await leased.release();
+      throw err;
+    }
+    if (!live) return void (await leased.release());
     this.opts.workers.keep(runtime, leased);
   }
 
-  private goLive(row: DeploymentRow, apps: DiscoveredApp[], force: boolean): void {
+  /**
+   * Makes the apps live (false when the deployment stopped or failed meanwhile). Who holds a version is
+   * decided in the store's transaction, so two builds of one version cannot both go live.
+   */
+  private async goLive(row: DeploymentRow, apps: DiscoveredApp[], force: boolean): Promise<boolean> {
     const { repo, events, now } = this.opts;
-    const replace = new Set<string>();
-    for (const app of apps) {
-      const held = repo.liveVersion(row.project_id, app.name, row.version);
-      if (!held || held.deployment_id === row.id) continue;
-      if (!force) {
-        throw new BuildError(`version '${row.version}' of app '${app.name}' is already deployed (deployment ${held.deployment_id}); deploy with force to replace it, or give another version`);
-      }
-      replace.add(held.deployment_id);
-    }
     const versions: AppVersionRow[] = apps.map((app) => ({
       id: newId(),
       project_id: row.project_id,
@@ -215,36 +218,48 @@ export class Deployments {
       actions: JSON.stringify(app.actions.map((a) => ({ name: a.name }))),
       live: 1,
     }));
-    repo.goLive(row.id, versions, [...replace], `replaced by deployment ${row.id}`, now());
-    for (const old of replace) this.stopped(old, `the deployment was replaced by ${row.id}`);
+    let result;
+    try {
+      result = await repo.goLive(row.id, versions, { force, reason: `replaced by deployment ${row.id}`, at: now() });
+    } catch (err) {
+      if (!(err instanceof UniqueViolation)) throw err;
+      // The store serializes goLive, so this is another writer's doing; still the build's failure, said plainly.
+      const names = apps.map((a) => `'${a.name}'`).join(', ');
+      throw new BuildError(`version '${row.version}' of app ${names} went live in another deployment while this one was being built; deploy again${force ? '' : ' with force to replace it'}, or give another version`, { cause: err });
+    }
+    if (result.kind === 'not_building') return false;
+    if (result.kind === 'held') {
+      const { app_name: app, deployment_id: holder } = result.held;
+      throw new BuildError(`version '${row.version}' of app '${app}' is already deployed (deployment ${holder}); deploy with force to replace it, or give another version`);
+    }
+    for (const old of result.replaced) await this.stopped(old, `the deployment was replaced by ${row.id}`);
     for (const v of versions) {
-      const { env_vars: _omitted, deployment: _d, ...summary } = this.presentApp(v);
+      const { env_vars: _omitted, deployment: _d, ...summary } = await this.presentApp(v);
       events.publish(row.id, { event: 'app_version_summary', ...summary });
     }
-    this.publishState(row.id);
-  }
-
-  private setStatus(id: string, status: 'in_progress'): boolean {
-    const row = this.opts.repo.get(id);
-    if (row?.status !== 'queued') return false;
-    this.opts.repo.setStatus(id, status, null, this.opts.now());
-    this.publishState(id);
+    await this.publishState(row.id);
     return true;
   }
 
-  private fail(id: string, reason: string): void {
-    const row = this.opts.repo.get(id);
-    if (!row || row.status === 'stopped' || row.status === 'failed') return;
-    this.opts.repo.stop(id, 'failed', reason, this.opts.now());
+  /** queued → `status`; false when it is queued no more (stopped before its build began). */
+  private async setStatus(id: string, status: 'in_progress'): Promise<boolean> {
+    if (!(await this.opts.repo.transition(id, 'queued', status, null, this.opts.now()))) return false;
+    await this.publishState(id);
+    return true;
+  }
+
+  private async fail(id: string, reason: string): Promise<void> {
+    // Nothing when it had already ended: the first end wins, in the store.
+    if (!(await this.opts.repo.stop(id, 'failed', reason, this.opts.now()))) return;
     this.opts.events.publish(id, { event: 'error', error: { code: 'deployment_failed', message: reason } });
-    this.publishState(id);
+    await this.publishState(id);
     void this.removeFiles(id);
   }
 
   /** A deployment stopped (by request, or replaced): its spare goes, its runs fail, its files are removed. */
-  private stopped(id: string, reason: string): void {
+  private async stopped(id: string, reason: string): Promise<void> {
     this.opts.workers.drop(id);
-    this.publishState(id);
+    await this.publishState(id);
     this.opts.onStopped?.(id, reason);
     void this.removeFiles(id);
   }
@@ -256,8 +271,8 @@ export class Deployments {
     await rm(join(this.opts.dir, id), { recursive: true, force: true }).catch((err: unknown) => this.opts.log.warn({ err, deployment: id }, 'could not remove a deployment folder'));
   }
 
-  private publishState(id: string): void {
-    const row = this.opts.repo.get(id);
+  private async publishState(id: string): Promise<void> {
+    const row = await this.opts.repo.get(id);
     if (row) this.opts.events.publish(id, { event: 'deployment_state', deployment: this.present(row) });
   }
 
@@ -277,6 +292,8 @@ export function deploymentSettled(status: string): boolean {
 
 function checkApps(apps: DiscoveredApp[]): void {
   if (apps.length === 0) throw new Error('the entrypoint defines no app: create one with kernel.app(name) (or new KernelApp(name)) from @onkernel/sdk');
+  const twice = apps.find((a, i) => apps.findIndex((b) => b.name === a.name) !== i);
+  if (twice) throw new Error(`the entrypoint defines app '${twice.name}' twice: give each app a name of its own`);
   const empty = apps.find((a) => a.actions.length === 0);
   if (empty) throw new Error(`app '${empty.name}' defines no action: add one with app.action(name, handler)`);
 }

@@ -2,14 +2,15 @@
 // succeeded | failed. A run ends with its action's return value or thrown error, its timeout, its worker
 // dying, a cancel (PATCH failed), or its deployment stopping; whichever comes first wins, the worker is
 // killed and the browsers created for the invocation are ended. Concurrent invocations are capped per
-// project (`max_concurrent_invocations`), counted in memory so the check is exact under races.
+// project (`max_concurrent_invocations`), counted in memory so the check is exact under races: a create
+// takes its place in the count in the same synchronous step as the check, before its first write.
 import type { Invocation, InvocationCreateParams, InvocationUpdateParams } from '../../../api/schemas/apps.js';
 import { newId } from '../../ids.js';
 import type { InvocationListQuery, InvocationRow, InvocationsRepo } from '../../store/invocations-repo.js';
 import { DomainError, conflict, invalidField } from '../errors.js';
 import type { Deployments } from './deployments.js';
 import type { EventLog } from '../event-log.js';
-import { findByIdInProject } from '../find-in-project.js';
+import { lookUpByIdInProject } from '../find-in-project.js';
 import type { WorkerOutcome } from './worker.js';
 import type { ActionWorkers, LeasedWorker } from './workers.js';
 
@@ -20,7 +21,7 @@ export interface InvocationsOptions {
   events: EventLog;
   now: () => Date;
   /** The project's `max_concurrent_invocations` (null: no cap). */
-  maxConcurrent: (projectId: string | null) => number | null;
+  maxConcurrent: (projectId: string | null) => number | null | Promise<number | null>;
   /** The browsers of an invocation: their ids, and how one is ended. */
   browsers: { of: (invocationId: string) => string[]; end: (browserId: string, detail: string) => Promise<void> };
   log: { warn: (obj: object, msg: string) => void };
@@ -47,9 +48,9 @@ export class Invocations {
   constructor(private readonly opts: InvocationsOptions) {}
 
   /** Fails what the last run of the service left unfinished: its workers died with it. */
-  recover(): void {
-    for (const row of this.opts.repo.unfinished()) {
-      this.finish(row.id, { status: 'failed', reason: 'the service restarted while the invocation ran', output: null });
+  async recover(): Promise<void> {
+    for (const row of await this.opts.repo.unfinished()) {
+      await this.finish(row.id, { status: 'failed', reason: 'the service restarted while the invocation ran', output: null });
     }
   }
 
@@ -57,8 +58,8 @@ export class Invocations {
    * Starts an invocation; `done` settles when it ended (a synchronous create waits for it). `input` names
    * the request part (`body`).
    */
-  create(projectId: string | null, params: InvocationCreateParams, input: string): { row: InvocationRow; done: Promise<void> } {
-    if (this.closed) throw new DomainError('unavailable', 'shutting_down', 'the service is shutting down');
+  async create(projectId: string | null, params: InvocationCreateParams, input: string): Promise<{ row: InvocationRow; done: Promise<void> }> {
+    if (this.closed) throw shuttingDown();
     if (params.payload !== undefined) {
       try {
         JSON.parse(params.payload);
@@ -69,13 +70,16 @@ export class Invocations {
     if (params.async_timeout_seconds !== undefined && params.async !== true) {
       throw invalidField(`${input}.async_timeout_seconds`, 'applies only with async: true');
     }
-    const live = this.opts.deployments.liveVersion(projectId, params.app_name, params.version);
+    const live = await this.opts.deployments.liveVersion(projectId, params.app_name, params.version);
     if (!live) throw new DomainError('not_found', 'not_found', `app '${params.app_name}' version '${params.version}' is not deployed`);
     const actions = JSON.parse(live.version.actions) as { name: string }[];
     if (!actions.some((a) => a.name === params.action_name)) {
       throw new DomainError('not_found', 'not_found', `app '${params.app_name}' version '${params.version}' has no action '${params.action_name}' (it has ${actions.map((a) => a.name).join(', ')})`);
     }
-    this.admit(projectId);
+    const max = await this.opts.maxConcurrent(projectId);
+    // From the check to running.set nothing awaits: a concurrent create sees this one counted.
+    if (this.closed) throw shuttingDown();
+    this.admit(projectId, max);
     const now = this.opts.now();
     const row: InvocationRow = {
       id: newId(),
@@ -92,33 +96,43 @@ export class Invocations {
       started_ms: now.getTime(),
       finished_at: null,
     };
-    this.opts.repo.insert(row);
-    this.publishState(row.id);
     let interrupt!: (ending: Ending) => void;
     const interrupted = new Promise<Ending>((resolve) => (interrupt = resolve));
-    const state: Running = { projectId, deploymentId: row.deployment_id, interrupt, done: Promise.resolve() };
+    // `done` covers the whole run from here, so close() waits for a create still writing too.
+    let settle!: () => void;
+    const state: Running = { projectId, deploymentId: row.deployment_id, interrupt, done: new Promise<void>((resolve) => (settle = resolve)) };
     this.running.set(row.id, state);
+    try {
+      await this.opts.repo.insert(row);
+      await this.publishState(row.id);
+    } catch (err) {
+      this.running.delete(row.id);
+      settle();
+      throw err;
+    }
     const timeoutS = params.async_timeout_seconds ?? DEFAULT_TIMEOUT_S;
-    state.done = this.run(row, live.runtime, state, interrupted, timeoutS)
+    void this.run(row, live.runtime, state, interrupted, timeoutS)
       .catch((err: unknown): Ending => {
         if (!(err instanceof DomainError)) this.opts.log.warn({ err, invocation: row.id }, 'invocation failed to run');
         return { status: 'failed', reason: err instanceof DomainError ? err.message : `the action could not be run: ${(err as Error).message}`, output: null };
       })
-      .then((ending) => this.end(row.id, state, ending));
+      .then((ending) => this.end(row.id, state, ending))
+      .catch((err: unknown) => this.opts.log.warn({ err, invocation: row.id }, 'could not record the end of an invocation'))
+      .finally(settle);
     return { row, done: state.done };
   }
 
-  get(projectId: string | null, id: string): InvocationRow {
-    return findByIdInProject(this.opts.repo, projectId, id, 'invocation');
+  get(projectId: string | null, id: string): Promise<InvocationRow> {
+    return lookUpByIdInProject(this.opts.repo, projectId, id, 'invocation');
   }
 
-  list(q: InvocationListQuery): { rows: InvocationRow[]; hasMore: boolean } {
+  list(q: InvocationListQuery): Promise<{ rows: InvocationRow[]; hasMore: boolean }> {
     return this.opts.repo.list(q);
   }
 
   /** `PATCH /invocations/{id}`: `failed` cancels a run (its worker is killed); `succeeded` ends it with `output`. */
   async update(projectId: string | null, id: string, params: InvocationUpdateParams, input: string): Promise<InvocationRow> {
-    const row = this.get(projectId, id);
+    const row = await this.get(projectId, id);
     if (params.output !== undefined) {
       try {
         JSON.parse(params.output);
@@ -131,23 +145,23 @@ export class Invocations {
     const reason = params.status === 'failed' ? 'cancelled by request' : null;
     state.interrupt({ status: params.status, reason, output: params.output ?? null });
     await state.done;
-    return this.opts.repo.get(id)!;
+    return (await this.opts.repo.get(id))!;
   }
 
   /** For `invocation_id` on browser creates: the invocation must be this project's and still running. */
-  checkRunning(projectId: string | null, id: string, field: string): void {
-    const row = this.opts.repo.get(id);
+  async checkRunning(projectId: string | null, id: string, field: string): Promise<void> {
+    const row = await this.opts.repo.get(id);
     if (!row || row.project_id !== projectId) throw invalidField(field, `invocation '${id}' not found`);
     if (!this.running.has(id)) throw invalidField(field, `invocation '${id}' has already ${row.status}`);
   }
 
-  browsers(projectId: string | null, id: string): string[] {
-    this.get(projectId, id);
+  async browsers(projectId: string | null, id: string): Promise<string[]> {
+    await this.get(projectId, id);
     return this.opts.browsers.of(id);
   }
 
   async deleteBrowsers(projectId: string | null, id: string): Promise<void> {
-    this.get(projectId, id);
+    await this.get(projectId, id);
     await this.endBrowsers(id, 'deleted with its invocation (DELETE /invocations/{id}/browsers)');
   }
 
@@ -183,8 +197,7 @@ export class Invocations {
     await Promise.allSettled(all.map((s) => s.done));
   }
 
-  private admit(projectId: string | null): void {
-    const max = this.opts.maxConcurrent(projectId);
+  private admit(projectId: string | null, max: number | null): void {
     if (max === null || max <= 0) return;
     let count = 0;
     for (const state of this.running.values()) if (state.projectId === projectId) count++;
@@ -215,8 +228,8 @@ export class Invocations {
       );
       const loadFailure = await Promise.race([ready, interrupted, timedOut]);
       if (loadFailure) return loadFailure;
-      if (!this.opts.repo.markRunning(row.id)) return await interrupted;
-      this.publishState(row.id);
+      if (!(await this.opts.repo.markRunning(row.id))) return await interrupted;
+      await this.publishState(row.id);
       const outcome = leased.worker.run({ invocation_id: row.id, app_name: row.app_name, action_name: row.action_name, payload: row.payload ?? undefined });
       return await Promise.race([outcome.then(endingOf), interrupted, timedOut]);
     } finally {
@@ -226,7 +239,7 @@ export class Invocations {
 
   private async end(id: string, state: Running, ending: Ending): Promise<void> {
     this.running.delete(id);
-    this.finish(id, ending);
+    await this.finish(id, ending);
     // The worker's teardown is not the caller's wait (a sync invoke answers once the run has ended); its
     // key is revoked at once. The invocation's browsers are ended before it answers.
     const released = state.leased?.release();
@@ -235,12 +248,12 @@ export class Invocations {
     if (this.closed) await released;
   }
 
-  private finish(id: string, ending: Ending): void {
-    if (!this.opts.repo.finish(id, ending.status, ending.reason, ending.output, this.opts.now())) return;
+  private async finish(id: string, ending: Ending): Promise<void> {
+    if (!(await this.opts.repo.finish(id, ending.status, ending.reason, ending.output, this.opts.now()))) return;
     if (ending.status === 'failed') {
       this.opts.events.publish(id, { event: 'error', error: { code: 'invocation_failed', message: ending.reason ?? 'the invocation failed' } });
     }
-    this.publishState(id);
+    await this.publishState(id);
   }
 
   private async endBrowsers(id: string, detail: string): Promise<void> {
@@ -250,8 +263,8 @@ export class Invocations {
     );
   }
 
-  private publishState(id: string): void {
-    const row = this.opts.repo.get(id);
+  private async publishState(id: string): Promise<void> {
+    const row = await this.opts.repo.get(id);
     if (!row) return;
     const { deployment_id: _d, ...invocation } = this.present(row);
     this.opts.events.publish(id, { event: 'invocation_state', invocation });
@@ -261,6 +274,10 @@ export class Invocations {
 /** Whether an invocation status ends its event stream. */
 export function invocationSettled(status: string): boolean {
   return status === 'succeeded' || status === 'failed';
+}
+
+function shuttingDown(): DomainError {
+  return new DomainError('unavailable', 'shutting_down', 'the service is shutting down');
 }
 
 function endingOf(outcome: WorkerOutcome): Ending {

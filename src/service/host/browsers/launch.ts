@@ -26,7 +26,7 @@ export interface BrowserLauncherDeps {
   headful: { available: boolean; reason: string };
   chromePolicy: { available: boolean; reason: string };
   /** Refuses an `invocation_id` that is not a running invocation of the project (host/apps). */
-  checkInvocation(projectId: string | null, id: string, field: string): void;
+  checkInvocation(projectId: string | null, id: string, field: string): Promise<void>;
 }
 
 /** A session to launch, with everything its request named already resolved. */
@@ -57,7 +57,7 @@ export class BrowserLauncher {
     if (body.headless === false && !deps.headful.available) {
       throw new DomainError('invalid', 'headful_unavailable', `headful browsers are not available: ${deps.headful.reason}; create with headless: true`);
     }
-    if (body.invocation_id !== undefined) deps.checkInvocation(projectId, body.invocation_id, `${input}.invocation_id`);
+    if (body.invocation_id !== undefined) await deps.checkInvocation(projectId, body.invocation_id, `${input}.invocation_id`);
     const proxy = deps.proxies?.select(projectId, body, input);
     const params = this.withResources(projectId, body, input);
     return this.launch({
