@@ -131,7 +131,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const sessions = new SessionManager({ repo: browsers, executables: { full: chromium, headlessShell }, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), cacheDir: opts.cacheDir ?? defaultCacheDir(), now, log, display: opts.display, egress });
   // Measured in the background now, so the first create does not pay for the whole measurement.
   void sessions.windowFrame();
-  const telemetryEvents = new TelemetryRepo(db);
+  const telemetryEvents = new TelemetryRepo(database, { log });
   const exporter = new OtlpExporter(opts.otlpDestinations ?? {}, log);
   const telemetry = new TelemetryHub({ repo: telemetryEvents, exporter, sessionLog: (id, line) => sessionLogs.service(id, line), log });
   telemetryHub = telemetry;
@@ -144,8 +144,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const siteConfigs = new SiteConfigs({ repo: new SiteConfigsRepo(db), proxies, now });
   const credentialProviders = new CredentialProviders({ repo: new CredentialProvidersRepo(db), secrets, connect: connectProvider, now });
   // Profiles and extensions live beside the database; loading and saving them plug into every launch and end.
-  const profiles = new ProfileStore({ repo: new ProfilesRepo(db), browsers, dir: join(opts.dataDir, 'profiles'), now, log });
-  const extensions = new ExtensionStore({ repo: new ExtensionsRepo(db), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
+  const profiles = new ProfileStore({ repo: new ProfilesRepo(database), browsers, dir: join(opts.dataDir, 'profiles'), now, log });
+  const extensions = new ExtensionStore({ repo: new ExtensionsRepo(database), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
   await profiles.prepare();
   await extensions.prepare();
   const chromePolicy = chromePolicySupport(chromium, sandbox, sandboxReason);
@@ -164,7 +164,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     checkInvocation: (projectId, id, field) => invocations!.checkRunning(projectId, id, field),
   });
   const pools = new PoolManager({ repo: new PoolsRepo(database), browsers, sessions, tokens, log, now, headful, chromePolicy, telemetry, launcher: browserLauncher, proxies, profiles, extensions });
-  const replays = new ReplaysRepo(db);
+  const replays = new ReplaysRepo(database);
   const recordings = new ReplayManager({ repo: replays, dir: join(opts.dataDir, 'replays'), now, log });
   const launcher = new Launcher(sandbox, Accounts.fromHost());
   const processes = new ProcessRegistry(launcher);

@@ -46,7 +46,7 @@ export function registerAuthConnectionRoutes(app: FastifyInstance, ctx: ServiceC
   app.post<{ Body: ConnectionCreateParams }>(
     base,
     { schema: { body: connectionCreateParams, response: ok('The new connection (its profile created when missing)', managedAuth) } },
-    async (req) => present(connections.create(req.auth.projectId, req.body, 'body')),
+    async (req) => present(await connections.create(req.auth.projectId, req.body, 'body')),
   );
 
   app.get<{ Querystring: ConnectionListParams & Paged }>(

@@ -64,7 +64,7 @@ export function registerExtensionRoutes(app: FastifyInstance, deps: ExtensionRou
     { schema: { querystring: listQuery, response: page('Uploaded extensions', extension) } },
     async (req, reply) => {
       const q = req.query;
-      const page = extensions.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
+      const page = await extensions.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, page.rows.length, page.hasMore);
       return page.rows.map((row) => extensions.present(row));
     },
@@ -84,11 +84,11 @@ export function registerExtensionRoutes(app: FastifyInstance, deps: ExtensionRou
   );
 
   app.get<{ Params: IdParams }>('/extensions/:id_or_name/metadata', { schema: { params: idOrNameParams, response: ok('The extension', extension) } }, async (req) =>
-    extensions.present(find(req.auth.projectId, req.params.id_or_name)),
+    extensions.present(await find(req.auth.projectId, req.params.id_or_name)),
   );
 
   app.get<{ Params: IdParams }>('/extensions/:id_or_name', { schema: { params: idOrNameParams, response: content('The zip as uploaded', 'application/zip') } }, async (req, reply) => {
-    const row = find(req.auth.projectId, req.params.id_or_name);
+    const row = await find(req.auth.projectId, req.params.id_or_name);
     return reply
       .type('application/zip')
       .header('content-length', row.size_bytes)
@@ -97,7 +97,7 @@ export function registerExtensionRoutes(app: FastifyInstance, deps: ExtensionRou
   });
 
   app.delete<{ Params: IdParams }>('/extensions/:id_or_name', { schema: { params: idOrNameParams, response: noContent('Deleted') } }, async (req, reply) => {
-    await extensions.delete(find(req.auth.projectId, req.params.id_or_name));
+    await extensions.delete(await find(req.auth.projectId, req.params.id_or_name));
     return reply.code(204).send();
   });
 }

@@ -33,7 +33,7 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
   const { profiles } = deps;
 
   app.post<{ Body: ProfileCreateParams }>('/profiles', { schema: { body: createBody, response: ok('The new profile, empty until a browser saves into it', profile) }, preValidation: defaultEmptyBody }, async (req) =>
-    profiles.present(profiles.create(req.auth.projectId, req.body.name)),
+    profiles.present(await profiles.create(req.auth.projectId, req.body.name)),
   );
 
   app.get<{ Querystring: { offset: number; limit: number; name?: string; query?: string } }>(
@@ -41,24 +41,24 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
     { schema: { querystring: listQuery, response: page('Profiles', profile) } },
     async (req, reply) => {
       const q = req.query;
-      const page = profiles.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
+      const page = await profiles.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, page.rows.length, page.hasMore);
       return page.rows.map((row) => profiles.present(row));
     },
   );
 
   app.get<{ Params: IdParams }>('/profiles/:id_or_name', { schema: { params: idOrNameParams, response: ok('The profile', profile) } }, async (req) =>
-    profiles.present(profiles.find(req.auth.projectId, req.params.id_or_name)),
+    profiles.present(await profiles.find(req.auth.projectId, req.params.id_or_name)),
   );
 
   app.patch<{ Params: IdParams; Body: ProfileUpdateParams }>(
     '/profiles/:id_or_name',
     { schema: { params: idOrNameParams, body: updateBody, response: ok('The profile as renamed', profile) } },
-    async (req) => profiles.present(profiles.rename(profiles.find(req.auth.projectId, req.params.id_or_name), req.body.name)),
+    async (req) => profiles.present(await profiles.rename(await profiles.find(req.auth.projectId, req.params.id_or_name), req.body.name)),
   );
 
   app.delete<{ Params: IdParams }>('/profiles/:id_or_name', { schema: { params: idOrNameParams, response: noContent('Deleted with its stored state') } }, async (req, reply) => {
-    await profiles.delete(profiles.find(req.auth.projectId, req.params.id_or_name));
+    await profiles.delete(await profiles.find(req.auth.projectId, req.params.id_or_name));
     return reply.code(204).send();
   });
 
@@ -66,7 +66,7 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
     '/profiles/:id_or_name/download',
     { schema: { params: idOrNameParams, querystring: downloadQuery, response: tarOrZst } },
     async (req, reply) => {
-      const row = profiles.find(req.auth.projectId, req.params.id_or_name);
+      const row = await profiles.find(req.auth.projectId, req.params.id_or_name);
       const zstd = req.query.format === 'tar.zst';
       // zstd is in Node's zlib from 22.15 on; an older 22 (engines allow 22.12) serves plain tar only.
       if (zstd && typeof createZstdCompress !== 'function') {

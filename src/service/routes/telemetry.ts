@@ -120,7 +120,7 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
       const untilUs = q.until === undefined ? undefined : parseInstant(q.until, 'querystring.until', nowMs);
       // The cursor (offset) already places the page; since only applies to a first page read forwards.
       const sinceUs = order === 'asc' && q.offset === undefined ? parseInstant(q.since ?? '5m', 'querystring.since', nowMs) : undefined;
-      const page = ctx.telemetryEvents.list({
+      const page = await ctx.telemetryEvents.list({
         browserId: row.id,
         categories: parseCategoryParam(q.category),
         sinceUs,
@@ -160,7 +160,7 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
         if (reply.raw.writableLength > STREAM_HIGH_WATER) return sse.close();
         sse.send(present(env), env.seq);
       };
-      const { backlog, stop } = ctx.telemetry.subscribe(
+      const { backlog, stop } = await ctx.telemetry.subscribe(
         row.id,
         // Last-Event-ID is a reconnect: it resumes, whatever replay says.
         { afterSeq, replayAll: afterSeq === undefined && req.query.replay === 'all' },

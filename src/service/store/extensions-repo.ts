@@ -1,8 +1,8 @@
 // Uploaded extensions: id, name, size and checksum of the uploaded zip. The zip and its unpacked copy are
 // files under <dataDir>/extensions/ (host/extensions/extensions.ts).
-import type { Db } from './sqlite/open.js';
-import { unique } from './sqlite/database.js';
+import type { Queryable } from './database.js';
 import { listNamed, type NamedListQuery } from './profiles-repo.js';
+import { raw, sql } from './sql.js';
 
 export interface ExtensionRow {
   id: string;
@@ -14,45 +14,34 @@ export interface ExtensionRow {
   last_used_at: string | null;
 }
 
-const COLUMNS = 'id, project_id, name, created_at, size_bytes, checksum, last_used_at';
+const COLUMNS = raw('id, project_id, name, created_at, size_bytes, checksum, last_used_at');
 
 export class ExtensionsRepo {
-  private readonly stmts;
-
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(
-        `INSERT INTO extensions (${COLUMNS}) VALUES (@id, @project_id, @name, @created_at, @size_bytes, @checksum, @last_used_at)`,
-      ),
-      byId: db.prepare<[string], ExtensionRow>(`SELECT ${COLUMNS} FROM extensions WHERE id = ?`),
-      byName: db.prepare<[string, string], ExtensionRow>(`SELECT ${COLUMNS} FROM extensions WHERE ifnull(project_id, '') = ? AND name = ?`),
-      used: db.prepare(`UPDATE extensions SET last_used_at = @at WHERE id = @id`),
-      remove: db.prepare(`DELETE FROM extensions WHERE id = ?`),
-    };
-  }
+  constructor(private readonly db: Queryable) {}
 
   /** Throws UniqueViolation when the name is taken in the project. */
-  insert(row: ExtensionRow): void {
-    unique(() => this.stmts.insert.run(row));
+  async insert(row: ExtensionRow): Promise<void> {
+    await this.db.run(sql`INSERT INTO extensions (${COLUMNS})
+      VALUES (${row.id}, ${row.project_id}, ${row.name}, ${row.created_at}, ${row.size_bytes}, ${row.checksum}, ${row.last_used_at})`);
   }
 
-  get(id: string): ExtensionRow | undefined {
-    return this.stmts.byId.get(id);
+  get(id: string): Promise<ExtensionRow | undefined> {
+    return this.db.get<ExtensionRow>(sql`SELECT ${COLUMNS} FROM extensions WHERE id = ${id}`);
   }
 
-  getByName(projectId: string | null, name: string): ExtensionRow | undefined {
-    return this.stmts.byName.get(projectId ?? '', name);
+  getByName(projectId: string | null, name: string): Promise<ExtensionRow | undefined> {
+    return this.db.get<ExtensionRow>(sql`SELECT ${COLUMNS} FROM extensions WHERE coalesce(project_id, '') = ${projectId ?? ''} AND name = ${name}`);
   }
 
-  markUsed(id: string, at: Date): void {
-    this.stmts.used.run({ id, at: at.toISOString() });
+  async markUsed(id: string, at: Date): Promise<void> {
+    await this.db.run(sql`UPDATE extensions SET last_used_at = ${at.toISOString()} WHERE id = ${id}`);
   }
 
-  remove(id: string): void {
-    this.stmts.remove.run(id);
+  async remove(id: string): Promise<void> {
+    await this.db.run(sql`DELETE FROM extensions WHERE id = ${id}`);
   }
 
-  list(q: NamedListQuery): { rows: ExtensionRow[]; hasMore: boolean } {
-    return listNamed<ExtensionRow>(this.db, 'extensions', COLUMNS, q);
+  list(q: NamedListQuery): Promise<{ rows: ExtensionRow[]; hasMore: boolean }> {
+    return listNamed<ExtensionRow>(this.db, raw('extensions'), COLUMNS, q);
   }
 }

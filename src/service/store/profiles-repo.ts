@@ -1,8 +1,7 @@
 // Browser profiles: id, name and times. The state itself is files under <dataDir>/profiles/<id>/ (host/profiles/profiles.ts);
 // which sessions loaded a profile is in the browsers table (`profile_id`, `profile_save_changes`).
-import type { Db } from './sqlite/open.js';
-import { unique } from './sqlite/database.js';
-import { likePattern } from './sql.js';
+import type { Queryable } from './database.js';
+import { join, likePattern, raw, sql, type Sql } from './sql.js';
 
 export interface ProfileRow {
   id: string;
@@ -23,81 +22,66 @@ export interface NamedListQuery {
   limit: number;
 }
 
-const COLUMNS = 'id, project_id, name, created_at, updated_at, last_used_at';
+const COLUMNS = raw('id, project_id, name, created_at, updated_at, last_used_at');
 
 export class ProfilesRepo {
-  private readonly stmts;
+  constructor(private readonly db: Queryable) {}
 
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(`INSERT INTO profiles (${COLUMNS}) VALUES (@id, @project_id, @name, @created_at, @updated_at, @last_used_at)`),
-      byId: db.prepare<[string], ProfileRow>(`SELECT ${COLUMNS} FROM profiles WHERE id = ?`),
-      byName: db.prepare<[string, string], ProfileRow>(`SELECT ${COLUMNS} FROM profiles WHERE ifnull(project_id, '') = ? AND name = ?`),
-      rename: db.prepare(`UPDATE profiles SET name = @name, updated_at = @at WHERE id = @id`),
-      updated: db.prepare(`UPDATE profiles SET updated_at = @at WHERE id = @id`),
-      used: db.prepare(`UPDATE profiles SET last_used_at = @at WHERE id = @id`),
-      remove: db.prepare(`DELETE FROM profiles WHERE id = ?`),
-      writer: db.prepare<[string], { id: string }>(
-        `SELECT id FROM browsers WHERE profile_id = ? AND profile_save_changes = 1 AND deleted_at IS NULL`,
-      ),
-    };
+  /** Throws UniqueViolation when the name is taken in the project. */
+  async insert(row: ProfileRow): Promise<void> {
+    await this.db.run(sql`INSERT INTO profiles (${COLUMNS})
+      VALUES (${row.id}, ${row.project_id}, ${row.name}, ${row.created_at}, ${row.updated_at}, ${row.last_used_at})`);
+  }
+
+  get(id: string): Promise<ProfileRow | undefined> {
+    return this.db.get<ProfileRow>(sql`SELECT ${COLUMNS} FROM profiles WHERE id = ${id}`);
+  }
+
+  getByName(projectId: string | null, name: string): Promise<ProfileRow | undefined> {
+    return this.db.get<ProfileRow>(sql`SELECT ${COLUMNS} FROM profiles WHERE coalesce(project_id, '') = ${projectId ?? ''} AND name = ${name}`);
   }
 
   /** Throws UniqueViolation when the name is taken in the project. */
-  insert(row: ProfileRow): void {
-    unique(() => this.stmts.insert.run(row));
-  }
-
-  get(id: string): ProfileRow | undefined {
-    return this.stmts.byId.get(id);
-  }
-
-  getByName(projectId: string | null, name: string): ProfileRow | undefined {
-    return this.stmts.byName.get(projectId ?? '', name);
-  }
-
-  /** Throws UniqueViolation when the name is taken in the project. */
-  rename(id: string, name: string, at: Date): void {
-    unique(() => this.stmts.rename.run({ id, name, at: at.toISOString() }));
+  async rename(id: string, name: string, at: Date): Promise<void> {
+    await this.db.run(sql`UPDATE profiles SET name = ${name}, updated_at = ${at.toISOString()} WHERE id = ${id}`);
   }
 
   /** The stored state changed (a session wrote it back). */
-  markUpdated(id: string, at: Date): void {
-    this.stmts.updated.run({ id, at: at.toISOString() });
+  async markUpdated(id: string, at: Date): Promise<void> {
+    await this.db.run(sql`UPDATE profiles SET updated_at = ${at.toISOString()} WHERE id = ${id}`);
   }
 
-  markUsed(id: string, at: Date): void {
-    this.stmts.used.run({ id, at: at.toISOString() });
+  async markUsed(id: string, at: Date): Promise<void> {
+    await this.db.run(sql`UPDATE profiles SET last_used_at = ${at.toISOString()} WHERE id = ${id}`);
   }
 
-  remove(id: string): void {
-    this.stmts.remove.run(id);
+  async remove(id: string): Promise<void> {
+    await this.db.run(sql`DELETE FROM profiles WHERE id = ${id}`);
   }
 
   /** The active session that holds the profile read-write, if any. */
-  writerOf(id: string): string | undefined {
-    return this.stmts.writer.get(id)?.id;
+  async writerOf(id: string): Promise<string | undefined> {
+    const row = await this.db.get<{ id: string }>(
+      sql`SELECT id FROM browsers WHERE profile_id = ${id} AND profile_save_changes = 1 AND deleted_at IS NULL`,
+    );
+    return row?.id;
   }
 
-  list(q: NamedListQuery): { rows: ProfileRow[]; hasMore: boolean } {
-    return listNamed<ProfileRow>(this.db, 'profiles', COLUMNS, q);
+  list(q: NamedListQuery): Promise<{ rows: ProfileRow[]; hasMore: boolean }> {
+    return listNamed<ProfileRow>(this.db, raw('profiles'), COLUMNS, q);
   }
 }
 
 /** One page of a project's named resources (profiles, extensions), oldest first, and whether more follow. */
-export function listNamed<T>(db: Db, table: string, columns: string, q: NamedListQuery): { rows: T[]; hasMore: boolean } {
-  const where = [`ifnull(project_id, '') = @project`];
-  const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
-  if (q.name !== undefined) {
-    where.push('name = @name COLLATE NOCASE');
-    params.name = q.name;
-  }
+export async function listNamed<T>(db: Queryable, table: Sql, columns: Sql, q: NamedListQuery): Promise<{ rows: T[]; hasMore: boolean }> {
+  const where = [sql`coalesce(project_id, '') = ${q.projectId ?? ''}`];
+  if (q.name !== undefined) where.push(sql`lower(name) = lower(${q.name})`);
   if (q.query) {
-    where.push(`(lower(id) LIKE @query ESCAPE '\\' OR lower(ifnull(name, '')) LIKE @query ESCAPE '\\')`);
-    params.query = likePattern(q.query);
+    const pattern = likePattern(q.query);
+    where.push(sql`(lower(id) LIKE ${pattern} ESCAPE '\\' OR lower(coalesce(name, '')) LIKE ${pattern} ESCAPE '\\')`);
   }
-  const rows = db
-    .prepare<Record<string, unknown>, T>(`SELECT ${columns} FROM ${table} WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all(params);
+  const rows = await db.all<T>(
+    sql`SELECT ${columns} FROM ${table} WHERE ${join(where, ' AND ')} ORDER BY seq LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+  );
   return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
 }

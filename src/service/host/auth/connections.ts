@@ -5,9 +5,10 @@ import type { ConnectionCreateParams, ConnectionCredential, ConnectionUpdatePara
 import { newId } from '../../ids.js';
 import type { AuthConnectionsRepo, ConnectionListQuery, ConnectionRow, ConnectionSettings } from '../../store/auth-connections-repo.js';
 import type { CredentialProviders, CredentialStore } from '../credentials/index.js';
-import { conflict, invalidField } from '../errors.js';
+import { DomainError, conflict, invalidField } from '../errors.js';
 import { findByIdInProject } from '../find-in-project.js';
 import type { ProfileStore } from '../profiles/index.js';
+import type { ProfileRow } from '../../store/profiles-repo.js';
 import type { ProxyService } from '../proxy/index.js';
 import { UniqueViolation } from '../../store/unique.js';
 
@@ -30,10 +31,10 @@ export class AuthConnections {
   }
 
   /** `input` names where the body came from (`body`), for the fields of 400s. */
-  create(projectId: string | null, body: ConnectionCreateParams, input: string): ConnectionRow {
+  async create(projectId: string | null, body: ConnectionCreateParams, input: string): Promise<ConnectionRow> {
     const settings = this.settingsOf(projectId, defaults(), body, input);
     const proxyId = this.proxyOf(projectId, body, input);
-    const profile = this.profileNamed(projectId, body.profile_name);
+    const profile = await this.profileNamed(projectId, body.profile_name);
     const at = this.deps.now().toISOString();
     const row: ConnectionRow = {
       id: newId(),
@@ -214,11 +215,16 @@ export class AuthConnections {
     return cred.path !== undefined ? { provider: cred.provider, path: cred.path } : { provider: cred.provider, auto: true };
   }
 
-  private profileNamed(projectId: string | null, name: string) {
+  /** The project's profile of that name, created when there is none. */
+  private async profileNamed(projectId: string | null, name: string): Promise<ProfileRow> {
+    const existing = await this.deps.profiles.find(projectId, name).catch(() => undefined);
+    if (existing) return existing;
     try {
-      return this.deps.profiles.find(projectId, name);
-    } catch {
-      return this.deps.profiles.create(projectId, name);
+      return await this.deps.profiles.create(projectId, name);
+    } catch (err) {
+      // A concurrent create made it between the look-up and ours: that one is the profile.
+      if (err instanceof DomainError && err.kind === 'conflict') return this.deps.profiles.find(projectId, name);
+      throw err;
     }
   }
 }

@@ -48,7 +48,7 @@ export interface FlowBrowserDeps {
 export function flowBrowserLauncher(deps: FlowBrowserDeps): LaunchFlowBrowser {
   return async (row, opts = {}) => {
     const save = opts.saveProfile ?? true;
-    if (save) deps.profiles.checkWritable(deps.profiles.find(row.project_id, row.profile_id));
+    if (save) await deps.profiles.checkWritable(await deps.profiles.find(row.project_id, row.profile_id));
     // The connection's own settings first; a site config for its domain fills in the rest.
     const site = deps.siteConfigs.match(row.project_id, row.domain)?.settings ?? {};
     const proxyId = opts.proxyId !== undefined ? opts.proxyId : (row.proxy_id ?? site.proxy_id);

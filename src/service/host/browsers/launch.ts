@@ -59,7 +59,7 @@ export class BrowserLauncher {
     }
     if (body.invocation_id !== undefined) await deps.checkInvocation(projectId, body.invocation_id, `${input}.invocation_id`);
     const proxy = deps.proxies?.select(projectId, body, input);
-    const params = this.withResources(projectId, body, input);
+    const params = await this.withResources(projectId, body, input);
     return this.launch({
       projectId,
       params,
@@ -86,19 +86,19 @@ export class BrowserLauncher {
    * The request with its profile and extensions resolved to ids, as sessions.create takes them: unknown
    * ones are a 404, a profile already held read-write a 409, extensions without a full Chromium a 400.
    */
-  private withResources(projectId: string | null, body: BrowserCreateParams, input: string): BrowserCreateParams {
+  private async withResources(projectId: string | null, body: BrowserCreateParams, input: string): Promise<BrowserCreateParams> {
     const { profiles, extensions, chromePolicy } = this.deps;
     checkNetwork(body.network, input);
     admitChromePolicy(chromePolicy, body.chrome_policy, `${input}.chrome_policy`);
     const params = { ...body };
     if (body.profile && profiles) {
-      const profile = profiles.select(projectId, body.profile, `${input}.profile`);
-      if (body.profile.save_changes) profiles.checkWritable(profile);
+      const profile = await profiles.select(projectId, body.profile, `${input}.profile`);
+      if (body.profile.save_changes) await profiles.checkWritable(profile);
       params.profile = { id: profile.id, save_changes: body.profile.save_changes === true };
     }
     if (body.extensions?.length && extensions) {
       extensions.checkAvailable();
-      params.extensions = extensions.selectAll(projectId, body.extensions, `${input}.extensions`).map((e) => ({ id: e.id }));
+      params.extensions = (await extensions.selectAll(projectId, body.extensions, `${input}.extensions`)).map((e) => ({ id: e.id }));
     }
     return params;
   }

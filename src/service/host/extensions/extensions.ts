@@ -17,7 +17,7 @@ import { unpackExtension } from './extension-zip.js';
 import { HOME_DIR, multipartError, spoolUpload } from '../fs/index.js';
 import { copyProfileTree } from '../profiles/index.js';
 import type { Logger } from '../session/index.js';
-import { findInProject } from '../find-in-project.js';
+import { lookUpInProject } from '../find-in-project.js';
 import { UniqueViolation } from '../../store/unique.js';
 
 /** The name rule of extension uploads (and of profile names). */
@@ -88,7 +88,7 @@ export class ExtensionStore {
       if (!received) throw invalidField(`${input}.file`, 'is required');
       if (name !== undefined && !NAME.test(name)) throw invalidField(`${input}.name`, `must match ${NAME_PATTERN}`);
       // Refused before the unpacking work; the unique index decides races at the insert.
-      if (name !== undefined && this.deps.repo.getByName(projectId, name)) throw nameTaken(name);
+      if (name !== undefined && (await this.deps.repo.getByName(projectId, name))) throw nameTaken(name);
       const unpackDir = join(staging, 'unpacked');
       await mkdir(unpackDir, { mode: 0o700 });
       const { root } = await unpackExtension(received.path, unpackDir, `${input}.file`);
@@ -105,7 +105,7 @@ export class ExtensionStore {
       try {
         await rename(root, this.unpacked(id));
         await rename(received.path, this.zipPath(id));
-        this.deps.repo.insert(row);
+        await this.deps.repo.insert(row);
       } catch (err) {
         await this.removeFiles(id);
         if (err instanceof UniqueViolation) throw nameTaken(name!);
@@ -117,24 +117,24 @@ export class ExtensionStore {
     }
   }
 
-  list(q: NamedListQuery): { rows: ExtensionRow[]; hasMore: boolean } {
+  list(q: NamedListQuery): Promise<{ rows: ExtensionRow[]; hasMore: boolean }> {
     return this.deps.repo.list(q);
   }
 
   /** By id, else by name, within the project; 404 otherwise. */
-  find(projectId: string | null, idOrName: string): ExtensionRow {
-    return findInProject(this.deps.repo, projectId, idOrName, 'extension');
+  find(projectId: string | null, idOrName: string): Promise<ExtensionRow> {
+    return lookUpInProject(this.deps.repo, projectId, idOrName, 'extension');
   }
 
   /** The extensions a create body lists, each by exactly one of id and name, in order and without repeats. */
-  selectAll(projectId: string | null, selectors: BrowserExtensionSelector[], field: string): ExtensionRow[] {
+  async selectAll(projectId: string | null, selectors: BrowserExtensionSelector[], field: string): Promise<ExtensionRow[]> {
     const rows = new Map<string, ExtensionRow>();
-    selectors.forEach((s, i) => {
+    for (const [i, s] of selectors.entries()) {
       if ((s.id === undefined) === (s.name === undefined)) throw invalidField(`${field}.${i}`, 'must have exactly one of id and name');
-      const row = s.id !== undefined ? this.deps.repo.get(s.id) : this.deps.repo.getByName(projectId, s.name!);
+      const row = s.id !== undefined ? await this.deps.repo.get(s.id) : await this.deps.repo.getByName(projectId, s.name!);
       if (!row || row.project_id !== projectId) throw notFound('extension', (s.id ?? s.name)!);
       rows.set(row.id, row);
-    });
+    }
     return [...rows.values()];
   }
 
@@ -153,7 +153,7 @@ export class ExtensionStore {
     if (users.length) {
       throw new DomainError('invalid', 'resource_in_use', `extension '${row.name ?? row.id}' is still used by ${users.join(', ')}; stop using it there first`);
     }
-    this.deps.repo.remove(row.id);
+    await this.deps.repo.remove(row.id);
     await this.removeFiles(row.id);
   }
 
@@ -188,7 +188,7 @@ export class ExtensionStore {
     for (const id of spec.extensionIds) {
       const viewPath = `${EXTENSIONS_DIR}/${id}`;
       if (added.includes(id)) {
-        if (!this.deps.repo.get(id)) throw new Error(`extension '${id}' was deleted`);
+        if (!(await this.deps.repo.get(id))) throw new Error(`extension '${id}' was deleted`);
         if (ctx.previous) {
           const staged = join(await ctx.staging(), id);
           await copyProfileTree(this.unpacked(id), staged, false);
@@ -205,7 +205,7 @@ export class ExtensionStore {
     const comma = paths.find((path) => path.includes(','));
     if (comma) throw new Error(`the extension path ${comma} contains a comma; move the data dir`);
     const now = this.deps.now();
-    for (const id of added) this.deps.repo.markUsed(id, now);
+    for (const id of added) await this.deps.repo.markUsed(id, now);
     // A loaded folder may have the name of an uploaded one's id: it replaced that folder, loaded once.
     const list = [...new Set(paths)].join(',');
     return [`--load-extension=${list}`, `--disable-extensions-except=${list}`];

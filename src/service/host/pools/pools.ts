@@ -139,7 +139,7 @@ export class PoolManager {
       ...(body.network ? { network: body.network } : {}),
       ...(effectivePolicy(body.chrome_policy) ? { chrome_policy: body.chrome_policy } : {}),
     };
-    applyPoolResources(config, body, projectId, this.deps, input);
+    await applyPoolResources(config, body, projectId, this.deps, input);
     this.checkConfig(config, projectId, input);
     const row: PoolRow = { id: newId(), project_id: projectId, name: body.name ?? null, config, created_at: this.deps.now().toISOString() };
     return this.admitWhileWriting(config.size, projectId, row, () => this.deps.repo.insert(row), () => this.add(row));
@@ -160,7 +160,7 @@ export class PoolManager {
     if (config.network && !config.network.private_hosts?.length) delete config.network;
     // `{}` clears the pool's policies: browsers launched from now on run without.
     if (!effectivePolicy(config.chrome_policy)) delete config.chrome_policy;
-    applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps, input);
+    await applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps, input);
     this.checkConfig(config, old.project_id, input);
     const row: PoolRow = { ...old, name: name ? name : old.name, config };
     const reconfigured = await this.admitWhileWriting(config.size - old.config.size, old.project_id, row,

@@ -24,13 +24,13 @@ export interface PoolResourceStores {
  * the pool's current one). On update `profile: {id: ""}` clears the profile, which also unsets the
  * refresh flag, and `extensions: []` clears the extensions.
  */
-export function applyPoolResources(
+export async function applyPoolResources(
   config: StoredPoolConfig,
   body: PoolResourceFields,
   projectId: string | null,
   stores: PoolResourceStores,
   input: string,
-): void {
+): Promise<void> {
   const { profile, extensions, refresh_on_profile_update: refresh } = body;
   if (profile !== undefined) {
     const { save_changes: _readOnly, ...selector } = profile;
@@ -40,7 +40,7 @@ export function applyPoolResources(
       delete config.profile_id;
       delete config.refresh_on_profile_update;
     } else if (stores.profiles) {
-      const row = stores.profiles.select(projectId, selector, `${input}.profile`);
+      const row = await stores.profiles.select(projectId, selector, `${input}.profile`);
       // Defaults to true when a profile is set on a pool that had none.
       if (config.profile_id === undefined) config.refresh_on_profile_update = true;
       config.profile = selector;
@@ -57,7 +57,7 @@ export function applyPoolResources(
       delete config.extension_ids;
     } else if (stores.extensions) {
       stores.extensions.checkAvailable();
-      config.extension_ids = stores.extensions.selectAll(projectId, extensions, `${input}.extensions`).map((row) => row.id);
+      config.extension_ids = (await stores.extensions.selectAll(projectId, extensions, `${input}.extensions`)).map((row) => row.id);
       config.extensions = extensions;
     }
   }

@@ -20,7 +20,7 @@ import { writeDownloadPreferences, type LaunchPreparer } from '../browser/index.
 import { DOWNLOADS_DIR, USER_DATA_DIR } from '../fs/index.js';
 import { copyProfileTree, moveProfileTree, recoverFolders, replaceFolder, snapshotFolder, stagingFolder, tarFolder } from './files.js';
 import type { Logger, SessionEndListener, SessionStoppedHook } from '../session/index.js';
-import { findInProject } from '../find-in-project.js';
+import { lookUpInProject } from '../find-in-project.js';
 import { UniqueViolation } from '../../store/unique.js';
 
 export interface ProfileStoreDeps {
@@ -68,33 +68,33 @@ export class ProfileStore {
     return this.generations.get(profileId) ?? 0;
   }
 
-  create(projectId: string | null, name: string | undefined): ProfileRow {
+  async create(projectId: string | null, name: string | undefined): Promise<ProfileRow> {
     const at = this.deps.now().toISOString();
     const row: ProfileRow = { id: newId(), project_id: projectId, name: name ?? null, created_at: at, updated_at: at, last_used_at: null };
-    this.unique(name, () => this.deps.repo.insert(row));
+    await this.unique(name, () => this.deps.repo.insert(row));
     return row;
   }
 
-  list(q: NamedListQuery): { rows: ProfileRow[]; hasMore: boolean } {
+  list(q: NamedListQuery): Promise<{ rows: ProfileRow[]; hasMore: boolean }> {
     return this.deps.repo.list(q);
   }
 
   /** By id, else by name, within the project; 404 otherwise. */
-  find(projectId: string | null, idOrName: string): ProfileRow {
-    return findInProject(this.deps.repo, projectId, idOrName, 'profile');
+  find(projectId: string | null, idOrName: string): Promise<ProfileRow> {
+    return lookUpInProject(this.deps.repo, projectId, idOrName, 'profile');
   }
 
   /** The profile a create body names with exactly one of id and name; `field` names it in errors. */
-  select(projectId: string | null, selector: BrowserProfileSelector, field: string): ProfileRow {
+  async select(projectId: string | null, selector: BrowserProfileSelector, field: string): Promise<ProfileRow> {
     if ((selector.id === undefined) === (selector.name === undefined)) throw invalidField(field, 'must have exactly one of id and name');
-    const row = selector.id !== undefined ? this.deps.repo.get(selector.id) : this.deps.repo.getByName(projectId, selector.name!);
+    const row = selector.id !== undefined ? await this.deps.repo.get(selector.id) : await this.deps.repo.getByName(projectId, selector.name!);
     if (!row || row.project_id !== projectId) throw notFound('profile', (selector.id ?? selector.name)!);
     return row;
   }
 
   /** Refuses early, with the holder named, what the unique index would refuse at the session's record. */
-  checkWritable(row: ProfileRow): void {
-    const holder = this.deps.repo.writerOf(row.id);
+  async checkWritable(row: ProfileRow): Promise<void> {
+    const holder = await this.deps.repo.writerOf(row.id);
     if (holder) {
       throw conflict(
         `profile '${row.name ?? row.id}' is loaded with save_changes: true by browser '${holder}'; end that session first, or load the profile with save_changes: false`,
@@ -102,9 +102,11 @@ export class ProfileStore {
     }
   }
 
-  rename(row: ProfileRow, name: string): ProfileRow {
-    this.unique(name, () => this.deps.repo.rename(row.id, name, this.deps.now()));
-    return this.deps.repo.get(row.id)!;
+  async rename(row: ProfileRow, name: string): Promise<ProfileRow> {
+    await this.unique(name, () => this.deps.repo.rename(row.id, name, this.deps.now()));
+    const renamed = await this.deps.repo.get(row.id);
+    if (!renamed) throw notFound('profile', row.id);
+    return renamed;
   }
 
   /** Refused while a pool uses the profile. Sessions using it keep their copy; a pending save is dropped. */
@@ -113,7 +115,7 @@ export class ProfileStore {
     if (users.length) {
       throw new DomainError('invalid', 'resource_in_use', `profile '${row.name ?? row.id}' is still used by ${users.join(', ')}; stop using it there first`);
     }
-    this.deps.repo.remove(row.id);
+    await this.deps.repo.remove(row.id);
     await this.saving.get(row.id);
     await Promise.all(this.readers.get(row.id) ?? []);
     await rm(this.folder(row.id), { recursive: true, force: true });
@@ -147,8 +149,8 @@ export class ProfileStore {
   }
 
   /** The `profile` of a browser that loaded `profileId`; only the id once the profile is deleted. */
-  presentRef(profileId: string): Profile {
-    const row = this.deps.repo.get(profileId);
+  async presentRef(profileId: string): Promise<Profile> {
+    const row = await this.deps.repo.get(profileId);
     return row ? this.present(row) : ({ id: profileId } as Profile);
   }
 
@@ -156,9 +158,9 @@ export class ProfileStore {
     return join(this.deps.dir, profileId);
   }
 
-  private unique(name: string | undefined, write: () => void): void {
+  private async unique(name: string | undefined, write: () => Promise<void>): Promise<void> {
     try {
-      write();
+      await write();
     } catch (err) {
       if (err instanceof UniqueViolation) throw conflict(`a profile named '${name}' already exists in this project`);
       throw err;
@@ -198,14 +200,14 @@ export class ProfileStore {
     if (ctx.previous?.profileId) throw new Error(`the browser has profile '${ctx.previous.profileId}' loaded already`);
     const target = ctx.previous ? await ctx.staging() : ctx.view.hostPath(USER_DATA_DIR);
     await this.reading(profileId, async () => {
-      if (!this.deps.repo.get(profileId)) throw new Error(`profile '${profileId}' was deleted`);
+      if (!(await this.deps.repo.get(profileId))) throw new Error(`profile '${profileId}' was deleted`);
       await this.copyOut(profileId, target);
     });
     if (ctx.previous) {
       await writeDownloadPreferences(target, ctx.inView(DOWNLOADS_DIR));
       await ctx.install(target, USER_DATA_DIR);
     }
-    this.deps.repo.markUsed(profileId, this.deps.now());
+    await this.deps.repo.markUsed(profileId, this.deps.now());
     return [];
   };
 
@@ -241,7 +243,7 @@ export class ProfileStore {
   private async save(profileId: string, row: BrowserRow): Promise<void> {
     const { repo, log } = this.deps;
     const fields = { profile_id: profileId, session_id: row.id };
-    if (!repo.get(profileId) || !row.user_data_dir) {
+    if (!row.user_data_dir || !(await repo.get(profileId))) {
       log.warn(fields, 'the profile was deleted while the session used it; its changes are dropped');
       return;
     }
@@ -261,12 +263,12 @@ export class ProfileStore {
     try {
       const entries = await moveProfileTree(claimed, staged);
       await Promise.all(this.readers.get(profileId) ?? []);
-      if (!repo.get(profileId)) {
+      if (!(await repo.get(profileId))) {
         await rm(staged, { recursive: true, force: true });
         return;
       }
       await replaceFolder(staged, target);
-      repo.markUpdated(profileId, this.deps.now());
+      await repo.markUpdated(profileId, this.deps.now());
       this.generations.set(profileId, this.generation(profileId) + 1);
       log.info({ ...fields, entries, ms: Date.now() - started }, 'profile saved');
     } catch (err) {

@@ -18,14 +18,19 @@ export interface ProfileLoadDeps {
  * Checks that `selector` can be loaded into the browser of `row` now (before any other change of the same
  * request is made) and returns the step that loads it. `field` names the selector in errors.
  */
-export function prepareProfileLoad(deps: ProfileLoadDeps, row: BrowserRow, selector: BrowserProfileSelector, field: string): () => Promise<void> {
+export async function prepareProfileLoad(
+  deps: ProfileLoadDeps,
+  row: BrowserRow,
+  selector: BrowserProfileSelector,
+  field: string,
+): Promise<() => Promise<void>> {
   if (row.profile_id) {
-    const loaded = deps.profiles.presentRef(row.profile_id);
+    const loaded = await deps.profiles.presentRef(row.profile_id);
     throw conflict(`browser '${row.id}' has profile '${loaded.name ?? loaded.id}' loaded already; a profile can only be loaded into a browser that has none`);
   }
-  const profile = deps.profiles.select(row.project_id, selector, field);
+  const profile = await deps.profiles.select(row.project_id, selector, field);
   const saveChanges = selector.save_changes === true;
-  if (saveChanges) deps.profiles.checkWritable(profile);
+  if (saveChanges) await deps.profiles.checkWritable(profile);
   const session = deps.sessions.get(row.id);
   if (!session || session.ending) throw notFound('browser', row.id);
   return async () => {

@@ -35,6 +35,8 @@ interface Active {
   recording: Recording;
   timer: NodeJS.Timeout;
   finishing?: Promise<ReplayRow>;
+  /** Marker writes under way: the finalisation waits for them, so every marker added while recording is a chapter. */
+  markerWrites: Set<Promise<void>>;
 }
 
 /** How far ahead of the recording's end a client's timestamp may be (clock skew) before it is refused. */
@@ -123,11 +125,18 @@ export class ReplayManager {
       end_detail: null,
       recorder_pid: recording.pid ?? null,
     };
-    this.deps.repo.insert(row);
+    try {
+      await this.deps.repo.insert(row);
+    } catch (err) {
+      // Unrecorded, the replay could never be listed or finalised: it does not start.
+      await recording.stop().catch(() => undefined);
+      await rm(this.recordingPath(id), { force: true });
+      throw err;
+    }
     const left = opts.maxDurationS * 1000 - recording.offsetMs();
     const timer = setTimeout(() => void this.stop(id, 'max_duration', `reached max_duration_in_seconds (${opts.maxDurationS})`), left);
     timer.unref();
-    this.active.set(id, { row, recording, timer });
+    this.active.set(id, { row, recording, timer, markerWrites: new Set() });
     void recording.exited.then((exit) => {
       if (recording.stopRequested) return;
       // Its output names host paths: the log gets it, the API record only how it ended.
@@ -135,8 +144,8 @@ export class ReplayManager {
       void this.stop(id, 'recorder_exited', describeExit(exit));
     });
     // The session may have ended while ffmpeg started; its cleanup ran before this replay existed.
-    if (session.ending) await this.stop(id, 'session_ended', 'the browser session ended');
-    return this.deps.repo.get(id)!;
+    if (session.ending) return (await this.stop(id, 'session_ended', 'the browser session ended')) ?? row;
+    return row;
   }
 
   /**
@@ -167,13 +176,14 @@ export class ReplayManager {
   /** Stops and finalises a recording; a replay already finished is returned as it is. */
   stop(id: string, reason: ReplayEndReason = 'stopped', detail: string | null = null): Promise<ReplayRow | undefined> {
     const entry = this.active.get(id);
-    if (!entry) return Promise.resolve(this.deps.repo.get(id));
+    if (!entry) return this.deps.repo.get(id);
     entry.finishing ??= this.track(
       (async () => {
         clearTimeout(entry.timer);
         const { recording } = entry;
         const died = !recording.stopRequested && recording.hasExited;
         await recording.stop();
+        await Promise.all(entry.markerWrites);
         let row: ReplayRow;
         if (died) {
           // What it wrote before dying is all there is: the file says how far it got.
@@ -199,7 +209,7 @@ export class ReplayManager {
   }
 
   /** Adds a marker at the current offset, or at the given offset or wall-clock timestamp; `part` names where it came from (`body`). */
-  addMarker(id: string, input: MarkerInput, part: string): Marker {
+  async addMarker(id: string, input: MarkerInput, part: string): Promise<Marker> {
     const entry = this.active.get(id);
     if (!entry || entry.finishing) throw conflict(`replay '${id}' is no longer recording; markers are added while it records`);
     const current = entry.recording.offsetMs();
@@ -219,7 +229,12 @@ export class ReplayManager {
       offset = Math.min(Math.round(offset), current);
     }
     const marker: Marker = { name: input.name, offset_ms: offset, created_at: this.deps.now().toISOString() };
-    this.deps.repo.addMarker(id, marker);
+    // Started with no await since the check above: a stop that comes now waits for it before finalising.
+    const write = this.deps.repo.addMarker(id, marker);
+    const tracked = write.catch(() => undefined);
+    entry.markerWrites.add(tracked);
+    void tracked.then(() => entry.markerWrites.delete(tracked));
+    await write;
     return marker;
   }
 
@@ -228,7 +243,7 @@ export class ReplayManager {
    * what the fragmented file holds. Run at start, before requests are served.
    */
   async recover(): Promise<number> {
-    const stale = this.deps.repo.listUnfinished();
+    const stale = await this.deps.repo.listUnfinished();
     for (const row of stale) {
       // One bad replay must not keep the service from starting.
       try {
@@ -274,7 +289,7 @@ export class ReplayManager {
     const problems: string[] = detail ? [detail] : [];
     if (await stat(rec).catch(() => undefined)) {
       const tmp = join(this.deps.dir, `${row.id}.tmp.mp4`);
-      const markers = this.deps.repo.markers(row.id);
+      const markers = await this.deps.repo.markers(row.id);
       const meta = markers.length ? join(this.deps.dir, `${row.id}.ffmetadata`) : undefined;
       try {
         const { ffmpeg, reason: missing } = await this.lookup();
@@ -295,7 +310,7 @@ export class ReplayManager {
     const video = await stat(out).catch(() => undefined);
     if (!video) problems.push('no video was written');
     const duration = video ? ((await mp4DurationMs(out).catch(() => undefined)) ?? estimateMs) : null;
-    this.deps.repo.finish(row.id, {
+    await this.deps.repo.finish(row.id, {
       finished_at: new Date(endMs).toISOString(),
       duration_ms: duration,
       size_bytes: video?.size ?? null,
@@ -303,7 +318,7 @@ export class ReplayManager {
       end_detail: problems.join('; ') || null,
     });
     this.deps.log.info({ replay_id: row.id, reason, duration_ms: duration }, 'replay finished');
-    return this.deps.repo.get(row.id)!;
+    return (await this.deps.repo.get(row.id)) ?? row;
   }
 
   private track<T>(work: Promise<T>): Promise<T> {

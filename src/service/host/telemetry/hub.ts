@@ -1,5 +1,5 @@
 // Per-session telemetry: which categories are captured, the seq counter, the ring of the last 1024 events
-// for live streams, and fan-out to SQLite (batched), OTLP export and stream subscribers. Producers (the CDP
+// for live streams, and fan-out to the store (batched), OTLP export and stream subscribers. Producers (the CDP
 // collector, the API-call hook, the CDP proxy, the Chromium exit watch) call emit(); whether an event is
 // kept is decided here, in one place, from the session's current categories.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -27,7 +27,7 @@ import type { OtlpExporter } from './otlp.js';
 export const RING_SIZE = 1024;
 /** How long an ended session's counter stays in memory, so calls that finish after the end (the DELETE) are kept. */
 const ENDED_RETENTION_MS = 60_000;
-/** A resume older than the ring reads the gap from SQLite, up to this many events. */
+/** A resume older than the ring reads the gap from the store, up to this many events. */
 const MAX_BACKFILL = 20_000;
 /** How the session log names a client of each protocol. */
 const CLIENT_NAMES: Record<ClientProtocol, string> = { cdp: 'CDP', bidi: 'WebDriver BiDi' };
@@ -54,6 +54,8 @@ interface State {
   collector?: CdpCollector;
   /** Serialises collector starts and stops, which PATCH and the start hook can both ask for. */
   collectorWork: Promise<void>;
+  /** The last settings write: each follows the one before, so the stored settings are the latest. */
+  saved: Promise<void>;
 }
 
 interface Pending {
@@ -99,7 +101,7 @@ export class TelemetryHub {
     if (state.categories === categories && state.exportDestination === exportDestination) return;
     state.categories = categories;
     state.exportDestination = exportDestination;
-    this.save(state);
+    await this.save(state);
     await this.syncCollector(state);
   }
 
@@ -113,7 +115,7 @@ export class TelemetryHub {
     if (!state?.session) return;
     state.categories = settings.categories;
     state.exportDestination = settings.exportDestination;
-    this.save(state);
+    await this.save(state);
     await this.syncCollector(state);
   }
 
@@ -145,13 +147,16 @@ export class TelemetryHub {
       subscribers: new Set(),
       session,
       collectorWork: Promise.resolve(),
+      saved: Promise.resolve(),
     };
     this.states.set(session.id, state);
-    if (state.categories || state.exportDestination) this.save(state);
-    // Registered before the session manager's own exit watch, so it sees an unexpected exit as one.
+    const saved = state.categories || state.exportDestination ? this.save(state) : undefined;
+    // Registered before the session manager's own exit watch (so before any await here), so it sees an
+    // unexpected exit as one.
     this.watchExit(session);
     session.cleanups.push(() => this.onSessionEnd(state));
     if (state.categories) this.deps.sessionLog(session.id, `telemetry capturing: ${[...state.categories].join(', ')}`);
+    await saved;
     await this.syncCollector(state);
   };
 
@@ -195,16 +200,16 @@ export class TelemetryHub {
     if (next === 'unchanged' || !state?.session) return undefined;
     return async () => {
       state.categories = next;
-      this.save(state);
+      await this.save(state);
       this.deps.sessionLog(id, next ? `telemetry capturing: ${[...next].join(', ')}` : 'telemetry capture stopped');
       await this.syncCollector(state);
     };
   }
 
   /** The session object's `telemetry`, or undefined when the session never had any. */
-  present(id: string): BrowserTelemetryConfig | undefined {
+  async present(id: string): Promise<BrowserTelemetryConfig | undefined> {
     const state = this.states.get(id);
-    const stored = state ? undefined : this.deps.repo.settings(id);
+    const stored = state ? undefined : await this.deps.repo.settings(id);
     if (state ? !state.configured : !stored) return undefined;
     const categories = state ? state.categories : parseCategories(stored?.categories ?? null);
     const destination = state ? state.exportDestination : (stored?.export_destination ?? null);
@@ -290,10 +295,14 @@ export class TelemetryHub {
   }
 
   /**
-   * Subscribes to a live session's events. `afterSeq` resumes after that seq (from the ring, or SQLite for
+   * Subscribes to a live session's events. `afterSeq` resumes after that seq (from the ring, or the store for
    * what the ring no longer holds); `replayAll` starts at the oldest event in the ring; neither: new only.
    */
-  subscribe(id: string, from: { afterSeq?: number; replayAll?: boolean }, sub: Subscriber): { backlog: TelemetryEnvelope[]; stop: () => void } {
+  async subscribe(
+    id: string,
+    from: { afterSeq?: number; replayAll?: boolean },
+    sub: Subscriber,
+  ): Promise<{ backlog: TelemetryEnvelope[]; stop: () => void }> {
     const state = this.states.get(id);
     if (!state?.session) {
       queueMicrotask(() => sub.end());
@@ -301,11 +310,39 @@ export class TelemetryHub {
     }
     let backlog: TelemetryEnvelope[] = [];
     if (from.afterSeq !== undefined) {
+      const after = from.afterSeq;
       const oldest = state.ring[0]?.seq ?? state.nextSeq;
-      if (from.afterSeq + 1 < oldest) backlog = this.deps.repo.between(id, from.afterSeq, oldest, MAX_BACKFILL);
-      backlog.push(...state.ring.filter((e) => e.seq > from.afterSeq!));
+      if (after + 1 < oldest) return this.resume(state, after, oldest, sub);
+      backlog = state.ring.filter((e) => e.seq > after);
     } else if (from.replayAll) {
       backlog = [...state.ring];
+    }
+    state.subscribers.add(sub);
+    return { backlog, stop: () => state.subscribers.delete(sub) };
+  }
+
+  /**
+   * A resume from before the ring: the gap is read from the store while events that arrive meanwhile are
+   * held, then the stored part, the ring as it was and the held events follow each other without a gap or
+   * a repeat.
+   */
+  private async resume(state: State, after: number, oldest: number, sub: Subscriber): Promise<{ backlog: TelemetryEnvelope[]; stop: () => void }> {
+    const ring = state.ring.filter((e) => e.seq > after);
+    const held: TelemetryEnvelope[] = [];
+    let ended = false;
+    const holder: Subscriber = { event: (env) => held.push(env), end: () => (ended = true) };
+    state.subscribers.add(holder);
+    let stored: TelemetryEnvelope[];
+    try {
+      stored = await this.deps.repo.between(state.id, after, oldest, MAX_BACKFILL);
+    } finally {
+      state.subscribers.delete(holder);
+    }
+    const backlog = [...stored, ...ring, ...held];
+    if (ended || !state.session) {
+      // After the caller has sent the backlog (it continues in a microtask; this runs after those).
+      setImmediate(() => sub.end());
+      return { backlog, stop: () => {} };
     }
     state.subscribers.add(sub);
     return { backlog, stop: () => state.subscribers.delete(sub) };
@@ -314,7 +351,8 @@ export class TelemetryHub {
   /** Writes what is queued and sends what export still holds (service shutdown). */
   async close(): Promise<void> {
     for (const state of this.states.values()) state.collector?.close();
-    this.deps.repo.flush();
+    await Promise.all([...this.states.values()].map((state) => state.saved));
+    await this.deps.repo.flush();
     await this.deps.exporter.close();
   }
 
@@ -325,16 +363,18 @@ export class TelemetryHub {
     state.ring = [];
     for (const sub of state.subscribers) sub.end();
     state.subscribers.clear();
-    this.deps.repo.flush();
+    // Never rejects (the repository logs a failed write): nothing here may keep the session from ending.
+    void this.deps.repo.flush();
     setTimeout(() => this.states.get(state.id) === state && this.states.delete(state.id), ENDED_RETENTION_MS).unref();
   }
 
-  private save(state: State): void {
+  /** Stores the session's settings as they are now, after any earlier write of them; the caller awaits it. */
+  private save(state: State): Promise<void> {
     state.configured = true;
-    this.deps.repo.saveSettings(state.id, {
-      categories: state.categories ? [...state.categories] : null,
-      export_destination: state.exportDestination,
-    });
+    const settings = { categories: state.categories ? [...state.categories] : null, export_destination: state.exportDestination };
+    const write = state.saved.then(() => this.deps.repo.saveSettings(state.id, settings));
+    state.saved = write.catch(() => undefined);
+    return write;
   }
 
   /** Starts the collector when a CDP category is wanted and it is not running; stops it when none is. */
