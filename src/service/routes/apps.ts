@@ -117,7 +117,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       },
     },
     async (req, reply) => {
-      const { row, done } = invocations.create(req.auth.projectId, req.body, 'body');
+      const { row, done } = await invocations.create(req.auth.projectId, req.body, 'body');
       if (req.body.async) return reply.code(202).send(invocations.present(row));
       await done;
       return invocations.present(invocations.get(req.auth.projectId, row.id));
@@ -176,7 +176,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
 
   const browsersBody = { type: 'object', required: ['browsers'], properties: { browsers: { type: 'array', items: browserSession } } } as const;
   app.get('/invocations/:id/browsers', { schema: { params: idParams, response: ok('Active browsers created for the invocation', browsersBody) } }, async (req: IdRequest) => {
-    const rows = invocations.browsers(req.auth.projectId, req.params.id).flatMap((id) => ctx.browsers.get(id) ?? []);
+    const rows = (await Promise.all((await invocations.browsers(req.auth.projectId, req.params.id)).map((id) => ctx.browsers.get(id)))).filter((row) => row !== undefined);
     return { browsers: rows.map((row) => presentSession(row, wsOrigin(req), ctx)) };
   });
 

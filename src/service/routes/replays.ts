@@ -94,8 +94,8 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
   };
 
   /** The replay `replay_id` of the session `id` (deleted sessions included), else 404. */
-  const findReplay = (req: FastifyRequest<{ Params: ReplayParams }>): ReplayRow => {
-    const session = findSessionRow(ctx.browsers, req, req.params.id, true);
+  const findReplay = async (req: FastifyRequest<{ Params: ReplayParams }>): Promise<ReplayRow> => {
+    const session = await findSessionRow(ctx.browsers, req, req.params.id, true);
     const row = ctx.replays.get(req.params.replay_id);
     if (!row || row.browser_id !== session.id) throw notFound('replay', req.params.replay_id);
     return row;
@@ -111,8 +111,8 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
       if (req.body.record_audio) {
         throw invalidField('body.record_audio', 'audio recording is not supported here');
       }
-      const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
-      const viewport = findSessionRow(ctx.browsers, req, session.id).viewport ?? DEFAULT_VIEWPORT;
+      const session = await liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+      const viewport = (await findSessionRow(ctx.browsers, req, session.id)).viewport ?? DEFAULT_VIEWPORT;
       const row = await manager.start(session, {
         framerate: req.body.framerate,
         maxDurationS: req.body.max_duration_in_seconds,
@@ -124,7 +124,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
 
   const listSchema = { params: sessionParams, response: ok("The session's replays, oldest first", replayList) };
   app.get<{ Params: Params }>('/browsers/:id/replays', { schema: listSchema }, async (req) => {
-    const session = findSessionRow(ctx.browsers, req, req.params.id, true);
+    const session = await findSessionRow(ctx.browsers, req, req.params.id, true);
     ctx.sessions.touch(session.id);
     const markers = ctx.replays.markersByReplay(session.id);
     return ctx.replays.listForBrowser(session.id).map((row) => present(req, row, markers.get(row.id) ?? []));
@@ -138,7 +138,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
       config: noBody,
     },
     async (req) => {
-      const row = findReplay(req);
+      const row = await findReplay(req);
       ctx.sessions.touch(row.browser_id);
       const finished = (await manager.stop(row.id)) ?? row;
       return present(req, finished, ctx.replays.markers(row.id));
@@ -149,7 +149,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
     '/browsers/:id/replays/:replay_id',
     { schema: { params: replayParams, response: videoResponses }, config: rangeHeader },
     async (req, reply) => {
-      const row = findReplay(req);
+      const row = await findReplay(req);
       ctx.sessions.touch(row.browser_id);
       reply.header('x-recording-started-at', row.started_at);
       if (!row.finished_at || manager.isRecording(row.id)) {
@@ -168,7 +168,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
     '/browsers/:id/replays/:replay_id/markers',
     { schema: { ...extensionRoute, params: replayParams, body: markerBody, response: ok('The new marker', marker) } },
     async (req) => {
-      const row = findReplay(req);
+      const row = await findReplay(req);
       ctx.sessions.touch(row.browser_id);
       return manager.addMarker(row.id, req.body, 'body');
     },
@@ -177,7 +177,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
   app.get<{ Params: ReplayParams }>(
     '/browsers/:id/replays/:replay_id/markers',
     { schema: { ...extensionRoute, params: replayParams, response: ok('Its markers in time order (ties in the order they were added)', markerList) } },
-    async (req) => ctx.replays.markers(findReplay(req).id),
+    async (req) => ctx.replays.markers((await findReplay(req)).id),
   );
 
   app.get<{ Params: ReplayParams }>(
@@ -192,7 +192,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
       },
     },
     async (req, reply) => {
-      const row = findReplay(req);
+      const row = await findReplay(req);
       const end = row.duration_ms ?? manager.currentOffset(row.id) ?? 0;
       return reply.type('text/vtt; charset=utf-8').send(markersVtt(ctx.replays.markers(row.id), end));
     },

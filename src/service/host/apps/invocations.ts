@@ -20,9 +20,9 @@ export interface InvocationsOptions {
   events: EventLog;
   now: () => Date;
   /** The project's `max_concurrent_invocations` (null: no cap). */
-  maxConcurrent: (projectId: string | null) => number | null;
+  maxConcurrent: (projectId: string | null) => number | null | Promise<number | null>;
   /** The browsers of an invocation: their ids, and how one is ended. */
-  browsers: { of: (invocationId: string) => string[]; end: (browserId: string, detail: string) => Promise<void> };
+  browsers: { of: (invocationId: string) => Promise<string[]>; end: (browserId: string, detail: string) => Promise<void> };
   log: { warn: (obj: object, msg: string) => void };
 }
 
@@ -57,7 +57,7 @@ export class Invocations {
    * Starts an invocation; `done` settles when it ended (a synchronous create waits for it). `input` names
    * the request part (`body`).
    */
-  create(projectId: string | null, params: InvocationCreateParams, input: string): { row: InvocationRow; done: Promise<void> } {
+  async create(projectId: string | null, params: InvocationCreateParams, input: string): Promise<{ row: InvocationRow; done: Promise<void> }> {
     if (this.closed) throw new DomainError('unavailable', 'shutting_down', 'the service is shutting down');
     if (params.payload !== undefined) {
       try {
@@ -75,7 +75,10 @@ export class Invocations {
     if (!actions.some((a) => a.name === params.action_name)) {
       throw new DomainError('not_found', 'not_found', `app '${params.app_name}' version '${params.version}' has no action '${params.action_name}' (it has ${actions.map((a) => a.name).join(', ')})`);
     }
-    this.admit(projectId);
+    const max = await this.opts.maxConcurrent(projectId);
+    // From the check to running.set nothing awaits: a concurrent create sees this one counted.
+    if (this.closed) throw new DomainError('unavailable', 'shutting_down', 'the service is shutting down');
+    this.admit(projectId, max);
     const now = this.opts.now();
     const row: InvocationRow = {
       id: newId(),
@@ -141,7 +144,7 @@ export class Invocations {
     if (!this.running.has(id)) throw invalidField(field, `invocation '${id}' has already ${row.status}`);
   }
 
-  browsers(projectId: string | null, id: string): string[] {
+  async browsers(projectId: string | null, id: string): Promise<string[]> {
     this.get(projectId, id);
     return this.opts.browsers.of(id);
   }
@@ -183,8 +186,7 @@ export class Invocations {
     await Promise.allSettled(all.map((s) => s.done));
   }
 
-  private admit(projectId: string | null): void {
-    const max = this.opts.maxConcurrent(projectId);
+  private admit(projectId: string | null, max: number | null): void {
     if (max === null || max <= 0) return;
     let count = 0;
     for (const state of this.running.values()) if (state.projectId === projectId) count++;
@@ -245,8 +247,12 @@ export class Invocations {
 
   private async endBrowsers(id: string, detail: string): Promise<void> {
     const { browsers, log } = this.opts;
+    const ids = await browsers.of(id).catch((err: unknown) => {
+      log.warn({ err, invocation: id }, 'could not read the browsers of an invocation');
+      return [] as string[];
+    });
     await Promise.all(
-      browsers.of(id).map((browserId) => browsers.end(browserId, detail).catch((err: unknown) => log.warn({ err, browser: browserId }, 'could not end an invocation browser'))),
+      ids.map((browserId) => browsers.end(browserId, detail).catch((err: unknown) => log.warn({ err, browser: browserId }, 'could not end an invocation browser'))),
     );
   }
 
