@@ -99,7 +99,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const db = openDatabase(opts.dataDir);
   const database = new SqliteDatabase(db);
   const keys = new ApiKeysRepo(database);
-  const browsers = new BrowsersRepo(db);
+  const browsers = new BrowsersRepo(database);
   const tokens = new CdpTokens();
   const apiKey = opts.apiKey ?? newApiKey();
   const admin = await keys.add(apiKey, { name: 'admin', now: now() });
@@ -136,8 +136,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const telemetry = new TelemetryHub({ repo: telemetryEvents, exporter, sessionLog: (id, line) => sessionLogs.service(id, line), log });
   telemetryHub = telemetry;
   const headful = await headfulSupport(chromium.headlessShell);
-  const limits = new LimitsRepo(db);
-  if (opts.maxConcurrentSessions !== undefined) limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
+  const limits = new LimitsRepo(database);
+  if (opts.maxConcurrentSessions !== undefined) await limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
   const secrets = SecretsBox.forDataDir(opts.dataDir);
   const proxies = new ProxyService({ repo: new ProxiesRepo(db), secrets, now, checkUrl: opts.proxyCheckUrl });
   const credentials = new CredentialStore({ repo: new CredentialsRepo(db), secrets, now });
@@ -170,7 +170,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const processes = new ProcessRegistry(launcher);
   const playwright = new PlaywrightExecutor({ sandbox, launcher });
   const computers = new Computers();
-  const liveViews = new LiveViews({ computers, sessions, tokens, viewportOf: (id) => browsers.get(id)?.viewport ?? DEFAULT_VIEWPORT, events: telemetry.liveViews, log });
+  const liveViews = new LiveViews({ computers, sessions, tokens, viewportOf: async (id) => (await browsers.get(id))?.viewport ?? DEFAULT_VIEWPORT, events: telemetry.liveViews, log });
   sessions.setHooks({
     // Profiles copy their user data into the view first; extensions add theirs beside it.
     prepareLaunch: [profiles.load, extensions.load],
@@ -194,9 +194,15 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     // one follows the new one.
     restarted: [sessionLogs.onRestart, telemetry.onRestart, computers.onRestart, recordings.onRestart, pools.memberRestarted],
   });
-  const limit = new ConcurrencyLimit(limits, { onDemand: () => sessions.onDemandSessions, reserved: () => pools.reserved() });
+  const limit = new ConcurrencyLimit(limits, {
+    onDemand: (projectId) => (projectId === undefined ? sessions.onDemandSessions : sessions.onDemandIn(projectId)),
+    reserved: (projectId) => pools.reserved(projectId),
+  });
   pools.setLimit(limit);
-  sessions.setAdmission((onDemand, projectId) => limit.admitSession(onDemand, projectId));
+  sessions.setAdmission(async (projectId) => {
+    const caps = await limit.caps(projectId);
+    return () => limit.admitSession(caps, projectId);
+  });
   const standby = new Standby(sessions, opts.standby ?? 1, log);
   // Apps: deployments build into <dataDir>/deployments; each invocation runs in a worker of its own, whose
   // SDK reaches this service (its address is known once it listens) with a key of the deployment's project.
@@ -226,8 +232,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     workers,
     events,
     now,
-    maxConcurrent: (projectId) => (projectId === null ? null : limits.project(projectId).max_concurrent_invocations),
-    browsers: { of: (id) => browsers.activeOfInvocation(id).map((b) => b.id), end: (id, detail) => sessions.end(id, 'deleted', detail) },
+    maxConcurrent: async (projectId) => (projectId === null ? null : (await limits.project(projectId)).max_concurrent_invocations),
+    browsers: { of: async (id) => (await browsers.activeOfInvocation(id)).map((b) => b.id), end: (id, detail) => sessions.end(id, 'deleted', detail) },
     log,
   });
   await deployments.recover();
@@ -242,7 +248,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     proxies,
     siteConfigs,
     record: async (id) => {
-      const viewport = browsers.get(id)?.viewport ?? DEFAULT_VIEWPORT;
+      const viewport = (await browsers.get(id))?.viewport ?? DEFAULT_VIEWPORT;
       return (await recordings.start(sessions.get(id)!, { framerate: 10, maxDurationS: 1800, viewport: { width: viewport.width, height: viewport.height } })).id;
     },
     timeoutSeconds: (opts.loginFlowTtlMs ?? 600_000) / 1000 });
@@ -286,7 +292,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     const isValidApiKey = async (key: string) => {
       const record = await keys.authenticate(key, now());
       if (!record) return false;
-      return record.project_id === null || (sessionId !== undefined && browsers.get(sessionId)?.project_id === record.project_id);
+      // The session's project from memory: the upgrade is answered synchronously, and only a live session is reached.
+      return record.project_id === null || (sessionId !== undefined && sessions.get(sessionId)?.projectId === record.project_id);
     };
     // Admission now waits on the store; whatever goes wrong there ends this socket, never the process.
     const failed = (err: unknown) => {

@@ -176,7 +176,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
 
   const browsersBody = { type: 'object', required: ['browsers'], properties: { browsers: { type: 'array', items: browserSession } } } as const;
   app.get('/invocations/:id/browsers', { schema: { params: idParams, response: ok('Active browsers created for the invocation', browsersBody) } }, async (req: IdRequest) => {
-    const rows = (await invocations.browsers(req.auth.projectId, req.params.id)).flatMap((id) => ctx.browsers.get(id) ?? []);
+    const rows = (await Promise.all((await invocations.browsers(req.auth.projectId, req.params.id)).map((id) => ctx.browsers.get(id)))).filter((row) => row !== undefined);
     return { browsers: await Promise.all(rows.map((row) => presentSession(row, wsOrigin(req), ctx))) };
   });
 

@@ -43,7 +43,7 @@ export function registerBrowserExtensionRoutes(app: FastifyInstance, ctx: Servic
         config: documentedBody('multipart/form-data', body, 'The extensions to load, each a name and a zip'),
       },
       async (req, reply) => {
-        const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+        const session = await liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
         if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with extensions[N][name] and extensions[N][zip_file] parts');
         ctx.extensions.checkAvailable();
         await loadIntoSession(ctx.sessions, session.id, req.parts(), ctx.extensions.stagingRoot, 'body');

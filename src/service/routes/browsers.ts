@@ -45,7 +45,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
     async (req, reply: FastifyReply) => {
       const q = req.query;
       const status = q.status ?? (q.include_deleted ? 'all' : 'active');
-      const page = repo.list({
+      const page = await repo.list({
         projectId: req.auth.projectId,
         status,
         query: q.query,
@@ -62,7 +62,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
     '/browsers/:id_or_name',
     { schema: { params: idOrNameParams, querystring: retrieveQuery, response: ok('The session', browserSession) } },
     async (req) => {
-      const row = find(req, req.params.id_or_name, req.query.include_deleted ?? false);
+      const row = await find(req, req.params.id_or_name, req.query.include_deleted ?? false);
       sessions.touch(row.id);
       return present(req, row);
     },
@@ -72,14 +72,14 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
     '/browsers/:id_or_name',
     { schema: { params: idOrNameParams, body: updateBody, response: ok('The session as updated', browserSession) }, preValidation: defaultEmptyBody },
     async (req) => {
-      const row = find(req, req.params.id_or_name);
+      const row = await find(req, req.params.id_or_name);
       const { name, tags: newTags, profile } = req.body;
       // Every part is checked before any is applied; loading a profile (a restart) comes last.
       const applyTelemetry = ctx.telemetry?.prepareUpdate(row.id, req.body.telemetry, 'body.telemetry');
       const applyProxy = ctx.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body, 'body');
       const loadProfile = profile && (await prepareProfileLoad({ profiles: ctx.profiles, browsers: repo, sessions }, row, profile, 'body.profile'));
       try {
-        repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
+        await repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
       } catch (err) {
         if (err instanceof UniqueViolation) {
           throw conflict(`a browser named '${name}' is already active in this project`);
@@ -90,7 +90,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
       applyProxy?.();
       await loadProfile?.();
       sessions.touch(row.id);
-      return present(req, repo.get(row.id)!);
+      return present(req, (await repo.get(row.id))!);
     },
   );
 
@@ -98,7 +98,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
     '/browsers/:id_or_name',
     { schema: { params: idOrNameParams, response: noContent('Ended: its Chromium and processes are gone') } },
     async (req, reply) => {
-      const row = find(req, req.params.id_or_name);
+      const row = await find(req, req.params.id_or_name);
       await sessions.end(row.id, 'deleted', 'deleted through the API');
       return reply.code(204).send();
     },

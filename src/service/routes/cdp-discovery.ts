@@ -34,7 +34,7 @@ export function registerCdpDiscoveryRoutes(app: FastifyInstance, ctx: ServiceCon
       `/browsers/:id/cdp${path}`,
       { config: { sessionToken: true }, schema: { ...extensionRoute, params: idParams, querystring: cdpDiscoveryQuery, response } },
       async (req, reply) => {
-        const session = authorisedSession(ctx, req);
+        const session = await authorisedSession(ctx, req);
         await session.ready;
         let text: string;
         try {
@@ -70,8 +70,8 @@ function registerRootProtocol(app: FastifyInstance, ctx: ServiceContext): void {
 }
 
 /** The live session the request may see: by its token, or by the API key within the key's project. */
-function authorisedSession(ctx: ServiceContext, req: FastifyRequest<Req>): LiveSession {
-  const session = liveSessionFor(ctx, req);
+async function authorisedSession(ctx: ServiceContext, req: FastifyRequest<Req>): Promise<LiveSession> {
+  const session = await liveSessionFor(ctx, req);
   if (session.parked) throw new DomainError('not_found', 'not_found', `browser '${req.params.id}' is idle in its pool; acquire it first`);
   return session;
 }

@@ -27,9 +27,9 @@ import { content, done, noBody, ok } from './responses.js';
 type Params = { id: string };
 
 export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const computerFor = (req: FastifyRequest<{ Params: Params }>): Promise<Computer> => {
-    const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
-    return ctx.computers.forSession(session, findSessionRow(ctx.browsers, req, session.id).viewport ?? DEFAULT_VIEWPORT);
+  const computerFor = async (req: FastifyRequest<{ Params: Params }>): Promise<Computer> => {
+    const session = await liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+    return ctx.computers.forSession(session, (await findSessionRow(ctx.browsers, req, session.id)).viewport ?? DEFAULT_VIEWPORT);
   };
 
   /** A POST that runs `handler` under the session's input lock; without a `body` schema it takes no body. */
@@ -42,7 +42,7 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
         preValidation: defaultEmptyBody,
       },
       async (req, reply) => {
-        const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+        const session = await liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
         const computer = await computerFor(req);
         const gone = new AbortController();
         reply.raw.once('close', () => reply.raw.writableEnded || gone.abort());
@@ -80,7 +80,7 @@ export function registerComputerRoutes(app: FastifyInstance, ctx: ServiceContext
     '/browsers/:id/computer/batch',
     { schema: { params: sessionParams, body: batch, response: done('Every action ran, in order') } },
     async (req, reply) => {
-      const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+      const session = await liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
       const computer = await computerFor(req);
       await computer.batch(req.body.actions, 'body.actions').catch(async (err: unknown) => {
         throw await browserGone(session, err);

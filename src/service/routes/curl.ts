@@ -46,7 +46,7 @@ export function registerCurlRoutes(app: FastifyInstance, ctx: ServiceContext): v
     return ua;
   };
   const ready = async (req: FastifyRequest<{ Params: Params; Querystring: { jwt?: string } }>) => {
-    const session = liveSessionFor(ctx, req);
+    const session = await liveSessionFor(ctx, req);
     if (session.parked) throw new DomainError('not_found', 'not_found', `browser '${req.params.id}' is idle in its pool; acquire it first`);
     await session.ready;
     return session;

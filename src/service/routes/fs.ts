@@ -102,7 +102,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
         config: documentedBody('application/octet-stream', fileBytes, "The file's bytes, written as sent whatever the content type"),
       },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         const { path: clientPath } = req.query;
         const explicit = req.query.mode === undefined ? undefined : parseMode(req.query.mode, 0o644);
         checkClientPath(clientPath, QUERY_PATH);
@@ -122,7 +122,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       '/browsers/:id/fs/read_file',
       { schema: { params: sessionParams, querystring: pathOnly, response: content("The file's bytes", 'application/octet-stream') } },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         checkClientPath(req.query.path, QUERY_PATH);
         const { stream, stats } = await withWalk(session.view.root, (walk) => openForRead(walk.existing(req.query.path))).catch((err) =>
           Promise.reject(notRegularError(err, QUERY_PATH, req.query.path)),
@@ -142,7 +142,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
         },
       },
       async (req) => {
-        const session = live(req);
+        const session = await live(req);
         const clientPath = req.query.path;
         const base = cleanViewPath(clientPath);
         return inView(session, clientPath, QUERY_PATH, async (walk) => {
@@ -165,7 +165,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       '/browsers/:id/fs/file_info',
       { schema: { params: sessionParams, querystring: pathOnly, response: ok('The file or directory', fileInfoSchema) } },
       async (req) => {
-        const session = live(req);
+        const session = await live(req);
         const st = await inView(session, req.query.path, QUERY_PATH, (walk) => walk.existing(req.query.path).stats);
         return fileInfo(cleanViewPath(req.query.path), st);
       },
@@ -177,7 +177,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
         schema: { params: sessionParams, body: pathAndMode, response: createdEmpty('Created with any missing parents, or there already') },
       },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         const clientPath = req.body.path;
         const dirMode = parseMode(req.body.mode, 0o755);
         await inView(session, clientPath, BODY_PATH, (walk) => {
@@ -196,7 +196,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       '/browsers/:id/fs/delete_file',
       { schema: { params: sessionParams, body: pathOnly, response: done('Deleted') } },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         const clientPath = req.body.path;
         notRoot(clientPath, BODY_PATH);
         await inView(session, clientPath, BODY_PATH, async (walk) => {
@@ -212,7 +212,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       '/browsers/:id/fs/delete_directory',
       { schema: { params: sessionParams, body: pathOnly, response: done('Deleted, with everything in it') } },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         const clientPath = req.body.path;
         notRoot(clientPath, BODY_PATH);
         await inView(session, clientPath, BODY_PATH, async (walk) => {
@@ -229,7 +229,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       '/browsers/:id/fs/move',
       { schema: { params: sessionParams, body: moveBody, response: done('Moved') } },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         const { src_path: srcPath, dest_path: destPath } = req.body;
         notRoot(srcPath, 'body.src_path');
         notRoot(destPath, 'body.dest_path');
@@ -248,7 +248,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       '/browsers/:id/fs/set_file_permissions',
       { schema: { params: sessionParams, body: permissionsBody, response: done('Changed') } },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         const { path: clientPath, owner, group } = req.body;
         // Names are looked up first, so an unknown one changes nothing.
         const uid = owner === undefined ? -1 : await lookupId('passwd', owner, 'body.owner');
@@ -269,7 +269,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       config: documentedBody('multipart/form-data', uploadForm, 'The files and where each goes'),
     };
     scope.post<{ Params: Params }>('/browsers/:id/fs/upload', uploadRoute, async (req, reply) => {
-      const session = live(req);
+      const session = await live(req);
       if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with files[N][file] and files[N][dest_path]');
       await withWalk(session.view.root, (walk) => receiveUploads(req.parts(), walk, 'body'));
       return reply.code(201).send();
@@ -280,7 +280,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       config: documentedBody('multipart/form-data', uploadZipForm, 'The archive and the directory to extract it into'),
     };
     scope.post<{ Params: Params }>('/browsers/:id/fs/upload_zip', uploadZipRoute, async (req, reply) => {
-      const session = live(req);
+      const session = await live(req);
       if (!req.isMultipart()) throw invalidField('body', 'must be multipart/form-data with zip_file and dest_path');
       await withWalk(session.view.root, (walk) => receiveZipUpload(req.parts(), walk, 'body'));
       return reply.code(201).send();
@@ -292,7 +292,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
         schema: { params: sessionParams, querystring: pathOnly, response: content('A zip archive of the directory and all in it', 'application/zip') },
       },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         checkClientPath(req.query.path, QUERY_PATH);
         // The walk stays open while the archive streams out; zipDirectory closes it at the end.
         const walk = ConfinedWalk.open(session.view.root);
@@ -314,7 +314,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
         schema: { params: sessionParams, body: watchBody, response: created('The watch; its events stream from .../watch/{watch_id}/events', fsWatch) },
       },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         const clientPath = req.body.path;
         const warn = (msg: string, err?: unknown) => app.log.warn({ session_id: session.id, err }, msg);
         checkClientPath(clientPath, BODY_PATH);
@@ -342,7 +342,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
         },
       },
       async (req, reply) => {
-        const session = live(req);
+        const session = await live(req);
         const watch = findWatch(session, req.params.watch_id);
         const sse = openSse(req, reply);
         const unsubscribe = watch.subscribe({ send: (event) => sse.send(event), close: () => sse.close() });
@@ -354,7 +354,7 @@ export function registerFsRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       '/browsers/:id/fs/watch/:watch_id',
       { schema: { params: watchParams, response: noContent('Stopped; its event streams end') } },
       async (req, reply) => {
-        stopWatch(live(req), req.params.watch_id);
+        stopWatch(await live(req), req.params.watch_id);
         return reply.code(204).send();
       },
     );

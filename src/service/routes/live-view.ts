@@ -19,7 +19,7 @@ export function registerLiveViewRoutes(app: FastifyInstance, ctx: ServiceContext
     '/browsers/:id/live_view',
     { schema: { ...extensionRoute, params: idParams, querystring: liveViewQuery, response: ok('A link that opens the live view in the given mode', liveViewLink) } },
     async (req): Promise<LiveViewLink> => {
-      const row = findSessionRow(ctx.browsers, req, req.params.id);
+      const row = await findSessionRow(ctx.browsers, req, req.params.id);
       const session = ctx.sessions.get(row.id);
       if (!session || session.ending) throw notFound('browser', req.params.id);
       const { mode } = req.query;

@@ -42,7 +42,7 @@ export function registerLogRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       },
     },
     async (req, reply) => {
-      const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+      const session = await liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
       const q = req.query;
       if (q.source === 'path') {
         if (q.path === undefined) throw invalidField('querystring.path', 'is required when source is path');

@@ -27,7 +27,7 @@ type UpdateBody = FromSchema<typeof updateBody>;
 const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;
 
 export function registerOrgRoutes(app: FastifyInstance, deps: OrgRouteDeps): void {
-  app.get('/org/limits', { schema: { querystring: noQuery, response: ok("The organisation's limits", orgLimits) } }, async () => present(deps.limits.get()));
+  app.get('/org/limits', { schema: { querystring: noQuery, response: ok("The organisation's limits", orgLimits) } }, async () => present(await deps.limits.get()));
 
   app.patch<{ Body: UpdateBody }>(
     '/org/limits',
@@ -40,8 +40,8 @@ export function registerOrgRoutes(app: FastifyInstance, deps: OrgRouteDeps): voi
       if (concurrent !== undefined) fields.max_concurrent_sessions = concurrent || null;
       if (pooled !== undefined) fields.max_pooled_sessions = pooled;
       if (projectDefault !== undefined) fields.default_project_max_concurrent_sessions = projectDefault || null;
-      checkDefaultFits({ ...deps.limits.get(), ...fields }, projectDefault !== undefined);
-      return present(deps.limits.set(fields));
+      // Checked against the limits as they are when written (one transaction), not as read earlier.
+      return present(await deps.limits.set(fields, (next) => checkDefaultFits(next, projectDefault !== undefined)));
     },
   );
   registerApiKeyRoutes(app, deps);

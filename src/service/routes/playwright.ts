@@ -28,7 +28,7 @@ export function registerPlaywrightRoutes(app: FastifyInstance, ctx: ServiceConte
     '/browsers/:id/playwright/execute',
     { schema: { params: sessionParams, body: executeBody, response: ok('What the code did: returned a value, threw, timed out or crashed', playwrightExecuteResult) } },
     async (req: FastifyRequest<ExecuteRoute>, reply) => {
-      const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+      const session = await liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
       const stop = keepActive(ctx.sessions, session.id, ACTIVITY_EVERY_MS);
       try {
         const timeoutSec = req.body.timeout_sec ?? DEFAULT_TIMEOUT_SEC;

@@ -54,16 +54,16 @@ type ProcessRoute = { Params: { id: string; process_id: string } };
 
 export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const registry = ctx.processes;
-  const sessionProcs = (req: FastifyRequest<SessionRoute>) =>
-    registry.forSession(liveSession(ctx.browsers, ctx.sessions, req, req.params.id));
-  const find = (req: FastifyRequest<ProcessRoute>) => sessionProcs(req).get(req.params.process_id);
+  const sessionProcs = async (req: FastifyRequest<SessionRoute>) =>
+    registry.forSession(await liveSession(ctx.browsers, ctx.sessions, req, req.params.id));
+  const find = async (req: FastifyRequest<ProcessRoute>) => (await sessionProcs(req)).get(req.params.process_id);
   const base = '/browsers/:id/process';
 
   app.post<SessionRoute & { Body: ProcessRequest }>(
     `${base}/exec`,
     { schema: { params: sessionParams, body: execBody, response: ok('What the command did: its exit code and output', execResult) } },
     async (req, reply) => {
-      const procs = sessionProcs(req);
+      const procs = await sessionProcs(req);
       const stop = keepActive(ctx.sessions, procs.session.id);
       try {
         return await procs.exec(req.body, 'body', clientGone(reply));
@@ -77,7 +77,7 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
     `${base}/spawn`,
     { schema: { params: sessionParams, body: spawnBody, response: ok('The started process', spawnResult) } },
     async (req): Promise<SpawnResult> => {
-      const proc = await sessionProcs(req).spawn(req.body, 'body');
+      const proc = await (await sessionProcs(req)).spawn(req.body, 'body');
       return { process_id: proc.id, pid: proc.pid, started_at: proc.startedAt.toISOString() };
     },
   );
@@ -86,7 +86,7 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
     `${base}/:process_id/status`,
     { schema: { params: processParams, response: ok('Whether the process runs, its exit code, and its resource use', processStatus) } },
     async (req): Promise<ProcessStatus> => {
-      const { process: proc } = find(req);
+      const { process: proc } = await find(req);
       const usage = await proc.usage();
       return {
         state: proc.running ? 'running' : 'exited',
@@ -100,7 +100,7 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
     `${base}/:process_id/stdin`,
     { schema: { params: processParams, body: stdinBody, response: ok('How much was written', stdinResult) } },
     async (req): Promise<StdinResult> => {
-      const { process: proc } = find(req);
+      const { process: proc } = await find(req);
       ensureRunning(proc, 'write to its stdin');
       const data = Buffer.from(req.body.data_b64, 'base64');
       proc.write(data);
@@ -116,7 +116,7 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
     `${base}/:process_id/stdout/stream`,
     { schema: { params: processParams, response: outputStream } },
     async (req, reply) => {
-      const procs = sessionProcs(req);
+      const procs = await sessionProcs(req);
       const { output } = procs.get(req.params.process_id);
       const sse = openSse(req, reply);
       const send = (frame: ProcessOutputFrame) => sse.send(frame);
@@ -146,7 +146,7 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
     `${base}/:process_id/kill`,
     { schema: { params: processParams, body: killBody, response: ok('Signalled (or already exited)', okResult) }, preValidation: defaultEmptyBody },
     async (req) => {
-      const { process: proc } = find(req);
+      const { process: proc } = await find(req);
       // Killing a process that already exited is what the client wanted: ok, idempotently.
       await proc.signal(SIGNALS[req.body.signal]);
       return { ok: true };
@@ -157,7 +157,7 @@ export function registerProcessRoutes(app: FastifyInstance, ctx: ServiceContext)
     `${base}/:process_id/resize`,
     { schema: { params: processParams, body: resizeBody, response: ok("The process's terminal has the new size", okResult) } },
     async (req) => {
-      const { process: proc } = find(req);
+      const { process: proc } = await find(req);
       if (!proc.tty) throw invalidField('process_id', `process ${proc.id} has no PTY (spawn it with allocate_tty: true)`);
       ensureRunning(proc, 'resize its terminal');
       proc.resize(req.body.cols, req.body.rows);

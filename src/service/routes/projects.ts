@@ -79,12 +79,12 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
       const what = left.map((r) => `${r.count} in ${r.table}`).join(', ');
       throw conflict(`project '${row.name}' is not empty (${what}); delete its resources first`);
     }
-    deps.limits.dropProject(row.id);
+    await deps.limits.dropProject(row.id);
     return reply.code(204).send();
   });
 
   app.get<IdRoute>('/org/projects/:id_or_name/limits', { onRequest, schema: { params: idParams, querystring: noQuery, response: ok("The project's limits", projectLimits) } }, async (req) =>
-    presentLimits(deps.limits.project((await find(req.params.id_or_name)).id)),
+    presentLimits(await deps.limits.project((await find(req.params.id_or_name)).id)),
   );
 
   app.patch<IdRoute & { Body: LimitsUpdate }>(
@@ -100,7 +100,7 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
       // 0 removes a cap, as null does. Lowering it below current use ends nothing; creates wait for room.
       if (sessions !== undefined) fields.max_concurrent_sessions = sessions || null;
       if (invocations !== undefined) fields.max_concurrent_invocations = invocations || null;
-      return presentLimits(deps.limits.setProject(row.id, fields));
+      return presentLimits(await deps.limits.setProject(row.id, fields));
     },
   );
 

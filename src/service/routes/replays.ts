@@ -95,7 +95,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
 
   /** The replay `replay_id` of the session `id` (deleted sessions included), else 404. */
   const findReplay = async (req: FastifyRequest<{ Params: ReplayParams }>): Promise<ReplayRow> => {
-    const session = findSessionRow(ctx.browsers, req, req.params.id, true);
+    const session = await findSessionRow(ctx.browsers, req, req.params.id, true);
     const row = await ctx.replays.get(req.params.replay_id);
     if (!row || row.browser_id !== session.id) throw notFound('replay', req.params.replay_id);
     return row;
@@ -111,8 +111,8 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
       if (req.body.record_audio) {
         throw invalidField('body.record_audio', 'audio recording is not supported here');
       }
-      const session = liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
-      const viewport = findSessionRow(ctx.browsers, req, session.id).viewport ?? DEFAULT_VIEWPORT;
+      const session = await liveSession(ctx.browsers, ctx.sessions, req, req.params.id);
+      const viewport = (await findSessionRow(ctx.browsers, req, session.id)).viewport ?? DEFAULT_VIEWPORT;
       const row = await manager.start(session, {
         framerate: req.body.framerate,
         maxDurationS: req.body.max_duration_in_seconds,
@@ -124,7 +124,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
 
   const listSchema = { params: sessionParams, response: ok("The session's replays, oldest first", replayList) };
   app.get<{ Params: Params }>('/browsers/:id/replays', { schema: listSchema }, async (req) => {
-    const session = findSessionRow(ctx.browsers, req, req.params.id, true);
+    const session = await findSessionRow(ctx.browsers, req, req.params.id, true);
     ctx.sessions.touch(session.id);
     const [markers, rows] = await Promise.all([ctx.replays.markersByReplay(session.id), ctx.replays.listForBrowser(session.id)]);
     return rows.map((row) => present(req, row, markers.get(row.id) ?? []));

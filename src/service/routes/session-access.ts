@@ -20,15 +20,15 @@ function checkedToken(ctx: Pick<ServiceContext, 'tokens'>, req: TokenRequest): s
 }
 
 /** The session's active row: by its token, or within the API key's project (by id or name). */
-export function sessionRowFor(ctx: Pick<ServiceContext, 'tokens' | 'browsers'>, req: TokenRequest): BrowserRow {
+export async function sessionRowFor(ctx: Pick<ServiceContext, 'tokens' | 'browsers'>, req: TokenRequest): Promise<BrowserRow> {
   if (checkedToken(ctx, req) === undefined) return findSessionRow(ctx.browsers, req, req.params.id);
-  const row = ctx.browsers.get(req.params.id);
+  const row = await ctx.browsers.get(req.params.id);
   if (!row || row.deleted_at) throw notFound('browser', req.params.id);
   return row;
 }
 
 /** The running session: by its token, or within the API key's project; counts the call as activity. */
-export function liveSessionFor(ctx: Pick<ServiceContext, 'tokens' | 'browsers' | 'sessions'>, req: TokenRequest): LiveSession {
+export async function liveSessionFor(ctx: Pick<ServiceContext, 'tokens' | 'browsers' | 'sessions'>, req: TokenRequest): Promise<LiveSession> {
   const { id } = req.params;
   if (checkedToken(ctx, req) === undefined) return liveSession(ctx.browsers, ctx.sessions, req, id);
   const session = ctx.sessions.get(id);

@@ -112,7 +112,7 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
     '/browsers/:id/telemetry/events',
     { schema: { params: sessionParams, querystring: eventsQuery, response: eventsPage } },
     async (req, reply) => {
-      const row = findSessionRow(ctx.browsers, req, req.params.id, true);
+      const row = await findSessionRow(ctx.browsers, req, req.params.id, true);
       const q = req.query;
       const order = q.order ?? 'asc';
       if (order === 'desc' && q.since !== undefined) throw invalidField('querystring.since', 'cannot be combined with order=desc');
@@ -151,7 +151,7 @@ export function registerTelemetryRoutes(app: FastifyInstance, ctx: ServiceContex
       config: { ...lastEventId, sessionToken: true },
     },
     async (req, reply) => {
-      const row = sessionRowFor(ctx, req);
+      const row = await sessionRowFor(ctx, req);
       if (!ctx.telemetry.isLive(row.id)) throw notFound('browser', req.params.id);
       const afterSeq = parseLastEventId(req.headers['last-event-id']);
       const sse = openSse(req, reply);
@@ -188,9 +188,11 @@ export function installApiCallEvents(app: FastifyInstance, ctx: Pick<ServiceCont
     const key = params.id ?? params.id_or_name;
     if (!key) return;
     // A call on the session's own token (curl as the SDK routes it) is the session's call too.
-    const projectId = req.auth ? req.auth.projectId : tokenHolderProject(ctx, req, key);
+    const projectId = req.auth ? req.auth.projectId : await tokenHolderProject(ctx, req, key);
     if (projectId === undefined) return;
-    const id = ctx.telemetry.resolve(key, projectId, (name) => ctx.browsers.getActiveByName(projectId, name)?.id);
+    // By id first, from memory; only a key the hub does not know by id is looked up as an active name.
+    const byName = ctx.telemetry.resolve(key, projectId, () => undefined) ? undefined : (await ctx.browsers.getActiveByName(projectId, key))?.id;
+    const id = ctx.telemetry.resolve(key, projectId, () => byName);
     if (id) sessionOf.set(req, id);
   });
   app.addHook('onResponse', async (req, reply) => {
@@ -206,10 +208,10 @@ export function installApiCallEvents(app: FastifyInstance, ctx: Pick<ServiceCont
 }
 
 /** The project of the session whose valid token a token route was called with; undefined otherwise. */
-function tokenHolderProject(ctx: Pick<ServiceContext, 'browsers' | 'tokens'>, req: FastifyRequest, id: string): string | null | undefined {
+async function tokenHolderProject(ctx: Pick<ServiceContext, 'browsers' | 'tokens'>, req: FastifyRequest, id: string): Promise<string | null | undefined> {
   const jwt = (req.query as { jwt?: unknown } | undefined)?.jwt;
   if (!req.routeOptions.config?.sessionToken || typeof jwt !== 'string' || !ctx.tokens.verify(id, jwt)) return undefined;
-  const row = ctx.browsers.get(id);
+  const row = await ctx.browsers.get(id);
   return row ? row.project_id : undefined;
 }
 

@@ -1,7 +1,6 @@
 // Browser session records. Live process state lives in the session manager; this is what survives.
-import type { Db } from './sqlite/open.js';
-import { unique } from './sqlite/database.js';
-import { likePattern } from './sql.js';
+import type { Queryable } from './database.js';
+import { join, likePattern, raw, sql, type Sql } from './sql.js';
 import type { BrowserEndReason, BrowserStatusFilter, Viewport } from '../../api/types.js';
 
 export interface BrowserRow {
@@ -35,17 +34,9 @@ export interface BrowserRow {
   chrome_policy: Record<string, unknown> | null;
 }
 
-type StoredRow = Omit<BrowserRow, 'tags' | 'viewport' | 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed' | 'profile_save_changes' | 'private_hosts' | 'chrome_policy'> & {
-  private_hosts: string | null;
-  chrome_policy: string | null;
-  sandboxed: number;
-  profile_save_changes: number;
-  tags: string;
-  viewport: string | null;
-  headless: number;
-  stealth: number;
-  kiosk_mode: number;
-};
+type Flag = 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed' | 'profile_save_changes';
+type Json = 'tags' | 'viewport' | 'private_hosts' | 'chrome_policy';
+type StoredRow = Omit<BrowserRow, Flag | Json> & Record<Flag, number> & { tags: string } & Record<Exclude<Json, 'tags'>, string | null>;
 
 export interface ListQuery {
   projectId: string | null;
@@ -56,136 +47,126 @@ export interface ListQuery {
   limit: number;
 }
 
-const COLUMNS = `id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
-  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes, invocation_id, private_hosts, chrome_policy`;
+export interface BrowserUpdate {
+  name?: string | null;
+  tags?: Record<string, string>;
+  timeout_seconds?: number;
+  start_url?: string | null;
+}
+
+const COLUMNS = raw(`id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
+  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes, invocation_id, private_hosts, chrome_policy`);
 
 export class BrowsersRepo {
-  private readonly stmts;
+  constructor(private readonly db: Queryable) {}
 
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(
-        `INSERT INTO browsers (${COLUMNS}) VALUES (@id, @project_id, @name, @tags, @headless, @stealth, @kiosk_mode,
-          @timeout_seconds, @viewport, @start_url, @created_at, @deleted_at, @end_reason, @end_detail, @pid, @user_data_dir, @sandboxed, @pool_id,
-          @profile_id, @profile_save_changes, @invocation_id, @private_hosts, @chrome_policy)`,
-      ),
-      byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE id = ?`),
-      activeByName: db.prepare<[string, string], StoredRow>(
-        `SELECT ${COLUMNS} FROM browsers WHERE ifnull(project_id, '') = ? AND name = ? AND deleted_at IS NULL`,
-      ),
-      active: db.prepare<[], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE deleted_at IS NULL`),
-      activeOfInvocation: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM browsers WHERE invocation_id = ? AND deleted_at IS NULL ORDER BY seq`),
-      end: db.prepare(
-        `UPDATE browsers SET deleted_at = @at, end_reason = @reason, end_detail = @detail WHERE id = @id AND deleted_at IS NULL`,
-      ),
-      remove: db.prepare(`DELETE FROM browsers WHERE id = ?`),
-      setProcess: db.prepare(`UPDATE browsers SET pid = @pid, user_data_dir = @user_data_dir WHERE id = @id`),
-    };
+  /** Inserts a new active session; throws UniqueViolation when its name (or its profile's write access) is taken. */
+  async insert(row: BrowserRow): Promise<void> {
+    const s = toStored(row);
+    await this.db.run(sql`INSERT INTO browsers (${COLUMNS}) VALUES (${s.id}, ${s.project_id}, ${s.name}, ${s.tags}, ${s.headless},
+      ${s.stealth}, ${s.kiosk_mode}, ${s.timeout_seconds}, ${s.viewport}, ${s.start_url}, ${s.created_at}, ${s.deleted_at},
+      ${s.end_reason}, ${s.end_detail}, ${s.pid}, ${s.user_data_dir}, ${s.sandboxed}, ${s.pool_id}, ${s.profile_id},
+      ${s.profile_save_changes}, ${s.invocation_id}, ${s.private_hosts}, ${s.chrome_policy})`);
   }
 
-  /** Inserts a new active session; throws UniqueViolation when its name is taken. */
-  insert(row: BrowserRow): void {
-    unique(() => this.stmts.insert.run(toStored(row)));
-  }
-
-  get(id: string): BrowserRow | undefined {
-    const row = this.stmts.byId.get(id);
+  async get(id: string): Promise<BrowserRow | undefined> {
+    const row = await this.db.get<StoredRow>(sql`SELECT ${COLUMNS} FROM browsers WHERE id = ${id}`);
     return row && fromStored(row);
   }
 
-  getActiveByName(projectId: string | null, name: string): BrowserRow | undefined {
-    const row = this.stmts.activeByName.get(projectId ?? '', name);
+  async getActiveByName(projectId: string | null, name: string): Promise<BrowserRow | undefined> {
+    const row = await this.db.get<StoredRow>(
+      sql`SELECT ${COLUMNS} FROM browsers WHERE coalesce(project_id, '') = ${projectId ?? ''} AND name = ${name} AND deleted_at IS NULL`,
+    );
     return row && fromStored(row);
   }
 
-  listActive(): BrowserRow[] {
-    return this.stmts.active.all().map(fromStored);
+  async listActive(): Promise<BrowserRow[]> {
+    return (await this.db.all<StoredRow>(sql`SELECT ${COLUMNS} FROM browsers WHERE deleted_at IS NULL ORDER BY seq`)).map(fromStored);
   }
 
   /** Active sessions created for an invocation, oldest first. */
-  activeOfInvocation(invocationId: string): BrowserRow[] {
-    return this.stmts.activeOfInvocation.all(invocationId).map(fromStored);
+  async activeOfInvocation(invocationId: string): Promise<BrowserRow[]> {
+    const rows = await this.db.all<StoredRow>(
+      sql`SELECT ${COLUMNS} FROM browsers WHERE invocation_id = ${invocationId} AND deleted_at IS NULL ORDER BY seq`,
+    );
+    return rows.map(fromStored);
   }
 
-  setProcess(id: string, pid: number, userDataDir: string): void {
-    this.stmts.setProcess.run({ id, pid, user_data_dir: userDataDir });
+  async setProcess(id: string, pid: number, userDataDir: string): Promise<void> {
+    await this.db.run(sql`UPDATE browsers SET pid = ${pid}, user_data_dir = ${userDataDir} WHERE id = ${id}`);
   }
 
   /** Records the end of a session once; returns false if it had already ended. */
-  end(id: string, reason: BrowserEndReason, detail: string | null, at: Date): boolean {
-    return this.stmts.end.run({ id, reason, detail, at: at.toISOString() }).changes > 0;
+  async end(id: string, reason: BrowserEndReason, detail: string | null, at: Date): Promise<boolean> {
+    const { changes } = await this.db.run(
+      sql`UPDATE browsers SET deleted_at = ${at.toISOString()}, end_reason = ${reason}, end_detail = ${detail} WHERE id = ${id} AND deleted_at IS NULL`,
+    );
+    return changes > 0;
   }
 
   /** Removes a record that never became a session (its browser failed to launch). */
-  remove(id: string): void {
-    this.stmts.remove.run(id);
+  async remove(id: string): Promise<void> {
+    await this.db.run(sql`DELETE FROM browsers WHERE id = ${id}`);
   }
 
   /**
    * The profile an active session has loaded (PATCH into one that had none), or none again. Throws
    * UniqueViolation when another active session holds the profile with save_changes.
    */
-  setProfile(id: string, profileId: string | null, saveChanges: boolean): void {
-    const stmt = this.db.prepare(`UPDATE browsers SET profile_id = @profileId, profile_save_changes = @save WHERE id = @id AND deleted_at IS NULL`);
-    unique(() => stmt.run({ id, profileId, save: saveChanges ? 1 : 0 }));
+  async setProfile(id: string, profileId: string | null, saveChanges: boolean): Promise<void> {
+    await this.db.run(
+      sql`UPDATE browsers SET profile_id = ${profileId}, profile_save_changes = ${saveChanges} WHERE id = ${id} AND deleted_at IS NULL`,
+    );
   }
 
   /** Throws UniqueViolation when the new name is taken. Pools also set lease-scoped fields. */
-  update(
-    id: string,
-    fields: { name?: string | null; tags?: Record<string, string>; timeout_seconds?: number; start_url?: string | null },
-  ): void {
-    const sets: string[] = [];
-    const params: Record<string, unknown> = { id };
-    if (fields.name !== undefined) {
-      sets.push('name = @name');
-      params.name = fields.name;
-    }
-    if (fields.tags !== undefined) {
-      sets.push('tags = @tags');
-      params.tags = JSON.stringify(fields.tags);
-    }
-    if (fields.timeout_seconds !== undefined) {
-      sets.push('timeout_seconds = @timeout_seconds');
-      params.timeout_seconds = fields.timeout_seconds;
-    }
-    if (fields.start_url !== undefined) {
-      sets.push('start_url = @start_url');
-      params.start_url = fields.start_url;
-    }
-    if (sets.length) {
-      const stmt = this.db.prepare(`UPDATE browsers SET ${sets.join(', ')} WHERE id = @id`);
-      unique(() => stmt.run(params));
-    }
+  async update(id: string, fields: BrowserUpdate): Promise<void> {
+    const sets: Sql[] = [];
+    if (fields.name !== undefined) sets.push(sql`name = ${fields.name}`);
+    if (fields.tags !== undefined) sets.push(sql`tags = ${JSON.stringify(fields.tags)}`);
+    if (fields.timeout_seconds !== undefined) sets.push(sql`timeout_seconds = ${fields.timeout_seconds}`);
+    if (fields.start_url !== undefined) sets.push(sql`start_url = ${fields.start_url}`);
+    if (sets.length) await this.db.run(sql`UPDATE browsers SET ${join(sets, ', ')} WHERE id = ${id}`);
   }
 
   /** One page of sessions, oldest first, and whether more follow. */
-  list(q: ListQuery): { rows: BrowserRow[]; hasMore: boolean } {
-    const where = [`ifnull(project_id, '') = @project`];
-    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
-    if (q.status === 'active') where.push('deleted_at IS NULL');
-    if (q.status === 'deleted') where.push('deleted_at IS NOT NULL');
+  async list(q: ListQuery): Promise<{ rows: BrowserRow[]; hasMore: boolean }> {
+    const where = [sql`coalesce(project_id, '') = ${q.projectId ?? ''}`];
+    if (q.status === 'active') where.push(sql`deleted_at IS NULL`);
+    if (q.status === 'deleted') where.push(sql`deleted_at IS NOT NULL`);
     if (q.query) {
+      const p = likePattern(q.query);
       // As on the hosted API, the search also finds sessions by the id or name of the profile they loaded.
-      where.push(`(lower(id) LIKE @query ESCAPE '\\' OR lower(ifnull(name, '')) LIKE @query ESCAPE '\\'
-        OR lower(ifnull(profile_id, '')) LIKE @query ESCAPE '\\'
-        OR profile_id IN (SELECT id FROM profiles WHERE lower(ifnull(name, '')) LIKE @query ESCAPE '\\')
-        OR id IN (SELECT browser_id FROM browser_proxies WHERE lower(ifnull(proxy_id, '')) LIKE @query ESCAPE '\\'))`);
-      params.query = likePattern(q.query);
+      where.push(sql`(lower(id) LIKE ${p} ESCAPE '\\' OR lower(coalesce(name, '')) LIKE ${p} ESCAPE '\\'
+        OR lower(coalesce(profile_id, '')) LIKE ${p} ESCAPE '\\'
+        OR profile_id IN (SELECT id FROM profiles WHERE lower(coalesce(name, '')) LIKE ${p} ESCAPE '\\')
+        OR id IN (SELECT browser_id FROM browser_proxies WHERE lower(coalesce(proxy_id, '')) LIKE ${p} ESCAPE '\\'))`);
     }
-    Object.entries(q.tags ?? {}).forEach(([key, value], i) => {
-      where.push(`json_extract(tags, @tagPath${i}) = @tagValue${i}`);
-      params[`tagPath${i}`] = `$."${key.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-      params[`tagValue${i}`] = value;
-    });
-    const rows = this.db
-      .prepare<Record<string, unknown>, StoredRow>(
-        `SELECT ${COLUMNS} FROM browsers WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit OFFSET @offset`,
-      )
-      .all(params);
-    const hasMore = rows.length > q.limit;
-    return { rows: rows.slice(0, q.limit).map(fromStored), hasMore };
+    const tags = Object.entries(q.tags ?? {});
+    for (const [key, value] of tags) where.push(hasTag(key, value));
+    const query = sql`SELECT ${COLUMNS} FROM browsers WHERE ${join(where, ' AND ')} ORDER BY seq`;
+    if (!tags.length) {
+      const rows = (await this.db.all<StoredRow>(sql`${query} LIMIT ${q.limit + 1} OFFSET ${q.offset}`)).map(fromStored);
+      return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+    }
+    // The text test is exact for tags as this repository writes them; the rows are held to the parsed
+    // tags as well, and paged after that, so no stray match can shift a page.
+    const matching = (await this.db.all<StoredRow>(query)).map(fromStored).filter((row) => tags.every(([k, v]) => row.tags[k] === v));
+    return { rows: matching.slice(q.offset, q.offset + q.limit), hasMore: matching.length > q.offset + q.limit };
   }
+}
+
+/**
+ * Whether the stored tags hold `key: value`, without JSON functions (they differ between the databases):
+ * tags are stored as JSON.stringify writes a flat object of strings, so the pair is the text `"key":"value"`
+ * right after `{` or `,` (`{` is made `,` here so one needle covers the first pair too). A quote inside a
+ * string is always escaped, so the needle cannot start inside one; `list` checks the parsed tags anyway.
+ * `replace` compares case-sensitively on both databases (LIKE does not on SQLite).
+ */
+function hasTag(key: string, value: string): Sql {
+  const text = sql`(',' || substr(tags, 2))`;
+  return sql`replace(${text}, ${`,${JSON.stringify(key)}:${JSON.stringify(value)}`}, '') <> ${text}`;
 }
 
 function toStored(row: BrowserRow): StoredRow {

@@ -23,7 +23,7 @@ export interface InvocationsOptions {
   /** The project's `max_concurrent_invocations` (null: no cap). */
   maxConcurrent: (projectId: string | null) => number | null | Promise<number | null>;
   /** The browsers of an invocation: their ids, and how one is ended. */
-  browsers: { of: (invocationId: string) => string[]; end: (browserId: string, detail: string) => Promise<void> };
+  browsers: { of: (invocationId: string) => Promise<string[]>; end: (browserId: string, detail: string) => Promise<void> };
   log: { warn: (obj: object, msg: string) => void };
 }
 
@@ -258,8 +258,12 @@ export class Invocations {
 
   private async endBrowsers(id: string, detail: string): Promise<void> {
     const { browsers, log } = this.opts;
+    const ids = await browsers.of(id).catch((err: unknown) => {
+      log.warn({ err, invocation: id }, 'could not read the browsers of an invocation');
+      return [] as string[];
+    });
     await Promise.all(
-      browsers.of(id).map((browserId) => browsers.end(browserId, detail).catch((err: unknown) => log.warn({ err, browser: browserId }, 'could not end an invocation browser'))),
+      ids.map((browserId) => browsers.end(browserId, detail).catch((err: unknown) => log.warn({ err, browser: browserId }, 'could not end an invocation browser'))),
     );
   }
 

@@ -20,8 +20,8 @@ export interface LiveViewDeps {
   computers: Pick<Computers, 'forSession'>;
   sessions: { get(id: string): LiveSession | undefined; touch(id: string): void };
   tokens: Pick<CdpTokens, 'verifyLive'>;
-  /** The page size a headless session's controller draws and clicks in. */
-  viewportOf(sessionId: string): { width: number; height: number };
+  /** The page size a headless session's controller draws and clicks in (from its record). */
+  viewportOf(sessionId: string): Promise<{ width: number; height: number }>;
   events?: LiveViewEvents;
   log?: { warn(obj: object, msg: string): void };
 }
@@ -59,6 +59,8 @@ interface Broadcast {
 export class LiveViews {
   private readonly bySession = new Map<string, Broadcast>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+  /** Each session's viewport, read once: the controller is asked for at every input. */
+  private readonly viewports = new WeakMap<InputTarget, Promise<{ width: number; height: number }>>();
 
   constructor(private readonly deps: LiveViewDeps) {}
 
@@ -143,8 +145,15 @@ export class LiveViews {
     return broadcast;
   }
 
-  private controller(session: InputTarget): Promise<Computer> {
-    return this.deps.computers.forSession(session, this.deps.viewportOf(session.id));
+  private async controller(session: InputTarget): Promise<Computer> {
+    let viewport = this.viewports.get(session);
+    if (!viewport) {
+      viewport = this.deps.viewportOf(session.id);
+      this.viewports.set(session, viewport);
+      // A failed read is not kept: the next input asks again.
+      viewport.catch(() => this.viewports.delete(session));
+    }
+    return this.deps.computers.forSession(session, await viewport);
   }
 
   private ensureStream(broadcast: Broadcast, attempt = 0): Promise<void> {

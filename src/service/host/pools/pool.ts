@@ -230,15 +230,16 @@ export class LivePool {
   }
 
   /** Leases an idle browser now, or waits up to `timeoutMs` for one; undefined means none came (204). */
-  acquire(body: BrowserPoolAcquireParams, timeoutMs: number, gone: Promise<void>): Promise<BrowserRow | undefined> {
+  async acquire(body: BrowserPoolAcquireParams, timeoutMs: number, gone: Promise<void>): Promise<BrowserRow | undefined> {
     if (this.closed) throw notFound('browser pool', this.row.name ?? this.row.id);
     // Refused before waiting; checked again when the browser is leased, since a name can be taken meanwhile.
-    if (body.name && this.deps.browsers.getActiveByName(this.row.project_id, body.name)) throw nameTaken(body.name);
+    if (body.name && (await this.deps.browsers.getActiveByName(this.row.project_id, body.name))) throw nameTaken(body.name);
+    if (this.closed) throw notFound('browser pool', this.row.name ?? this.row.id);
     if (this.waiters.length === 0) {
-      const row = this.leaseIdle(body);
-      if (row) return Promise.resolve(row);
+      const lease = this.leaseIdle(body);
+      if (lease) return lease;
     }
-    if (timeoutMs <= 0) return Promise.resolve(undefined);
+    if (timeoutMs <= 0) return undefined;
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { body, resolve, reject, gone: false };
       const leave = () => {
@@ -268,7 +269,7 @@ export class LivePool {
     sessions.dropClients(sessionId);
     tokens.revoke(sessionId);
     await sessions.released(live);
-    browsers.update(sessionId, { name: null, tags: {}, start_url: member.startUrl });
+    await browsers.update(sessionId, { name: null, tags: {}, start_url: member.startUrl });
     // A browser with a profile is replaced rather than reset: a reset would clear the profile's cookies and
     // storage too, and the next holder must start from the profile as it is, not from the last lease.
     if (!reuse || this.closed || this.members.size > this.row.config.size || member.profileId || member.diverged) {
@@ -360,19 +361,29 @@ export class LivePool {
   private becomeIdle(member: Member): void {
     member.state = 'idle';
     this.idle.push(member.id);
+    this.serveWaiters();
+  }
+
+  /** Hands idle browsers to waiters, first come first served; each lease claims its browser at once. */
+  private serveWaiters(): void {
     while (this.waiters.length && this.idle.length) {
       const waiter = this.waiters.shift()!;
       clearTimeout(waiter.timer);
       if (waiter.gone) continue;
-      try {
-        waiter.resolve(this.leaseIdle(waiter.body));
-      } catch (err) {
-        waiter.reject(err);
+      const lease = this.leaseIdle(waiter.body);
+      if (!lease) {
+        this.waiters.unshift(waiter);
+        return;
       }
+      lease.then(waiter.resolve, waiter.reject);
     }
   }
 
-  private leaseIdle(body: BrowserPoolAcquireParams): BrowserRow | undefined {
+  /**
+   * Claims an idle browser synchronously (so no other acquire can take it) and leases it once its record
+   * holds the lease's name and tags; undefined when none is idle. A name taken meanwhile puts the browser back.
+   */
+  private leaseIdle(body: BrowserPoolAcquireParams): Promise<BrowserRow | undefined> | undefined {
     const { sessions, browsers } = this.deps;
     for (;;) {
       const id = this.idle.shift();
@@ -380,21 +391,34 @@ export class LivePool {
       const member = this.members.get(id);
       const live = sessions.get(id);
       if (!member || !live || live.ending) continue;
-      const { timeout_seconds } = this.row.config;
-      try {
-        browsers.update(id, { name: body.name ?? null, tags: body.tags ?? {}, timeout_seconds, start_url: body.start_url ?? member.startUrl });
-      } catch (err) {
-        this.idle.unshift(id);
-        if (err instanceof UniqueViolation) throw nameTaken(body.name!);
-        throw err;
-      }
       member.state = 'leased';
-      live.parked = false;
-      live.timeoutMs = timeout_seconds * 1000;
-      live.lastActivity = Date.now();
-      if (body.start_url) member.tracker?.navigate(body.start_url).catch(() => undefined);
-      return browsers.get(id);
+      return this.lease(member, live, body);
     }
+  }
+
+  private async lease(member: Member, live: LiveSession, body: BrowserPoolAcquireParams): Promise<BrowserRow | undefined> {
+    const { browsers } = this.deps;
+    const { id } = member;
+    const { timeout_seconds } = this.row.config;
+    try {
+      await browsers.update(id, { name: body.name ?? null, tags: body.tags ?? {}, timeout_seconds, start_url: body.start_url ?? member.startUrl });
+    } catch (err) {
+      if (this.members.get(id) === member && !live.ending) {
+        member.state = 'idle';
+        this.idle.unshift(id);
+        // Served after this failure is answered; the browser is free for the next waiter.
+        queueMicrotask(() => this.serveWaiters());
+      }
+      if (err instanceof UniqueViolation) throw nameTaken(body.name!);
+      throw err;
+    }
+    // Ended while its record was written: another idle browser, if there is one.
+    if (this.members.get(id) !== member || live.ending) return this.leaseIdle(body);
+    live.parked = false;
+    live.timeoutMs = timeout_seconds * 1000;
+    live.lastActivity = Date.now();
+    if (body.start_url) member.tracker?.navigate(body.start_url).catch(() => undefined);
+    return browsers.get(id);
   }
 
   private async reset(member: Member, live: LiveSession): Promise<void> {

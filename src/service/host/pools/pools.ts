@@ -43,8 +43,8 @@ export interface PoolManagerDeps {
 export class PoolManager {
   private readonly pools = new Map<string, LivePool>();
   private limit: ConcurrencyLimit | undefined;
-  /** Browsers admitted to pools whose rows are still being written (counted as reserved meanwhile). */
-  private admitted = 0;
+  /** Browsers admitted to pools whose rows are still being written (counted as reserved meanwhile), by project ('' for none). */
+  private readonly admitted = new Map<string, number>();
 
   constructor(private readonly deps: PoolManagerDeps) {
     // A pool keeps launching browsers through its proxy, so the proxy cannot be deleted under it.
@@ -99,11 +99,13 @@ export class PoolManager {
     for (const pool of this.pools.values()) pool.close();
   }
 
-  /** Browsers reserved by pools: the sum of their sizes, whatever is running right now. */
-  reserved(): number {
+  /** Browsers reserved by pools (of one project when given): the sum of their sizes, whatever is running right now. */
+  reserved(projectId?: string): number {
     let n = 0;
-    for (const pool of this.pools.values()) n += pool.row.config.size;
-    return n + this.admitted;
+    for (const pool of this.pools.values()) if (projectId === undefined || pool.row.project_id === projectId) n += pool.row.config.size;
+    if (projectId !== undefined) return n + (this.admitted.get(projectId) ?? 0);
+    for (const extra of this.admitted.values()) n += extra;
+    return n;
   }
 
   ref(poolId: string): BrowserPoolRef {
@@ -196,9 +198,12 @@ export class PoolManager {
    * put them in a pool's size, so concurrent requests cannot overshoot while the write is in flight.
    */
   private async admitWhileWriting<T>(extra: number, projectId: string | null, row: PoolRow, write: () => Promise<void>, apply: () => T): Promise<T> {
-    this.limit?.admitReservation(extra, projectId);
+    // The caps are read first; the check and the count follow with no await between.
+    const caps = this.limit && extra > 0 ? await this.limit.caps(projectId) : undefined;
+    if (caps) this.limit!.admitReservation(caps, extra, projectId);
     const counted = Math.max(extra, 0);
-    this.admitted += counted;
+    const key = projectId ?? '';
+    this.admitted.set(key, (this.admitted.get(key) ?? 0) + counted);
     try {
       await write();
       return apply();
@@ -208,7 +213,9 @@ export class PoolManager {
       }
       throw err;
     } finally {
-      this.admitted -= counted;
+      const left = (this.admitted.get(key) ?? 0) - counted;
+      if (left > 0) this.admitted.set(key, left);
+      else this.admitted.delete(key);
     }
   }
 

@@ -213,9 +213,8 @@ export class ProfileStore {
 
   /** Told synchronously as a session starts ending: from now on its profile has a save pending. */
   readonly ending: SessionEndListener = (session) => {
-    const row = this.deps.browsers.get(session.id);
-    if (!row?.profile_save_changes || !row.profile_id) return;
-    const profileId = row.profile_id;
+    if (!session.profile?.saveChanges) return;
+    const profileId = session.profile.id;
     let settle!: () => void;
     const pending = new Promise<void>((resolve) => (settle = resolve));
     const chained = (this.saving.get(profileId) ?? Promise.resolve()).then(() => pending);

@@ -35,12 +35,13 @@ export async function prepareProfileLoad(
   if (!session || session.ending) throw notFound('browser', row.id);
   return async () => {
     // Recorded first: the unique index settles a race for the profile's write access before any restart.
-    writeRecord({ name: row.name, profile_id: profile.id }, () => deps.browsers.setProfile(row.id, profile.id, saveChanges));
+    await writeRecord({ name: row.name, profile_id: profile.id }, () => deps.browsers.setProfile(row.id, profile.id, saveChanges));
     let undone = false;
     // Taken back when the browser cannot start from it: the session must not write its own state into the profile.
-    const undo = () => {
-      if (!undone) deps.browsers.setProfile(row.id, null, false);
+    const undo = async () => {
+      if (undone) return;
       undone = true;
+      await deps.browsers.setProfile(row.id, null, false);
     };
     try {
       await deps.sessions.restart(row.id, {
@@ -49,7 +50,8 @@ export async function prepareProfileLoad(
         undo,
       });
     } catch (err) {
-      undo();
+      // The restart's own failure is the answer, not a failed undo's.
+      await undo().catch(() => undefined);
       throw err;
     }
   };

@@ -1,40 +1,52 @@
 // The unified concurrency limit: on-demand sessions plus pool reservations (the sum of pool sizes) may not
 // exceed `max_concurrent_sessions`, for the org and for each project (its own override, else the org's
 // `default_project_max_concurrent_sessions`); a create counts against both. Standby browsers are not
-// sessions and do not count. Every check runs synchronously right before the thing it admits is counted,
-// so parallel requests cannot overshoot.
+// sessions and do not count.
+//
+// Exact under parallel creates: the caps are read from the database first (`caps`, the one await), then
+// the check runs synchronously against usage counted in memory, and the caller counts what it admitted
+// right after, with no await between; a create whose row is still being written is counted already.
 import { DomainError } from '../errors.js';
-import type { LimitsRepo } from '../../store/limits-repo.js';
+import type { LimitsRepo, SessionCaps } from '../../store/limits-repo.js';
 
+/** What runs now, in this service: everything, or one project's share when `projectId` is given. */
 export interface Usage {
-  onDemand(): number;
-  /** The sum of all pool sizes. */
-  reserved(): number;
+  /** On-demand sessions running or being created. */
+  onDemand(projectId?: string): number;
+  /** Browsers reserved by pools: the sum of their sizes, plus what creates and resizes admitted meanwhile. */
+  reserved(projectId?: string): number;
 }
 
 /** `projectId` everywhere: the project a create acts in (null: the org's default scope, which has no project limit). */
 export class ConcurrencyLimit {
   constructor(
-    private readonly repo: LimitsRepo,
+    private readonly repo: Pick<LimitsRepo, 'sessionCaps'>,
     private readonly usage: Usage,
   ) {}
 
-  /** Throws 429 unless one more on-demand session fits; `onDemand` counts those running or starting. */
-  admitSession(onDemand: number, projectId: string | null): void {
-    this.checkProject(projectId, 1, 'create a browser session');
-    this.check(onDemand, this.usage.reserved(), 1, 'create a browser session');
+  /** The caps in force for a create in `projectId`; read before the synchronous admit call. */
+  caps(projectId: string | null): Promise<SessionCaps> {
+    return this.repo.sessionCaps(projectId);
   }
 
-  /** Throws 429 unless pools may reserve `extra` more browsers. */
-  admitReservation(extra: number, projectId: string | null): void {
+  /** Throws 429 unless one more on-demand session fits. Count it before the next await. */
+  admitSession(caps: SessionCaps, projectId: string | null): void {
+    this.checkProject(caps, projectId, 1, 'create a browser session');
+    this.check(caps, 1, 'create a browser session');
+  }
+
+  /** Throws 429 unless pools may reserve `extra` more browsers. Count them before the next await. */
+  admitReservation(caps: SessionCaps, extra: number, projectId: string | null): void {
     if (extra <= 0) return;
     const what = `reserve ${extra} more pooled browser${extra === 1 ? '' : 's'}`;
-    this.checkProject(projectId, extra, what);
-    this.check(this.usage.onDemand(), this.usage.reserved(), extra, what);
+    this.checkProject(caps, projectId, extra, what);
+    this.check(caps, extra, what);
   }
 
-  private check(onDemand: number, reserved: number, extra: number, what: string): void {
-    const limit = this.repo.get().max_concurrent_sessions;
+  private check(caps: SessionCaps, extra: number, what: string): void {
+    const limit = caps.org;
+    const onDemand = this.usage.onDemand();
+    const reserved = this.usage.reserved();
     if (limit === null || onDemand + reserved + extra <= limit) return;
     throw exceeded(
       `cannot ${what}: the organization's max_concurrent_sessions is ${limit} and ${usageText(onDemand, reserved)}; ` +
@@ -43,11 +55,11 @@ export class ConcurrencyLimit {
     );
   }
 
-  private checkProject(projectId: string | null, extra: number, what: string): void {
-    if (projectId === null) return;
-    const { limit, source } = this.repo.projectSessionCap(projectId);
-    if (limit === null) return;
-    const { onDemand, reserved } = this.repo.projectUsage(projectId);
+  private checkProject(caps: SessionCaps, projectId: string | null, extra: number, what: string): void {
+    if (projectId === null || !caps.project || caps.project.limit === null) return;
+    const { limit, source } = caps.project;
+    const onDemand = this.usage.onDemand(projectId);
+    const reserved = this.usage.reserved(projectId);
     if (onDemand + reserved + extra <= limit) return;
     const whose =
       source === 'project'

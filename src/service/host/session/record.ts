@@ -42,9 +42,9 @@ export function sessionRow(
 }
 
 /** Runs a write of a session's record, answering the unique indexes' refusals as 409s about `row`. */
-export function writeRecord(row: Pick<BrowserRow, 'name' | 'profile_id'>, write: () => void): void {
+export async function writeRecord(row: Pick<BrowserRow, 'name' | 'profile_id'>, write: () => Promise<unknown>): Promise<void> {
   try {
-    write();
+    await write();
   } catch (err) {
     if (!(err instanceof UniqueViolation)) throw err;
     // The other unique index: a profile is loaded read-write by one active session at a time.

@@ -22,20 +22,20 @@ export interface RecoveryDeps {
  * folders hold a pid file instead. Returns how many sessions were ended.
  */
 export async function recoverStale(deps: RecoveryDeps, track: (work: Promise<unknown>) => void): Promise<number> {
-  const stale = deps.repo.listActive();
+  const stale = await deps.repo.listActive();
   for (const row of stale) {
     if (row.pid && (await isOurChromium(row.pid, join(deps.sessionsDir, row.id)))) {
       await deps.closeCleanly?.(row);
       killProcessGroup(row.pid);
     }
-    deps.repo.end(row.id, 'service_restart', 'the service restarted while this session was active', deps.now());
+    await deps.repo.end(row.id, 'service_restart', 'the service restarted while this session was active', deps.now());
     await deps.stopped?.(row);
     track(removeDir(join(deps.sessionsDir, row.id)));
   }
   const staleIds = new Set(stale.map((row) => row.id));
   const entries = await readdir(deps.sessionsDir).catch(() => [] as string[]);
   for (const id of entries) {
-    if (staleIds.has(id) || deps.isLive(id) || deps.repo.get(id)?.deleted_at === null) continue;
+    if (staleIds.has(id) || deps.isLive(id) || (await deps.repo.get(id))?.deleted_at === null) continue;
     const dir = join(deps.sessionsDir, id);
     const pid = Number(await readFile(join(dir, PID_FILE), 'utf8').catch(() => ''));
     if (!pid) continue;

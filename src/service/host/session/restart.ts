@@ -16,7 +16,7 @@ export interface RestartChange {
   /** Why, for the session's log. */
   reason: string;
   /** Takes back what the caller recorded for the change, when it cannot be made (before the session could end). */
-  undo?(): void;
+  undo?(): Promise<void>;
 }
 
 export interface RestartDeps {
@@ -26,7 +26,7 @@ export interface RestartDeps {
   /** The session's browser as last launched; none once the session is gone. */
   current(sessionId: string): WarmBrowser | undefined;
   /** The new browser becomes the session's: its record's pid, the exit watch, what closes at the end. */
-  adopt(session: LiveSession, warm: WarmBrowser): void;
+  adopt(session: LiveSession, warm: WarmBrowser): Promise<void>;
   dropClients(sessionId: string): void;
   /** Ends a session whose Chromium could not be started again at all. */
   end(sessionId: string, detail: string): void;
@@ -87,7 +87,9 @@ async function restartChromium(deps: RestartDeps, session: LiveSession, change: 
     next = await relaunchBrowser(deps.env, old, change.spec(old.spec), change.prepare);
   } catch (err) {
     failure = err;
-    change.undo?.();
+    await change.undo?.().catch((undoErr: unknown) =>
+      deps.log.warn({ session_id: session.id, err: (undoErr as Error).message }, 'could not take back what the restart recorded'),
+    );
     deps.log.warn({ session_id: session.id, err: (err as Error).message }, 'could not restart the browser with the change; starting it as it was');
     try {
       next = await relaunchBrowser(deps.env, old, old.spec);
@@ -97,7 +99,7 @@ async function restartChromium(deps: RestartDeps, session: LiveSession, change: 
       throw unavailable('browser_restart_failed', `${detail}; the session ended`);
     }
   }
-  deps.adopt(session, next);
+  await deps.adopt(session, next);
   await callAll(deps.hooks(), (hook) => hook(session, change.reason), deps.log, { session_id: session.id }, 'a session restart hook');
   if (failure === undefined) return;
   if (failure instanceof DomainError) throw failure;

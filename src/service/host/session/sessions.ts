@@ -49,8 +49,9 @@ export class SessionManager {
   private readonly cleanStops = new Set<string>();
   private warmSource: WarmSource | undefined;
   private admission: Admission | undefined;
-  /** On-demand sessions running or being created: what a concurrency limit counts. */
+  /** On-demand sessions running or being created: what a concurrency limit counts, in all and per project. */
   private onDemand = 0;
+  private readonly onDemandByProject = new Map<string, number>();
   private coldCreates = 0;
   /** Launched browsers that are not sessions (yet): the standby's, and creates between launch and record. */
   private readonly unregistered = new Set<WarmBrowser>();
@@ -108,6 +109,19 @@ export class SessionManager {
 
   get onDemandSessions(): number {
     return this.onDemand;
+  }
+
+  /** On-demand sessions of a project running or being created. */
+  onDemandIn(projectId: string): number {
+    return this.onDemandByProject.get(projectId) ?? 0;
+  }
+
+  private countOnDemand(projectId: string | null, delta: 1 | -1): void {
+    this.onDemand += delta;
+    if (projectId === null) return;
+    const n = (this.onDemandByProject.get(projectId) ?? 0) + delta;
+    if (n > 0) this.onDemandByProject.set(projectId, n);
+    else this.onDemandByProject.delete(projectId);
   }
 
   /** Creates waiting for a launch right now; background launches (the standby's refill) give way to them. */
@@ -175,15 +189,17 @@ export class SessionManager {
   async create(params: BrowserCreateParams, projectId: string | null, opts: { poolId?: string; proxy?: Upstream | null } = {}): Promise<BrowserRow> {
     if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
     const poolId = opts.poolId ?? null;
-    // Admitted and counted before the first await, so parallel creates cannot overshoot a limit together.
     if (poolId === null) {
-      this.admission?.(this.onDemand, projectId);
-      this.onDemand++;
+      const admit = await this.admission?.(projectId);
+      // Checked and counted with no await between, so parallel creates cannot overshoot a limit together.
+      if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
+      admit?.();
+      this.countOnDemand(projectId, 1);
     }
     try {
       return await this.createAdmitted(params, projectId, poolId, opts.proxy ?? null);
     } catch (err) {
-      if (poolId === null) this.onDemand--;
+      if (poolId === null) this.countOnDemand(projectId, -1);
       throw err;
     }
   }
@@ -194,7 +210,7 @@ export class SessionManager {
     if (offer) {
       let row: BrowserRow;
       try {
-        row = this.record(offer.id, params, projectId, poolId);
+        row = await this.record(offer.id, params, projectId, poolId);
       } catch (err) {
         this.warmSource!.putBack(offer);
         throw err;
@@ -203,7 +219,7 @@ export class SessionManager {
       try {
         warm = await offer.browser;
       } catch (err) {
-        this.deps.repo.remove(offer.id);
+        await this.forget(offer.id);
         throw err;
       }
       // The record holds the pid now, and the folder is the session's view, where the file would show.
@@ -212,13 +228,13 @@ export class SessionManager {
     }
     const id = newId();
     // The record goes in first: the unique index settles name races before any browser is launched.
-    const row = this.record(id, params, projectId, poolId);
+    const row = await this.record(id, params, projectId, poolId);
     let launched: WarmBrowser;
     this.coldCreates++;
     try {
       launched = await this.launch(spec, { id, recorded: true });
     } catch (err) {
-      this.deps.repo.remove(id);
+      await this.forget(id);
       throw err;
     } finally {
       this.coldCreates--;
@@ -226,11 +242,16 @@ export class SessionManager {
     return this.activate(row, launched);
   }
 
-  private record(id: string, params: BrowserCreateParams, projectId: string | null, poolId: string | null): BrowserRow {
+  private async record(id: string, params: BrowserCreateParams, projectId: string | null, poolId: string | null): Promise<BrowserRow> {
     const { sandbox, userDataDir } = sessionLayout(this.env, id);
     const row = sessionRow(id, params, { projectId, poolId, sandboxed: sandbox !== null, userDataDir, now: this.deps.now() });
-    writeRecord(row, () => this.deps.repo.insert(row));
+    await writeRecord(row, () => this.deps.repo.insert(row));
     return row;
+  }
+
+  /** Removes the record of a create whose browser never came up; the create's own failure is what is thrown. */
+  private async forget(id: string): Promise<void> {
+    await this.deps.repo.remove(id).catch((err: unknown) => this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'could not remove the record of a failed create'));
   }
 
   /**
@@ -270,11 +291,12 @@ export class SessionManager {
     await work.catch(() => undefined);
   }
 
-  private activate(row: BrowserRow, warm: WarmBrowser): BrowserRow {
+  private async activate(row: BrowserRow, warm: WarmBrowser): Promise<BrowserRow> {
     this.unregistered.delete(warm);
     const { id } = row;
     const { chromium } = warm;
-    this.deps.repo.setProcess(id, chromium.pid, row.user_data_dir!);
+    // The session is registered before the pid is written: no await may leave the browser neither
+    // unregistered nor live, where a shutdown would not find it.
     const session: LiveSession = {
       id,
       view: warm.view,
@@ -287,6 +309,8 @@ export class SessionManager {
       cleanups: [async () => (await this.running.get(id)?.downloads)?.close(), () => warm.forwarder.close()],
       ready: warm.downloads.then(() => undefined),
       poolId: row.pool_id,
+      projectId: row.project_id,
+      profile: row.profile_id ? { id: row.profile_id, saveChanges: row.profile_save_changes } : null,
       parked: row.pool_id !== null,
       proxy: warm.forwarder,
       network: warm.network && { netns: warm.network.nsPath, proxyUrl: warm.network.proxyServer },
@@ -301,6 +325,9 @@ export class SessionManager {
     const hooks = callAll(this.hooks.start, (hook) => hook(session, started), this.deps.log, { session_id: id }, 'a session start hook');
     session.ready = Promise.all([session.ready, hooks]).then(() => undefined);
     this.watchExit(session, chromium);
+    await this.deps.repo
+      .setProcess(id, chromium.pid, row.user_data_dir!)
+      .catch((err: unknown) => this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'could not record the browser process'));
     return started;
   }
 
@@ -319,14 +346,20 @@ export class SessionManager {
     return restartSession(this.restartDeps, id, this.live.get(id), change);
   }
 
-  private adoptRestarted(session: LiveSession, warm: WarmBrowser): void {
+  private async adoptRestarted(session: LiveSession, warm: WarmBrowser): Promise<void> {
     this.running.set(session.id, warm);
     session.chromium = warm.chromium;
-    const row = this.deps.repo.get(session.id);
-    if (row) this.deps.repo.setProcess(session.id, warm.chromium.pid, row.user_data_dir!);
-    // Loaded with save_changes, a profile is written back at the end: the browser is closed cleanly then.
-    if (row?.profile_save_changes) this.cleanStops.add(session.id);
     this.watchExit(session, warm.chromium);
+    try {
+      const row = await this.deps.repo.get(session.id);
+      if (!row) return;
+      await this.deps.repo.setProcess(session.id, warm.chromium.pid, row.user_data_dir!);
+      // Loaded with save_changes, a profile is written back at the end: the browser is closed cleanly then.
+      session.profile = row.profile_id ? { id: row.profile_id, saveChanges: row.profile_save_changes } : null;
+      if (row.profile_save_changes) this.cleanStops.add(session.id);
+    } catch (err) {
+      this.deps.log.warn({ session_id: session.id, err: (err as Error).message }, 'could not read or record the restarted browser');
+    }
   }
 
   /** Ends a live session once: records why, drops its CDP clients, kills its processes, removes its files. */
@@ -335,10 +368,13 @@ export class SessionManager {
     if (!session) return Promise.resolve();
     session.ending ??= (async () => {
       // A restart under way finishes first, so that the Chromium it starts is the one stopped here. Only
-      // then: without one, the record and the end listeners are told synchronously, as they expect.
+      // then: without one, the count and the end listeners are told synchronously, as they expect; the
+      // record's write is under way meanwhile and awaited before anything reads it back.
       if (session.restarting) await session.restarting;
-      this.deps.repo.end(id, reason, detail, this.deps.now());
-      if (session.poolId === null) this.onDemand--;
+      const recorded = this.deps.repo
+        .end(id, reason, detail, this.deps.now())
+        .catch((err: unknown) => this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'could not record the end of a session'));
+      if (session.poolId === null) this.countOnDemand(session.projectId, -1);
       for (const socket of session.connections) socket.destroy();
       for (const listener of this.hooks.end) {
         try {
@@ -361,7 +397,11 @@ export class SessionManager {
       await this.running.get(id)?.network?.close();
       this.running.delete(id);
       await session.screen?.stop();
-      const ended = this.deps.repo.get(id);
+      await recorded;
+      const ended = await this.deps.repo.get(id).catch((err: unknown) => {
+        this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'could not read the record of an ended session');
+        return undefined;
+      });
       if (ended) await this.stopped(ended);
       this.live.delete(id);
       this.deps.log.info({ session_id: id, reason, detail }, 'browser session ended');

@@ -43,6 +43,13 @@ export interface LiveSession extends SessionScope {
   ending?: Promise<void>;
   /** The pool the browser belongs to. Pool browsers count against limits through their pool's size. */
   readonly poolId: string | null;
+  /** The project the session was created in (null: the default scope); its limit counts it. */
+  readonly projectId: string | null;
+  /**
+   * The profile loaded, as last recorded (at the start, and after a restart that loaded one): read by end
+   * listeners, which are told synchronously and cannot wait for the record.
+   */
+  profile: { id: string; saveChanges: boolean } | null;
   /** Idle in its pool: never timed out, and CDP clients are refused until someone acquires it. */
   parked: boolean;
   /** The session's egress proxy: PATCH switches the custom proxy it chains to. */
@@ -138,5 +145,8 @@ export interface WarmSource {
   putBack(offer: WarmOffer): void;
 }
 
-/** Throws to refuse an on-demand session; given how many are running or starting, and its project. */
-export type Admission = (onDemandSessions: number, projectId: string | null) => void;
+/**
+ * Admits an on-demand session in a project: reads what it needs (the limits in force), then returns the
+ * check, which throws to refuse and is run synchronously right before the session is counted.
+ */
+export type Admission = (projectId: string | null) => Promise<() => void>;
