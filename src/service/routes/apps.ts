@@ -177,7 +177,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   const browsersBody = { type: 'object', required: ['browsers'], properties: { browsers: { type: 'array', items: browserSession } } } as const;
   app.get('/invocations/:id/browsers', { schema: { params: idParams, response: ok('Active browsers created for the invocation', browsersBody) } }, async (req: IdRequest) => {
     const rows = invocations.browsers(req.auth.projectId, req.params.id).flatMap((id) => ctx.browsers.get(id) ?? []);
-    return { browsers: rows.map((row) => presentSession(row, wsOrigin(req), ctx)) };
+    return { browsers: await Promise.all(rows.map((row) => presentSession(row, wsOrigin(req), ctx))) };
   });
 
   app.delete('/invocations/:id/browsers', { schema: { params: idParams, response: noContent('Ended') } }, async (req: IdRequest, reply: FastifyReply) => {

@@ -15,7 +15,7 @@ export interface FollowOptions {
   /** Whether `event` is the one that ends the stream (a terminal state). */
   isEnd: (event: StoredEvent) => boolean;
   /** The current state as an event, when the resource has already settled; null while it is in flight. */
-  settledState: () => StoredEvent | null;
+  settledState: () => StoredEvent | null | Promise<StoredEvent | null>;
 }
 
 export async function followEvents(req: FastifyRequest, reply: FastifyReply, opts: FollowOptions): Promise<void> {
@@ -33,8 +33,9 @@ export async function followEvents(req: FastifyRequest, reply: FastifyReply, opt
   });
   if (!ended) {
     // `since` may have left out the state that settled it.
-    const settled = opts.settledState();
-    if (settled) {
+    const settled = await opts.settledState();
+    // The live stream may have ended it while the state was read.
+    if (settled && !ended) {
       sse.send(settled);
       ended = true;
       sse.close();
