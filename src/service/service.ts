@@ -139,10 +139,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const limits = new LimitsRepo(database);
   if (opts.maxConcurrentSessions !== undefined) await limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
   const secrets = SecretsBox.forDataDir(opts.dataDir);
-  const proxies = new ProxyService({ repo: new ProxiesRepo(db), secrets, now, checkUrl: opts.proxyCheckUrl });
-  const credentials = new CredentialStore({ repo: new CredentialsRepo(db), secrets, now });
-  const siteConfigs = new SiteConfigs({ repo: new SiteConfigsRepo(db), proxies, now });
-  const credentialProviders = new CredentialProviders({ repo: new CredentialProvidersRepo(db), secrets, connect: connectProvider, now });
+  const proxies = new ProxyService({ repo: new ProxiesRepo(database), secrets, now, checkUrl: opts.proxyCheckUrl });
+  const credentials = new CredentialStore({ repo: new CredentialsRepo(database), secrets, now });
+  const siteConfigs = new SiteConfigs({ repo: new SiteConfigsRepo(database), proxies, now });
+  const credentialProviders = new CredentialProviders({ repo: new CredentialProvidersRepo(database), secrets, connect: connectProvider, now });
   // Profiles and extensions live beside the database; loading and saving them plug into every launch and end.
   const profiles = new ProfileStore({ repo: new ProfilesRepo(database), browsers, dir: join(opts.dataDir, 'profiles'), now, log });
   const extensions = new ExtensionStore({ repo: new ExtensionsRepo(database), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
@@ -252,7 +252,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       return (await recordings.start(sessions.get(id)!, { framerate: 10, maxDurationS: 1800, viewport: { width: viewport.width, height: viewport.height } })).id;
     },
     timeoutSeconds: (opts.loginFlowTtlMs ?? 600_000) / 1000 });
-  const authConnections = new AuthConnections({ repo: new AuthConnectionsRepo(db), profiles, proxies, credentials, providers: credentialProviders, now });
+  const authConnections = new AuthConnections({ repo: new AuthConnectionsRepo(database), profiles, proxies, credentials, providers: credentialProviders, now });
   const loginFlows = new LoginFlows({
     connections: authConnections,
     credentials,
@@ -264,7 +264,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     hostedUrl,
     log,
   });
-  loginFlows.recover();
+  await loginFlows.recover();
   const healthChecks = new HealthChecks({ connections: authConnections, flows: loginFlows, launch: flowBrowsers, now, tickMs: opts.authHealthTickMs, log });
   healthChecks.start();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,

@@ -32,12 +32,12 @@ const followQuery = { type: 'object', additionalProperties: false, properties: {
 
 export function registerAuthConnectionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { authConnections: connections, loginFlows: flows } = ctx;
-  const present = (row: ConnectionRow) => {
+  const present = async (row: ConnectionRow) => {
     const out = connections.present(row, (r) => (r.flow && !flows.isTerminal(r.flow) ? ctx.hostedUrl(r.id, r.flow.handoff_code) : null));
     // While a flow runs, its browser can be watched (or helped) through the live view.
     const flowBrowser = row.flow && !flows.isTerminal(row.flow) ? row.flow.browser_session_id : null;
     if (flowBrowser && ctx.sessions.get(flowBrowser)) out.live_view_url = ctx.liveViewUrl(flowBrowser);
-    const site = ctx.siteConfigs.match(row.project_id, row.domain);
+    const site = await ctx.siteConfigs.match(row.project_id, row.domain);
     return site ? { ...out, site_config_id: site.id } : out;
   };
   const base = '/auth/connections';
@@ -54,29 +54,29 @@ export function registerAuthConnectionRoutes(app: FastifyInstance, ctx: ServiceC
     { schema: { querystring: connectionListQuery, response: page('Auth connections', managedAuth) } },
     async (req, reply) => {
       const q = req.query;
-      const found = connections.list({ projectId: req.auth.projectId, domain: q.domain, profileName: q.profile_name, query: q.query, offset: q.offset, limit: q.limit });
+      const found = await connections.list({ projectId: req.auth.projectId, domain: q.domain, profileName: q.profile_name, query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, found.rows.length, found.hasMore);
-      return found.rows.map(present);
+      return Promise.all(found.rows.map(present));
     },
   );
 
   app.get<{ Params: IdParams }>(`${base}/:id`, { schema: { params: idParams, response: ok('The connection and its current flow', managedAuth) } }, async (req) =>
-    present(connections.find(req.auth.projectId, req.params.id)),
+    present(await connections.find(req.auth.projectId, req.params.id)),
   );
 
   app.patch<{ Params: IdParams; Body: ConnectionUpdateParams }>(
     `${base}/:id`,
     { schema: { params: idParams, body: connectionUpdateParams, response: ok('The connection as updated', managedAuth) }, preValidation: defaultEmptyBody },
-    async (req) => present(connections.update(connections.find(req.auth.projectId, req.params.id), req.body, 'body')),
+    async (req) => present(await connections.update(await connections.find(req.auth.projectId, req.params.id), req.body, 'body')),
   );
 
   app.delete<{ Params: IdParams }>(
     `${base}/:id`,
     { schema: { params: idParams, response: noContent('Deleted; a login flow in progress is cancelled and its browser ended') } },
     async (req, reply) => {
-      const row = connections.find(req.auth.projectId, req.params.id);
+      const row = await connections.find(req.auth.projectId, req.params.id);
       await flows.stop(row.id, 'CANCELED', 'connection_deleted', 'the auth connection was deleted');
-      connections.remove(row);
+      await connections.remove(row);
       return reply.code(204).send();
     },
   );
@@ -88,15 +88,15 @@ export function registerAuthConnectionRoutes(app: FastifyInstance, ctx: ServiceC
       preValidation: defaultEmptyBody,
     },
     async (req) => {
-      const row = connections.find(req.auth.projectId, req.params.id);
-      return flows.start(row, 'LOGIN', connections.loginOverrides(row, req.body, 'body'));
+      const row = await connections.find(req.auth.projectId, req.params.id);
+      return flows.start(row, 'LOGIN', await connections.loginOverrides(row, req.body, 'body'));
     },
   );
 
   app.post<{ Params: IdParams; Body: SubmitParams }>(
     `${base}/:id/submit`,
     { schema: { params: idParams, body: submitParams, response: ok('Whether the flow took the input', submitResponse) }, preValidation: defaultEmptyBody },
-    async (req) => flows.submit(connections.find(req.auth.projectId, req.params.id), req.body),
+    async (req) => flows.submit(await connections.find(req.auth.projectId, req.params.id), req.body),
   );
 
   app.get<{ Params: IdParams }>(
@@ -109,7 +109,7 @@ export function registerAuthConnectionRoutes(app: FastifyInstance, ctx: ServiceC
       },
     },
     async (req, reply) => {
-      const row = connections.find(req.auth.projectId, req.params.id);
+      const row = await connections.find(req.auth.projectId, req.params.id);
       const flow = row.flow;
       if (!flow) throw conflict(`auth connection '${row.id}' has had no login flow; start one with POST ${base}/${row.id}/login`);
       return followEvents(req, reply, {
@@ -118,9 +118,10 @@ export function registerAuthConnectionRoutes(app: FastifyInstance, ctx: ServiceC
         now: ctx.now,
         heartbeatMs: ctx.heartbeatMs,
         isEnd: (event) => flows.isTerminal({ status: event.flow_status as typeof flow.status }),
-        settledState: () => {
-          const latest = connections.get(row.id)?.flow;
-          return latest?.id === flow.id && flows.isTerminal(latest) ? flows.stateEvent(row.id, latest) : null;
+        settledState: async () => {
+          const latest = await connections.get(row.id);
+          const settled = latest?.flow;
+          return settled?.id === flow.id && flows.isTerminal(settled) ? flows.stateEvent(row.id, settled, latest!.post_login_url) : null;
         },
       });
     },
@@ -130,9 +131,9 @@ export function registerAuthConnectionRoutes(app: FastifyInstance, ctx: ServiceC
     `${base}/:id/timeline`,
     { schema: { params: idParams, querystring: timelineQuery, response: page('Logins, re-logins and health checks, newest first', timelineEvent) } },
     async (req, reply) => {
-      const row = connections.find(req.auth.projectId, req.params.id);
+      const row = await connections.find(req.auth.projectId, req.params.id);
       const q = req.query;
-      const found = connections.timeline(row, { type: q.type, offset: q.offset, limit: q.limit });
+      const found = await connections.timeline(row, { type: q.type, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, found.rows.length, found.hasMore);
       return found.rows;
     },

@@ -36,15 +36,15 @@ export function registerHostedAuthPage(app: FastifyInstance, ctx: ServiceContext
     const config = { selfAuthenticated: true };
 
     scope.get<Req>(path, { config, schema: { params, querystring: query, response: content('The page where a person completes the login', 'text/html') } }, async (req, reply) =>
-      page(reply, flowOf(ctx, req.params.id, req.query.code)),
+      page(reply, await flowOf(ctx, req.params.id, req.query.code)),
     );
 
     scope.post<Req & { Body: Record<string, string> }>(
       path,
       { config, schema: { params, querystring: query, body: form, response: content('Redirects back to the page (303)', 'text/html') } },
       async (req, reply) => {
-        const { row } = flowOf(ctx, req.params.id, req.query.code);
-        ctx.loginFlows.submit(row, submission(req.body));
+        const { row } = await flowOf(ctx, req.params.id, req.query.code);
+        await ctx.loginFlows.submit(row, submission(req.body));
         return reply.code(303).header('location', `${req.url}`).send();
       },
     );
@@ -52,8 +52,8 @@ export function registerHostedAuthPage(app: FastifyInstance, ctx: ServiceContext
 }
 
 /** The connection whose running flow `code` opens; 401 otherwise, the same for every wrong guess. */
-function flowOf(ctx: ServiceContext, id: string, code: string): { row: ConnectionRow; flow: FlowState } {
-  const row = ctx.authConnections.get(id);
+async function flowOf(ctx: ServiceContext, id: string, code: string): Promise<{ row: ConnectionRow; flow: FlowState }> {
+  const row = await ctx.authConnections.get(id);
   const flow = row?.flow;
   const given = Buffer.from(code);
   const expected = Buffer.from(flow?.handoff_code ?? '');

@@ -76,7 +76,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
       const { name, tags: newTags, profile } = req.body;
       // Every part is checked before any is applied; loading a profile (a restart) comes last.
       const applyTelemetry = ctx.telemetry?.prepareUpdate(row.id, req.body.telemetry, 'body.telemetry');
-      const applyProxy = ctx.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body, 'body');
+      const applyProxy = await ctx.proxies?.prepareUpdate(req.auth.projectId, row.id, sessions.get(row.id)?.proxy, req.body, 'body');
       const loadProfile = profile && (await prepareProfileLoad({ profiles: ctx.profiles, browsers: repo, sessions }, row, profile, 'body.profile'));
       try {
         await repo.update(row.id, { name: name === undefined ? undefined : name || null, tags: newTags });
@@ -87,7 +87,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
         throw err;
       }
       await applyTelemetry?.();
-      applyProxy?.();
+      await applyProxy?.();
       await loadProfile?.();
       sessions.touch(row.id);
       return present(req, (await repo.get(row.id))!);

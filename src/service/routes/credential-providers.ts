@@ -29,7 +29,7 @@ export function registerCredentialProviderRoutes(app: FastifyInstance, deps: Cre
   app.post<{ Body: CredentialProviderCreateParams }>(
     base,
     { schema: { body: credentialProviderCreateParams, response: ok('The new provider (its token is never shown)', credentialProvider) } },
-    async (req) => providers.present(providers.create(req.body)),
+    async (req) => providers.present(await providers.create(req.body)),
   );
 
   app.get<{ Querystring: Required<Pick<CredentialProviderListParams, 'offset' | 'limit'>> & CredentialProviderListParams }>(
@@ -37,14 +37,14 @@ export function registerCredentialProviderRoutes(app: FastifyInstance, deps: Cre
     { schema: { querystring: credentialProviderListQuery, response: page('Credential providers', credentialProvider) } },
     async (req, reply) => {
       const q = req.query;
-      const found = providers.list({ query: q.query, offset: q.offset, limit: q.limit });
+      const found = await providers.list({ query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, found.rows.length, found.hasMore);
       return found.rows.map((row) => providers.present(row));
     },
   );
 
   app.get<{ Params: IdParams }>(`${base}/:id`, { schema: { params: idParams, response: ok('The provider', credentialProvider) } }, async (req) =>
-    providers.present(providers.find(req.params.id)),
+    providers.present(await providers.find(req.params.id)),
   );
 
   app.patch<{ Params: IdParams; Body: CredentialProviderUpdateParams }>(
@@ -53,18 +53,18 @@ export function registerCredentialProviderRoutes(app: FastifyInstance, deps: Cre
       schema: { params: idParams, body: credentialProviderUpdateParams, response: ok('The provider as updated', credentialProvider) },
       preValidation: defaultEmptyBody,
     },
-    async (req) => providers.present(providers.update(providers.find(req.params.id), req.body)),
+    async (req) => providers.present(await providers.update(await providers.find(req.params.id), req.body)),
   );
 
   app.delete<{ Params: IdParams }>(`${base}/:id`, { schema: { params: idParams, response: noContent('Deleted') } }, async (req, reply) => {
-    providers.delete(providers.find(req.params.id));
+    await providers.delete(await providers.find(req.params.id));
     return reply.code(204).send();
   });
 
   app.get<{ Params: IdParams }>(
     `${base}/:id/items`,
     { schema: { params: idParams, response: ok('The items the token can read (cached for `cache_ttl_seconds`)', credentialProviderItems) } },
-    async (req) => ({ items: await providers.items(providers.find(req.params.id)) }),
+    async (req) => ({ items: await providers.items(await providers.find(req.params.id)) }),
   );
 
   app.post<{ Params: IdParams }>(
@@ -73,6 +73,6 @@ export function registerCredentialProviderRoutes(app: FastifyInstance, deps: Cre
       schema: { params: idParams, response: ok('Whether the provider answers with this token, and the vaults it can read', credentialProviderTestResult) },
       config: noBody,
     },
-    async (req) => providers.test(providers.find(req.params.id)),
+    async (req) => providers.test(await providers.find(req.params.id)),
   );
 }

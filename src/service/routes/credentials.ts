@@ -25,7 +25,7 @@ export function registerCredentialRoutes(app: FastifyInstance, deps: CredentialR
   app.post<{ Body: CredentialCreateParams }>(
     '/credentials',
     { schema: { body: credentialCreateParams, response: ok('The new credential (with the current code when a TOTP secret was given)', credential) } },
-    async (req) => credentials.present(credentials.create(req.auth.projectId, req.body, 'body'), { single: true, withTotpCode: true }),
+    async (req) => credentials.present(await credentials.create(req.auth.projectId, req.body, 'body'), { single: true, withTotpCode: true }),
   );
 
   app.get<{ Querystring: Required<Pick<CredentialListParams, 'offset' | 'limit'>> & CredentialListParams }>(
@@ -33,7 +33,7 @@ export function registerCredentialRoutes(app: FastifyInstance, deps: CredentialR
     { schema: { querystring: credentialListQuery, response: page('Credentials, without their values or value keys', credential) } },
     async (req, reply) => {
       const q = req.query;
-      const found = credentials.list({ projectId: req.auth.projectId, domain: q.domain, query: q.query, offset: q.offset, limit: q.limit });
+      const found = await credentials.list({ projectId: req.auth.projectId, domain: q.domain, query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, found.rows.length, found.hasMore);
       return found.rows.map((row) => credentials.present(row));
     },
@@ -42,7 +42,7 @@ export function registerCredentialRoutes(app: FastifyInstance, deps: CredentialR
   app.get<{ Params: IdOrNameParams }>(
     '/credentials/:id_or_name',
     { schema: { params: idOrNameParams, response: ok('The credential and the names of its values', credential) } },
-    async (req) => credentials.present(credentials.find(req.auth.projectId, req.params.id_or_name), { single: true }),
+    async (req) => credentials.present(await credentials.find(req.auth.projectId, req.params.id_or_name), { single: true }),
   );
 
   app.patch<{ Params: IdOrNameParams; Body: CredentialUpdateParams }>(
@@ -52,7 +52,7 @@ export function registerCredentialRoutes(app: FastifyInstance, deps: CredentialR
       preValidation: defaultEmptyBody,
     },
     async (req) => {
-      const row = credentials.update(credentials.find(req.auth.projectId, req.params.id_or_name), req.body, 'body');
+      const row = await credentials.update(await credentials.find(req.auth.projectId, req.params.id_or_name), req.body, 'body');
       return credentials.present(row, { single: true, withTotpCode: Boolean(req.body.totp_secret?.trim()) });
     },
   );
@@ -61,7 +61,7 @@ export function registerCredentialRoutes(app: FastifyInstance, deps: CredentialR
     '/credentials/:id_or_name',
     { schema: { params: idOrNameParams, response: noContent('Deleted with its values') } },
     async (req, reply) => {
-      credentials.delete(credentials.find(req.auth.projectId, req.params.id_or_name));
+      await credentials.delete(await credentials.find(req.auth.projectId, req.params.id_or_name));
       return reply.code(204).send();
     },
   );
@@ -69,6 +69,6 @@ export function registerCredentialRoutes(app: FastifyInstance, deps: CredentialR
   app.get<{ Params: IdOrNameParams }>(
     '/credentials/:id_or_name/totp-code',
     { schema: { params: idOrNameParams, response: ok('The current code and when it stops being valid', totpCode) } },
-    async (req) => credentials.totpCode(credentials.find(req.auth.projectId, req.params.id_or_name)),
+    async (req) => credentials.totpCode(await credentials.find(req.auth.projectId, req.params.id_or_name)),
   );
 }

@@ -23,7 +23,7 @@ export function registerProxyRoutes(app: FastifyInstance, deps: ProxyRouteDeps):
   const { proxies } = deps;
 
   app.post<{ Body: ProxyCreateParams }>('/proxies', { schema: { body: createBody, response: ok('The new proxy', proxy) } }, async (req) =>
-    presentProxy(proxies.create(req.auth.projectId, req.body, 'body')),
+    presentProxy(await proxies.create(req.auth.projectId, req.body, 'body')),
   );
 
   app.get<{ Querystring: ProxyListParams & { offset: number; limit: number } }>(
@@ -31,24 +31,24 @@ export function registerProxyRoutes(app: FastifyInstance, deps: ProxyRouteDeps):
     { schema: { querystring: listQuery, response: page('Proxies', proxy) } },
     async (req, reply) => {
       const q = req.query;
-      const page = proxies.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
+      const page = await proxies.list({ projectId: req.auth.projectId, name: q.name, query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, page.rows.length, page.hasMore);
       return page.rows.map(presentProxy);
     },
   );
 
   app.get<{ Params: IdParams }>('/proxies/:id', { schema: { params: idParams, response: ok('The proxy', proxy) } }, async (req) =>
-    presentProxy(proxies.get(req.auth.projectId, req.params.id)),
+    presentProxy(await proxies.get(req.auth.projectId, req.params.id)),
   );
 
   app.patch<{ Params: IdParams; Body: { name: string } }>(
     '/proxies/:id',
     { schema: { params: idParams, body: updateBody, response: ok('The proxy as renamed', proxy) }, preValidation: defaultEmptyBody },
-    async (req) => presentProxy(proxies.rename(req.auth.projectId, req.params.id, req.body.name, 'body')),
+    async (req) => presentProxy(await proxies.rename(req.auth.projectId, req.params.id, req.body.name, 'body')),
   );
 
   app.delete<{ Params: IdParams }>('/proxies/:id', { schema: { params: idParams, response: noContent('Deleted') } }, async (req, reply) => {
-    proxies.delete(req.auth.projectId, req.params.id);
+    await proxies.delete(req.auth.projectId, req.params.id);
     return reply.code(204).send();
   });
 

@@ -23,7 +23,7 @@ export function registerSiteConfigRoutes(app: FastifyInstance, ctx: ServiceConte
   app.post<{ Body: SiteConfigCreateParams }>(
     '/site_configs',
     { schema: { ...extensionRoute, body: siteConfigCreateParams, response: ok('The new site config', siteConfig) } },
-    async (req) => configs.present(configs.create(req.auth.projectId, req.body, 'body')),
+    async (req) => configs.present(await configs.create(req.auth.projectId, req.body, 'body')),
   );
 
   app.get<{ Querystring: SiteConfigListParams & { offset: number; limit: number } }>(
@@ -31,7 +31,7 @@ export function registerSiteConfigRoutes(app: FastifyInstance, ctx: ServiceConte
     { schema: { ...extensionRoute, querystring: siteConfigListQuery, response: page('Site configs, oldest first', siteConfig) } },
     async (req, reply) => {
       const q = req.query;
-      const found = configs.list({ projectId: req.auth.projectId, query: q.query, offset: q.offset, limit: q.limit });
+      const found = await configs.list({ projectId: req.auth.projectId, query: q.query, offset: q.offset, limit: q.limit });
       setPageHeaders(reply, q.offset, found.rows.length, found.hasMore);
       return found.rows.map((row) => configs.present(row));
     },
@@ -51,7 +51,7 @@ export function registerSiteConfigRoutes(app: FastifyInstance, ctx: ServiceConte
           throw invalidField('querystring.url', 'is not a valid URL');
         }
       }
-      const found = host ? configs.match(req.auth.projectId, host) : undefined;
+      const found = host ? await configs.match(req.auth.projectId, host) : undefined;
       if (!found) throw notFound('site config for', (url ?? domain)!);
       return configs.present(found);
     },
@@ -60,17 +60,17 @@ export function registerSiteConfigRoutes(app: FastifyInstance, ctx: ServiceConte
   app.get<{ Params: IdOrNameParams }>(
     '/site_configs/:id_or_name',
     { schema: { ...extensionRoute, params: idOrNameParams, response: ok('The site config (by id or exact domain)', siteConfig) } },
-    async (req) => configs.present(configs.find(req.auth.projectId, req.params.id_or_name)),
+    async (req) => configs.present(await configs.find(req.auth.projectId, req.params.id_or_name)),
   );
 
   app.patch<{ Params: IdOrNameParams; Body: SiteConfigUpdateParams }>(
     '/site_configs/:id_or_name',
     { schema: { ...extensionRoute, params: idOrNameParams, body: siteConfigUpdateParams, response: ok('The site config as updated', siteConfig) }, preValidation: defaultEmptyBody },
-    async (req) => configs.present(configs.update(configs.find(req.auth.projectId, req.params.id_or_name), req.body, 'body')),
+    async (req) => configs.present(await configs.update(await configs.find(req.auth.projectId, req.params.id_or_name), req.body, 'body')),
   );
 
   app.delete<{ Params: IdOrNameParams }>('/site_configs/:id_or_name', { schema: { ...extensionRoute, params: idOrNameParams, response: noContent('Deleted') } }, async (req, reply) => {
-    configs.delete(configs.find(req.auth.projectId, req.params.id_or_name));
+    await configs.delete(await configs.find(req.auth.projectId, req.params.id_or_name));
     return reply.code(204).send();
   });
 }

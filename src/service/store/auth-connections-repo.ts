@@ -14,9 +14,9 @@ import type {
   TimelineEvent,
 } from '../../api/schemas/auth-connections.js';
 import type { BrowserTelemetryRequest } from '../../api/types.js';
-import type { Db } from './sqlite/open.js';
-import { unique } from './sqlite/database.js';
-import { likePattern } from './sql.js';
+import type { Database, Queryable } from './database.js';
+import { forUpdate } from './row-lock.js';
+import { join, likePattern, raw, sql } from './sql.js';
 
 export interface ConnectionSettings {
   login_url: string | null;
@@ -83,105 +83,97 @@ export interface ConnectionListQuery {
   limit: number;
 }
 
-const COLUMNS = `id, project_id, domain, profile_id, profile_name, proxy_id, settings, status, flow, last_auth_at, last_auth_check_at,
-  post_login_url, created_at, updated_at`;
+const COLUMNS = raw(`id, project_id, domain, profile_id, profile_name, proxy_id, settings, status, flow, last_auth_at, last_auth_check_at,
+  post_login_url, created_at, updated_at`);
 
 export class AuthConnectionsRepo {
-  private readonly stmts;
-
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(
-        `INSERT INTO auth_connections (${COLUMNS}) VALUES (@id, @project_id, @domain, @profile_id, @profile_name, @proxy_id, @settings,
-          @status, @flow, @last_auth_at, @last_auth_check_at, @post_login_url, @created_at, @updated_at)`,
-      ),
-      update: db.prepare(
-        `UPDATE auth_connections SET proxy_id = @proxy_id, settings = @settings, status = @status, flow = @flow, last_auth_at = @last_auth_at,
-          last_auth_check_at = @last_auth_check_at, post_login_url = @post_login_url, updated_at = @updated_at WHERE id = @id`,
-      ),
-      byId: db.prepare<[string], Stored>(`SELECT ${COLUMNS} FROM auth_connections WHERE id = ?`),
-      all: db.prepare<[], Stored>(`SELECT ${COLUMNS} FROM auth_connections ORDER BY seq`),
-      usingProxy: db.prepare<[string], Stored>(`SELECT ${COLUMNS} FROM auth_connections WHERE proxy_id = ?`),
-      usingProfile: db.prepare<[string], Stored>(`SELECT ${COLUMNS} FROM auth_connections WHERE profile_id = ?`),
-      remove: db.prepare(`DELETE FROM auth_connections WHERE id = ?`),
-      removeTimeline: db.prepare(`DELETE FROM auth_timeline WHERE connection_id = ?`),
-      addEvent: db.prepare(`INSERT INTO auth_timeline (id, connection_id, type, event) VALUES (@id, @connection_id, @type, @event)`),
-      setEvent: db.prepare(`UPDATE auth_timeline SET event = @event WHERE id = @id`),
-    };
-  }
+  constructor(private readonly db: Database) {}
 
   /** Throws UniqueViolation when the project has a connection for this domain and profile. */
-  insert(row: ConnectionRow): void {
-    unique(() => this.stmts.insert.run(toStored(row)));
+  async insert(row: ConnectionRow): Promise<void> {
+    const s = toStored(row);
+    await this.db.run(sql`INSERT INTO auth_connections (${COLUMNS}) VALUES (${s.id}, ${s.project_id}, ${s.domain}, ${s.profile_id},
+      ${s.profile_name}, ${s.proxy_id}, ${s.settings}, ${s.status}, ${s.flow}, ${s.last_auth_at}, ${s.last_auth_check_at}, ${s.post_login_url},
+      ${s.created_at}, ${s.updated_at})`);
   }
 
-  update(row: ConnectionRow): void {
-    this.stmts.update.run(toStored(row));
+  /**
+   * Reads the connection and writes what `change` makes of it in one transaction, the row locked: a login
+   * flow, a health check and a PATCH each change the current row, never write back a stale copy. Undefined
+   * from `change` (or no such connection) writes nothing and answers undefined.
+   */
+  async modify(id: string, change: (row: ConnectionRow) => ConnectionRow | undefined): Promise<ConnectionRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const stored = await tx.get<Stored>(sql`SELECT ${COLUMNS} FROM auth_connections WHERE id = ${id}${forUpdate(tx)}`);
+      const next = stored && change(fromStored(stored));
+      if (next) await updateConnection(tx, next);
+      return next;
+    });
   }
 
-  get(id: string): ConnectionRow | undefined {
-    const row = this.stmts.byId.get(id);
+  async get(id: string): Promise<ConnectionRow | undefined> {
+    const row = await this.db.get<Stored>(sql`SELECT ${COLUMNS} FROM auth_connections WHERE id = ${id}`);
     return row && fromStored(row);
   }
 
-  all(): ConnectionRow[] {
-    return this.stmts.all.all().map(fromStored);
+  async all(): Promise<ConnectionRow[]> {
+    return (await this.db.all<Stored>(sql`SELECT ${COLUMNS} FROM auth_connections ORDER BY seq`)).map(fromStored);
   }
 
-  usingProxy(proxyId: string): ConnectionRow[] {
-    return this.stmts.usingProxy.all(proxyId).map(fromStored);
+  async usingProxy(proxyId: string): Promise<ConnectionRow[]> {
+    return (await this.db.all<Stored>(sql`SELECT ${COLUMNS} FROM auth_connections WHERE proxy_id = ${proxyId} ORDER BY seq`)).map(fromStored);
   }
 
-  usingProfile(profileId: string): ConnectionRow[] {
-    return this.stmts.usingProfile.all(profileId).map(fromStored);
+  async usingProfile(profileId: string): Promise<ConnectionRow[]> {
+    return (await this.db.all<Stored>(sql`SELECT ${COLUMNS} FROM auth_connections WHERE profile_id = ${profileId} ORDER BY seq`)).map(fromStored);
   }
 
-  remove(id: string): void {
-    this.db.transaction(() => {
-      this.stmts.remove.run(id);
-      this.stmts.removeTimeline.run(id);
-    })();
+  /** The connection and its timeline, together. */
+  async remove(id: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.run(sql`DELETE FROM auth_connections WHERE id = ${id}`);
+      await tx.run(sql`DELETE FROM auth_timeline WHERE connection_id = ${id}`);
+    });
   }
 
-  list(q: ConnectionListQuery): { rows: ConnectionRow[]; hasMore: boolean } {
-    const where = [`ifnull(project_id, '') = @project`];
-    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
-    if (q.domain !== undefined) {
-      where.push('domain = @domain COLLATE NOCASE');
-      params.domain = q.domain;
-    }
-    if (q.profileName !== undefined) {
-      where.push('profile_name = @profile_name');
-      params.profile_name = q.profileName;
-    }
+  async list(q: ConnectionListQuery): Promise<{ rows: ConnectionRow[]; hasMore: boolean }> {
+    const where = [sql`coalesce(project_id, '') = ${q.projectId ?? ''}`];
+    if (q.domain !== undefined) where.push(sql`lower(domain) = lower(${q.domain})`);
+    if (q.profileName !== undefined) where.push(sql`profile_name = ${q.profileName}`);
     if (q.query) {
-      where.push(`(id = @id OR lower(domain) LIKE @query ESCAPE '\\' OR lower(profile_name) LIKE @query ESCAPE '\\')`);
-      params.id = q.query;
-      params.query = likePattern(q.query);
+      const pattern = likePattern(q.query);
+      where.push(sql`(id = ${q.query} OR lower(domain) LIKE ${pattern} ESCAPE '\\' OR lower(profile_name) LIKE ${pattern} ESCAPE '\\')`);
     }
-    const rows = this.db
-      .prepare<Record<string, unknown>, Stored>(`SELECT ${COLUMNS} FROM auth_connections WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit OFFSET @offset`)
-      .all(params);
+    const rows = await this.db.all<Stored>(
+      sql`SELECT ${COLUMNS} FROM auth_connections WHERE ${join(where, ' AND ')} ORDER BY seq LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit).map(fromStored), hasMore: rows.length > q.limit };
   }
 
-  addTimeline(connectionId: string, event: TimelineEvent): void {
-    this.stmts.addEvent.run({ id: event.id, connection_id: connectionId, type: event.type, event: JSON.stringify(event) });
+  async addTimeline(connectionId: string, event: TimelineEvent): Promise<void> {
+    await this.db.run(sql`INSERT INTO auth_timeline (id, connection_id, type, event)
+      VALUES (${event.id}, ${connectionId}, ${event.type}, ${JSON.stringify(event)})`);
   }
 
-  setTimeline(event: TimelineEvent): void {
-    this.stmts.setEvent.run({ id: event.id, event: JSON.stringify(event) });
+  async setTimeline(event: TimelineEvent): Promise<void> {
+    await this.db.run(sql`UPDATE auth_timeline SET event = ${JSON.stringify(event)} WHERE id = ${event.id}`);
   }
 
   /** Newest first. */
-  timeline(connectionId: string, q: { type?: string; offset: number; limit: number }): { rows: TimelineEvent[]; hasMore: boolean } {
-    const rows = this.db
-      .prepare<Record<string, unknown>, { event: string }>(
-        `SELECT event FROM auth_timeline WHERE connection_id = @id ${q.type ? 'AND type = @type' : ''} ORDER BY seq DESC LIMIT @limit OFFSET @offset`,
-      )
-      .all({ id: connectionId, type: q.type, limit: q.limit + 1, offset: q.offset });
+  async timeline(connectionId: string, q: { type?: string; offset: number; limit: number }): Promise<{ rows: TimelineEvent[]; hasMore: boolean }> {
+    const ofType = q.type ? sql` AND type = ${q.type}` : raw('');
+    const rows = await this.db.all<{ event: string }>(
+      sql`SELECT event FROM auth_timeline WHERE connection_id = ${connectionId}${ofType} ORDER BY seq DESC LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit).map((r) => JSON.parse(r.event) as TimelineEvent), hasMore: rows.length > q.limit };
   }
+}
+
+async function updateConnection(db: Queryable, row: ConnectionRow): Promise<void> {
+  const s = toStored(row);
+  await db.run(sql`UPDATE auth_connections SET proxy_id = ${s.proxy_id}, settings = ${s.settings}, status = ${s.status}, flow = ${s.flow},
+    last_auth_at = ${s.last_auth_at}, last_auth_check_at = ${s.last_auth_check_at}, post_login_url = ${s.post_login_url}, updated_at = ${s.updated_at}
+    WHERE id = ${s.id}`);
 }
 
 function toStored(row: ConnectionRow): Stored {

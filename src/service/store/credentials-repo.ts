@@ -1,8 +1,8 @@
 // Credentials per project and the organisation's credential providers. Secrets arrive sealed
 // (secrets-box.ts) and leave sealed: this module never sees a plaintext value, secret or token.
-import type { Db } from './sqlite/open.js';
-import { unique } from './sqlite/database.js';
-import { likePattern } from './sql.js';
+import type { Database, Queryable } from './database.js';
+import { forUpdate } from './row-lock.js';
+import { likePattern, raw, sql } from './sql.js';
 
 export interface CredentialRow {
   id: string;
@@ -28,75 +28,65 @@ export interface CredentialListQuery {
   limit: number;
 }
 
-const CREDENTIAL_COLUMNS = 'id, project_id, name, domain, value_keys, values_sealed, sso_provider, totp_sealed, created_at, updated_at';
+const CREDENTIAL_COLUMNS = raw('id, project_id, name, domain, value_keys, values_sealed, sso_provider, totp_sealed, created_at, updated_at');
 
 export class CredentialsRepo {
-  private readonly stmts;
-
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(
-        `INSERT INTO credentials (${CREDENTIAL_COLUMNS}) VALUES (@id, @project_id, @name, @domain, @value_keys, @values_sealed,
-          @sso_provider, @totp_sealed, @created_at, @updated_at)`,
-      ),
-      update: db.prepare(
-        `UPDATE credentials SET name = @name, value_keys = @value_keys, values_sealed = @values_sealed, sso_provider = @sso_provider,
-          totp_sealed = @totp_sealed, updated_at = @updated_at WHERE id = @id`,
-      ),
-      byId: db.prepare<[string], StoredCredential>(`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE id = ?`),
-      byName: db.prepare<[string, string], StoredCredential>(`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE ifnull(project_id, '') = ? AND name = ?`),
-      remove: db.prepare(`DELETE FROM credentials WHERE id = ?`),
-    };
-  }
+  constructor(private readonly db: Database) {}
 
   /** Throws UniqueViolation when the name is taken in the project. */
-  insert(row: CredentialRow): void {
-    unique(() => this.stmts.insert.run(toStored(row)));
+  async insert(row: CredentialRow): Promise<void> {
+    await this.db.run(sql`INSERT INTO credentials (${CREDENTIAL_COLUMNS}) VALUES (${row.id}, ${row.project_id}, ${row.name}, ${row.domain},
+      ${JSON.stringify(row.value_keys)}, ${row.values_sealed}, ${row.sso_provider}, ${row.totp_sealed}, ${row.created_at}, ${row.updated_at})`);
   }
 
-  /** Throws UniqueViolation when a new name is taken in the project. */
-  update(row: CredentialRow): void {
-    unique(() => this.stmts.update.run(toStored(row)));
+  /**
+   * Reads the credential and writes what `change` makes of it, in one transaction with the row locked, so
+   * concurrent changes (an update merging values, a login flow saving what was typed) each see the other's.
+   * `change` answering undefined writes nothing. Throws UniqueViolation when a new name is taken.
+   */
+  async modify(id: string, change: (row: CredentialRow) => CredentialRow | undefined): Promise<CredentialRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const stored = await tx.get<StoredCredential>(sql`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE id = ${id}${forUpdate(tx)}`);
+      const next = stored && change(fromStored(stored));
+      if (next) await updateCredential(tx, next);
+      return next;
+    });
   }
 
-  get(id: string): CredentialRow | undefined {
-    const row = this.stmts.byId.get(id);
+  async get(id: string): Promise<CredentialRow | undefined> {
+    const row = await this.db.get<StoredCredential>(sql`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE id = ${id}`);
     return row && fromStored(row);
   }
 
-  getByName(projectId: string | null, name: string): CredentialRow | undefined {
-    const row = this.stmts.byName.get(projectId ?? '', name);
+  async getByName(projectId: string | null, name: string): Promise<CredentialRow | undefined> {
+    const row = await this.db.get<StoredCredential>(
+      sql`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE coalesce(project_id, '') = ${projectId ?? ''} AND name = ${name}`,
+    );
     return row && fromStored(row);
   }
 
-  remove(id: string): void {
-    this.stmts.remove.run(id);
+  async remove(id: string): Promise<void> {
+    await this.db.run(sql`DELETE FROM credentials WHERE id = ${id}`);
   }
 
   /** One page of a project's credentials, oldest first. */
-  list(q: CredentialListQuery): { rows: CredentialRow[]; hasMore: boolean } {
-    const where = [`ifnull(project_id, '') = @project`];
-    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
-    if (q.domain !== undefined) {
-      where.push('domain = @domain COLLATE NOCASE');
-      params.domain = q.domain;
-    }
+  async list(q: CredentialListQuery): Promise<{ rows: CredentialRow[]; hasMore: boolean }> {
+    let where = sql`coalesce(project_id, '') = ${q.projectId ?? ''}`;
+    if (q.domain !== undefined) where = sql`${where} AND lower(domain) = lower(${q.domain})`;
     if (q.query) {
-      where.push(`(id = @id OR lower(name) LIKE @query ESCAPE '\\' OR lower(domain) LIKE @query ESCAPE '\\')`);
-      params.id = q.query;
-      params.query = likePattern(q.query);
+      const pattern = likePattern(q.query);
+      where = sql`${where} AND (id = ${q.query} OR lower(name) LIKE ${pattern} ESCAPE '\\' OR lower(domain) LIKE ${pattern} ESCAPE '\\')`;
     }
-    const rows = this.db
-      .prepare<Record<string, unknown>, StoredCredential>(
-        `SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit OFFSET @offset`,
-      )
-      .all(params);
+    const rows = await this.db.all<StoredCredential>(
+      sql`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE ${where} ORDER BY seq LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit).map(fromStored), hasMore: rows.length > q.limit };
   }
 }
 
-function toStored(row: CredentialRow): StoredCredential {
-  return { ...row, value_keys: JSON.stringify(row.value_keys) };
+async function updateCredential(db: Queryable, row: CredentialRow): Promise<void> {
+  await db.run(sql`UPDATE credentials SET name = ${row.name}, value_keys = ${JSON.stringify(row.value_keys)}, values_sealed = ${row.values_sealed},
+    sso_provider = ${row.sso_provider}, totp_sealed = ${row.totp_sealed}, updated_at = ${row.updated_at} WHERE id = ${row.id}`);
 }
 
 function fromStored(row: StoredCredential): CredentialRow {
@@ -117,77 +107,62 @@ export interface CredentialProviderRow {
 
 type StoredProvider = Omit<CredentialProviderRow, 'enabled'> & { enabled: number };
 
-const PROVIDER_COLUMNS = 'id, name, provider_type, token_sealed, enabled, priority, cache_ttl_seconds, created_at, updated_at';
+const PROVIDER_COLUMNS = raw('id, name, provider_type, token_sealed, enabled, priority, cache_ttl_seconds, created_at, updated_at');
 
 /** Providers belong to the organisation: one namespace of names, no project. */
 export class CredentialProvidersRepo {
-  private readonly stmts;
-
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(
-        `INSERT INTO credential_providers (${PROVIDER_COLUMNS}) VALUES (@id, @name, @provider_type, @token_sealed, @enabled, @priority,
-          @cache_ttl_seconds, @created_at, @updated_at)`,
-      ),
-      update: db.prepare(
-        `UPDATE credential_providers SET name = @name, token_sealed = @token_sealed, enabled = @enabled, priority = @priority,
-          cache_ttl_seconds = @cache_ttl_seconds, updated_at = @updated_at WHERE id = @id`,
-      ),
-      byId: db.prepare<[string], StoredProvider>(`SELECT ${PROVIDER_COLUMNS} FROM credential_providers WHERE id = ?`),
-      byName: db.prepare<[string], StoredProvider>(`SELECT ${PROVIDER_COLUMNS} FROM credential_providers WHERE name = ?`),
-      enabled: db.prepare<[], StoredProvider>(`SELECT ${PROVIDER_COLUMNS} FROM credential_providers WHERE enabled = 1 ORDER BY priority, seq`),
-      remove: db.prepare(`DELETE FROM credential_providers WHERE id = ?`),
-    };
-  }
+  constructor(private readonly db: Database) {}
 
   /** Throws UniqueViolation when the name is taken. */
-  insert(row: CredentialProviderRow): void {
-    unique(() => this.stmts.insert.run(toStoredProvider(row)));
+  async insert(row: CredentialProviderRow): Promise<void> {
+    await this.db.run(sql`INSERT INTO credential_providers (${PROVIDER_COLUMNS}) VALUES (${row.id}, ${row.name}, ${row.provider_type},
+      ${row.token_sealed}, ${row.enabled}, ${row.priority}, ${row.cache_ttl_seconds}, ${row.created_at}, ${row.updated_at})`);
   }
 
-  /** Throws UniqueViolation when a new name is taken. */
-  update(row: CredentialProviderRow): void {
-    unique(() => this.stmts.update.run(toStoredProvider(row)));
+  /** As CredentialsRepo.modify: read, change and write one provider atomically. */
+  async modify(id: string, change: (row: CredentialProviderRow) => CredentialProviderRow | undefined): Promise<CredentialProviderRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const stored = await tx.get<StoredProvider>(sql`SELECT ${PROVIDER_COLUMNS} FROM credential_providers WHERE id = ${id}${forUpdate(tx)}`);
+      const next = stored && change(fromStoredProvider(stored));
+      if (next) await updateProvider(tx, next);
+      return next;
+    });
   }
 
-  get(id: string): CredentialProviderRow | undefined {
-    const row = this.stmts.byId.get(id);
+  async get(id: string): Promise<CredentialProviderRow | undefined> {
+    const row = await this.db.get<StoredProvider>(sql`SELECT ${PROVIDER_COLUMNS} FROM credential_providers WHERE id = ${id}`);
     return row && fromStoredProvider(row);
   }
 
-  getByName(name: string): CredentialProviderRow | undefined {
-    const row = this.stmts.byName.get(name);
+  async getByName(name: string): Promise<CredentialProviderRow | undefined> {
+    const row = await this.db.get<StoredProvider>(sql`SELECT ${PROVIDER_COLUMNS} FROM credential_providers WHERE name = ${name}`);
     return row && fromStoredProvider(row);
   }
 
   /** Enabled providers in the order `auto` tries them: priority, then age. */
-  enabled(): CredentialProviderRow[] {
-    return this.stmts.enabled.all().map(fromStoredProvider);
+  async enabled(): Promise<CredentialProviderRow[]> {
+    const rows = await this.db.all<StoredProvider>(sql`SELECT ${PROVIDER_COLUMNS} FROM credential_providers WHERE enabled = 1 ORDER BY priority, seq`);
+    return rows.map(fromStoredProvider);
   }
 
-  remove(id: string): void {
-    this.stmts.remove.run(id);
+  async remove(id: string): Promise<void> {
+    await this.db.run(sql`DELETE FROM credential_providers WHERE id = ${id}`);
   }
 
-  list(q: { query?: string; offset: number; limit: number }): { rows: CredentialProviderRow[]; hasMore: boolean } {
-    const params: Record<string, unknown> = { limit: q.limit + 1, offset: q.offset };
-    let where = '';
-    if (q.query) {
-      where = `WHERE id = @id OR lower(name) LIKE @query ESCAPE '\\'`;
-      params.id = q.query;
-      params.query = likePattern(q.query);
-    }
-    const rows = this.db
-      .prepare<Record<string, unknown>, StoredProvider>(`SELECT ${PROVIDER_COLUMNS} FROM credential_providers ${where} ORDER BY seq LIMIT @limit OFFSET @offset`)
-      .all(params);
+  async list(q: { query?: string; offset: number; limit: number }): Promise<{ rows: CredentialProviderRow[]; hasMore: boolean }> {
+    const where = q.query ? sql`WHERE id = ${q.query} OR lower(name) LIKE ${likePattern(q.query)} ESCAPE '\\'` : raw('');
+    const rows = await this.db.all<StoredProvider>(
+      sql`SELECT ${PROVIDER_COLUMNS} FROM credential_providers ${where} ORDER BY seq LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
+    );
     return { rows: rows.slice(0, q.limit).map(fromStoredProvider), hasMore: rows.length > q.limit };
   }
 }
 
-function toStoredProvider(row: CredentialProviderRow): StoredProvider {
-  return { ...row, enabled: row.enabled ? 1 : 0 };
+async function updateProvider(db: Queryable, row: CredentialProviderRow): Promise<void> {
+  await db.run(sql`UPDATE credential_providers SET name = ${row.name}, token_sealed = ${row.token_sealed}, enabled = ${row.enabled},
+    priority = ${row.priority}, cache_ttl_seconds = ${row.cache_ttl_seconds}, updated_at = ${row.updated_at} WHERE id = ${row.id}`);
 }
 
 function fromStoredProvider(row: StoredProvider): CredentialProviderRow {
-  return { ...row, enabled: row.enabled === 1 };
+  return { ...row, enabled: Number(row.enabled) === 1 };
 }

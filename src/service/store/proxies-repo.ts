@@ -1,8 +1,9 @@
 // Proxy configurations per project, soft-deleted, and which proxy (or egress mode) each session was given.
 // A custom proxy's password is stored sealed by the caller (secrets-box.ts); this never sees plaintext.
 import type { BrowserProxyMode, ProxyConfig, ProxyProtocol, ProxyType } from '../../api/types.js';
-import type { Db } from './sqlite/open.js';
-import { likePattern } from './sql.js';
+import type { Database } from './database.js';
+import { jsonText } from './json-text.js';
+import { join, likePattern, raw, sql } from './sql.js';
 
 export interface ProxyRow {
   id: string;
@@ -38,97 +39,78 @@ export interface BrowserProxyLink {
   mode: BrowserProxyMode | null;
 }
 
-const COLUMNS = `id, project_id, name, type, protocol, bypass_hosts, config, password_sealed, status, status_detail,
-  ip_address, last_checked, created_at, deleted_at`;
+const COLUMNS = raw(`id, project_id, name, type, protocol, bypass_hosts, config, password_sealed, status, status_detail,
+  ip_address, last_checked, created_at, deleted_at`);
 
 export class ProxiesRepo {
-  private readonly stmts;
+  constructor(private readonly db: Database) {}
 
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(
-        `INSERT INTO proxies (${COLUMNS}) VALUES (@id, @project_id, @name, @type, @protocol, @bypass_hosts, @config,
-          @password_sealed, @status, @status_detail, @ip_address, @last_checked, @created_at, @deleted_at)`,
-      ),
-      byId: db.prepare<[string], StoredRow>(`SELECT ${COLUMNS} FROM proxies WHERE id = ?`),
-      activeByName: db.prepare<[string, string], StoredRow>(
-        `SELECT ${COLUMNS} FROM proxies WHERE ifnull(project_id, '') = ? AND name = ? COLLATE NOCASE AND deleted_at IS NULL ORDER BY seq LIMIT 2`,
-      ),
-      rename: db.prepare(`UPDATE proxies SET name = @name WHERE id = @id`),
-      setCheck: db.prepare(
-        `UPDATE proxies SET status = @status, status_detail = @status_detail, ip_address = @ip_address, last_checked = @last_checked WHERE id = @id`,
-      ),
-      softDelete: db.prepare(`UPDATE proxies SET deleted_at = @at WHERE id = @id AND deleted_at IS NULL`),
-      link: db.prepare(
-        `INSERT INTO browser_proxies (browser_id, proxy_id, mode) VALUES (@browser_id, @proxy_id, @mode)
-          ON CONFLICT (browser_id) DO UPDATE SET proxy_id = excluded.proxy_id, mode = excluded.mode`,
-      ),
-      linkOf: db.prepare<[string], BrowserProxyLink>(`SELECT proxy_id, mode FROM browser_proxies WHERE browser_id = ?`),
-    };
-  }
-
-  insert(row: ProxyRow): void {
-    this.stmts.insert.run(toStored(row));
+  async insert(row: ProxyRow): Promise<void> {
+    await this.db.run(sql`INSERT INTO proxies (${COLUMNS}) VALUES (${row.id}, ${row.project_id}, ${row.name}, ${row.type}, ${row.protocol},
+      ${JSON.stringify(row.bypass_hosts)}, ${JSON.stringify(row.config)}, ${row.password_sealed}, ${row.status}, ${row.status_detail},
+      ${row.ip_address}, ${row.last_checked}, ${row.created_at}, ${row.deleted_at})`);
   }
 
   /** Deleted ones too: sessions keep referring to a deleted proxy by id. */
-  get(id: string): ProxyRow | undefined {
-    const row = this.stmts.byId.get(id);
+  async get(id: string): Promise<ProxyRow | undefined> {
+    const row = await this.db.get<StoredRow>(sql`SELECT ${COLUMNS} FROM proxies WHERE id = ${id}`);
     return row && fromStored(row);
   }
 
   /** Up to two active proxies with this name (case-insensitive): names are not unique, so callers check for ambiguity. */
-  activeByName(projectId: string | null, name: string): ProxyRow[] {
-    return this.stmts.activeByName.all(projectId ?? '', name).map(fromStored);
+  async activeByName(projectId: string | null, name: string): Promise<ProxyRow[]> {
+    const rows = await this.db.all<StoredRow>(sql`SELECT ${COLUMNS} FROM proxies
+      WHERE coalesce(project_id, '') = ${projectId ?? ''} AND lower(name) = lower(${name}) AND deleted_at IS NULL ORDER BY seq LIMIT 2`);
+    return rows.map(fromStored);
   }
 
-  rename(id: string, name: string): void {
-    this.stmts.rename.run({ id, name });
+  async rename(id: string, name: string): Promise<void> {
+    await this.db.run(sql`UPDATE proxies SET name = ${name} WHERE id = ${id}`);
   }
 
-  setCheck(id: string, check: Pick<ProxyRow, 'status' | 'status_detail' | 'ip_address' | 'last_checked'>): void {
-    this.stmts.setCheck.run({ id, ...check });
+  async setCheck(id: string, check: Pick<ProxyRow, 'status' | 'status_detail' | 'ip_address' | 'last_checked'>): Promise<void> {
+    await this.db.run(sql`UPDATE proxies SET status = ${check.status}, status_detail = ${check.status_detail}, ip_address = ${check.ip_address},
+      last_checked = ${check.last_checked} WHERE id = ${id}`);
   }
 
-  softDelete(id: string, at: Date): boolean {
-    return this.stmts.softDelete.run({ id, at: at.toISOString() }).changes > 0;
+  async softDelete(id: string, at: Date): Promise<boolean> {
+    return (await this.db.run(sql`UPDATE proxies SET deleted_at = ${at.toISOString()} WHERE id = ${id} AND deleted_at IS NULL`)).changes > 0;
   }
 
-  /** One page of a project's active proxies, oldest first. */
-  list(q: ProxyListQuery): { rows: ProxyRow[]; hasMore: boolean } {
-    const where = [`ifnull(project_id, '') = @project`, 'deleted_at IS NULL'];
-    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
-    if (q.name !== undefined) {
-      where.push('name = @name COLLATE NOCASE');
-      params.name = q.name;
+  /**
+   * One page of a project's active proxies, oldest first. A query matches the name, the custom host or the
+   * last seen IP as a substring (case-insensitive), and ids exactly.
+   */
+  async list(q: ProxyListQuery): Promise<{ rows: ProxyRow[]; hasMore: boolean }> {
+    const where = [sql`coalesce(project_id, '') = ${q.projectId ?? ''}`, sql`deleted_at IS NULL`];
+    if (q.name !== undefined) where.push(sql`lower(name) = lower(${q.name})`);
+    const base = sql`SELECT ${COLUMNS} FROM proxies WHERE ${join(where, ' AND ')}`;
+    if (!q.query) {
+      const rows = await this.db.all<StoredRow>(sql`${base} ORDER BY seq LIMIT ${q.limit + 1} OFFSET ${q.offset}`);
+      return { rows: rows.slice(0, q.limit).map(fromStored), hasMore: rows.length > q.limit };
     }
-    if (q.query) {
-      // The query matches the name, the custom host or the last seen IP as a substring, and ids exactly.
-      where.push(`(id = @id OR lower(ifnull(name, '')) LIKE @query ESCAPE '\\'
-        OR lower(ifnull(json_extract(config, '$.host'), '')) LIKE @query ESCAPE '\\'
-        OR lower(ifnull(ip_address, '')) LIKE @query ESCAPE '\\')`);
-      params.id = q.query;
-      params.query = likePattern(q.query);
-    }
-    const rows = this.db
-      .prepare<Record<string, unknown>, StoredRow>(
-        `SELECT ${COLUMNS} FROM proxies WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit OFFSET @offset`,
-      )
-      .all(params);
-    return { rows: rows.slice(0, q.limit).map(fromStored), hasMore: rows.length > q.limit };
+    // The host lives inside the JSON config, which neither database can read with the same function: the
+    // config's text narrows the rows (the host's JSON encoding is a substring of it), the exact match and
+    // the paging are done here.
+    const text = q.query;
+    const pattern = likePattern(text);
+    const rows = await this.db.all<StoredRow>(sql`${base} AND (id = ${text} OR lower(coalesce(name, '')) LIKE ${pattern} ESCAPE '\\'
+      OR lower(coalesce(ip_address, '')) LIKE ${pattern} ESCAPE '\\' OR lower(config) LIKE ${likePattern(jsonText(text))} ESCAPE '\\') ORDER BY seq`);
+    const needle = text.toLowerCase();
+    const has = (value: string | null | undefined) => (value ?? '').toLowerCase().includes(needle);
+    const found = rows.map(fromStored).filter((r) => r.id === text || has(r.name) || has(r.ip_address) || has(r.config.host));
+    const page = found.slice(q.offset, q.offset + q.limit + 1);
+    return { rows: page.slice(0, q.limit), hasMore: page.length > q.limit };
   }
 
-  linkBrowser(browserId: string, link: BrowserProxyLink): void {
-    this.stmts.link.run({ browser_id: browserId, ...link });
+  async linkBrowser(browserId: string, link: BrowserProxyLink): Promise<void> {
+    await this.db.run(sql`INSERT INTO browser_proxies (browser_id, proxy_id, mode) VALUES (${browserId}, ${link.proxy_id}, ${link.mode})
+      ON CONFLICT (browser_id) DO UPDATE SET proxy_id = excluded.proxy_id, mode = excluded.mode`);
   }
 
-  browserLink(browserId: string): BrowserProxyLink | undefined {
-    return this.stmts.linkOf.get(browserId);
+  async browserLink(browserId: string): Promise<BrowserProxyLink | undefined> {
+    return this.db.get<BrowserProxyLink>(sql`SELECT proxy_id, mode FROM browser_proxies WHERE browser_id = ${browserId}`);
   }
-}
-
-function toStored(row: ProxyRow): StoredRow {
-  return { ...row, bypass_hosts: JSON.stringify(row.bypass_hosts), config: JSON.stringify(row.config) };
 }
 
 function fromStored(row: StoredRow): ProxyRow {

@@ -1,7 +1,8 @@
 // Site configs per project, and which one each browser was created with.
-import type { Db } from './sqlite/open.js';
-import { unique } from './sqlite/database.js';
-import { likePattern } from './sql.js';
+import type { Database, Queryable } from './database.js';
+import { forUpdate } from './row-lock.js';
+import { jsonText } from './json-text.js';
+import { likePattern, raw, sql } from './sql.js';
 
 export interface SiteSettings {
   stealth?: boolean;
@@ -22,83 +23,93 @@ export interface SiteConfigRow {
 
 type Stored = Omit<SiteConfigRow, 'settings'> & { settings: string };
 
-const COLUMNS = 'id, project_id, domain, settings, created_at, updated_at';
+const COLUMNS = raw('id, project_id, domain, settings, created_at, updated_at');
 
 export class SiteConfigsRepo {
-  private readonly stmts;
-
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert: db.prepare(`INSERT INTO site_configs (${COLUMNS}) VALUES (@id, @project_id, @domain, @settings, @created_at, @updated_at)`),
-      update: db.prepare(`UPDATE site_configs SET domain = @domain, settings = @settings, updated_at = @updated_at WHERE id = @id`),
-      byId: db.prepare<[string], Stored>(`SELECT ${COLUMNS} FROM site_configs WHERE id = ?`),
-      byDomain: db.prepare<[string, string], Stored>(`SELECT ${COLUMNS} FROM site_configs WHERE ifnull(project_id, '') = ? AND domain = ?`),
-      ofProject: db.prepare<[string], Stored>(`SELECT ${COLUMNS} FROM site_configs WHERE ifnull(project_id, '') = ?`),
-      usingProxy: db.prepare<[string], Stored>(`SELECT ${COLUMNS} FROM site_configs WHERE json_extract(settings, '$.proxy_id') = ?`),
-      remove: db.prepare(`DELETE FROM site_configs WHERE id = ?`),
-      link: db.prepare(`INSERT OR REPLACE INTO browser_site_configs (browser_id, site_config_id) VALUES (?, ?)`),
-      linkOf: db.prepare<[string], { site_config_id: string }>(`SELECT site_config_id FROM browser_site_configs WHERE browser_id = ?`),
-    };
-  }
+  constructor(private readonly db: Database) {}
 
   /** Throws UniqueViolation when the project has a config for the domain. */
-  insert(row: SiteConfigRow): void {
-    unique(() => this.stmts.insert.run(toStored(row)));
+  async insert(row: SiteConfigRow): Promise<void> {
+    await this.db.run(sql`INSERT INTO site_configs (${COLUMNS})
+      VALUES (${row.id}, ${row.project_id}, ${row.domain}, ${JSON.stringify(row.settings)}, ${row.created_at}, ${row.updated_at})`);
   }
 
-  /** Throws UniqueViolation when the new domain is taken. */
-  update(row: SiteConfigRow): void {
-    unique(() => this.stmts.update.run(toStored(row)));
+  /**
+   * Reads the config and writes what `change` makes of it in one transaction, the row locked, so concurrent
+   * updates of different settings both land. Undefined from `change` writes nothing. Throws UniqueViolation
+   * when the new domain is taken.
+   */
+  async modify(id: string, change: (row: SiteConfigRow) => SiteConfigRow | undefined): Promise<SiteConfigRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const stored = await tx.get<Stored>(sql`SELECT ${COLUMNS} FROM site_configs WHERE id = ${id}${forUpdate(tx)}`);
+      const next = stored && change(fromStored(stored));
+      if (next) await updateConfig(tx, next);
+      return next;
+    });
   }
 
-  get(id: string): SiteConfigRow | undefined {
-    const row = this.stmts.byId.get(id);
+  async get(id: string): Promise<SiteConfigRow | undefined> {
+    const row = await this.db.get<Stored>(sql`SELECT ${COLUMNS} FROM site_configs WHERE id = ${id}`);
     return row && fromStored(row);
   }
 
   /** By domain pattern, exactly (for addressing a config by its domain). */
-  getByName(projectId: string | null, domain: string): SiteConfigRow | undefined {
-    const row = this.stmts.byDomain.get(projectId ?? '', domain.toLowerCase());
+  async getByName(projectId: string | null, domain: string): Promise<SiteConfigRow | undefined> {
+    const row = await this.db.get<Stored>(
+      sql`SELECT ${COLUMNS} FROM site_configs WHERE coalesce(project_id, '') = ${projectId ?? ''} AND domain = ${domain.toLowerCase()}`,
+    );
     return row && fromStored(row);
   }
 
-  ofProject(projectId: string | null): SiteConfigRow[] {
-    return this.stmts.ofProject.all(projectId ?? '').map(fromStored);
+  async ofProject(projectId: string | null): Promise<SiteConfigRow[]> {
+    return (await this.db.all<Stored>(sql`SELECT ${COLUMNS} FROM site_configs WHERE coalesce(project_id, '') = ${projectId ?? ''} ORDER BY seq`)).map(
+      fromStored,
+    );
   }
 
-  usingProxy(proxyId: string): SiteConfigRow[] {
-    return this.stmts.usingProxy.all(proxyId).map(fromStored);
+  async usingProxy(proxyId: string): Promise<SiteConfigRow[]> {
+    // The id is inside the JSON settings: their text narrows the rows, the exact field decides.
+    const rows = await this.db.all<Stored>(sql`SELECT ${COLUMNS} FROM site_configs WHERE lower(settings) LIKE ${likePattern(jsonText(proxyId))} ESCAPE '\\' ORDER BY seq`);
+    return rows.map(fromStored).filter((r) => r.settings.proxy_id === proxyId);
   }
 
-  remove(id: string): void {
-    this.stmts.remove.run(id);
+  async remove(id: string): Promise<void> {
+    await this.db.run(sql`DELETE FROM site_configs WHERE id = ${id}`);
   }
 
-  list(q: { projectId: string | null; query?: string; offset: number; limit: number }): { rows: SiteConfigRow[]; hasMore: boolean } {
-    const params: Record<string, unknown> = { project: q.projectId ?? '', limit: q.limit + 1, offset: q.offset };
-    let extra = '';
-    if (q.query) {
-      extra = `AND (id = @id OR domain LIKE @query ESCAPE '\\' OR lower(ifnull(json_extract(settings, '$.notes'), '')) LIKE @query ESCAPE '\\')`;
-      params.id = q.query;
-      params.query = likePattern(q.query);
+  /** One page of a project's configs, oldest first; a query matches ids exactly, domains and notes as substrings. */
+  async list(q: { projectId: string | null; query?: string; offset: number; limit: number }): Promise<{ rows: SiteConfigRow[]; hasMore: boolean }> {
+    const base = sql`SELECT ${COLUMNS} FROM site_configs WHERE coalesce(project_id, '') = ${q.projectId ?? ''}`;
+    if (!q.query) {
+      const rows = await this.db.all<Stored>(sql`${base} ORDER BY seq LIMIT ${q.limit + 1} OFFSET ${q.offset}`);
+      return { rows: rows.slice(0, q.limit).map(fromStored), hasMore: rows.length > q.limit };
     }
-    const rows = this.db
-      .prepare<Record<string, unknown>, Stored>(`SELECT ${COLUMNS} FROM site_configs WHERE ifnull(project_id, '') = @project ${extra} ORDER BY seq LIMIT @limit OFFSET @offset`)
-      .all(params);
-    return { rows: rows.slice(0, q.limit).map(fromStored), hasMore: rows.length > q.limit };
+    // Notes live inside the JSON settings: their text narrows the rows, the exact match and paging are here.
+    const text = q.query;
+    const rows = await this.db.all<Stored>(sql`${base} AND (id = ${text} OR lower(domain) LIKE ${likePattern(text)} ESCAPE '\\'
+      OR lower(settings) LIKE ${likePattern(jsonText(text))} ESCAPE '\\') ORDER BY seq`);
+    const needle = text.toLowerCase();
+    const found = rows
+      .map(fromStored)
+      .filter((r) => r.id === text || r.domain.includes(needle) || (r.settings.notes ?? '').toLowerCase().includes(needle));
+    const page = found.slice(q.offset, q.offset + q.limit + 1);
+    return { rows: page.slice(0, q.limit), hasMore: page.length > q.limit };
   }
 
-  linkBrowser(browserId: string, siteConfigId: string): void {
-    this.stmts.link.run(browserId, siteConfigId);
+  async linkBrowser(browserId: string, siteConfigId: string): Promise<void> {
+    await this.db.run(sql`INSERT INTO browser_site_configs (browser_id, site_config_id) VALUES (${browserId}, ${siteConfigId})
+      ON CONFLICT (browser_id) DO UPDATE SET site_config_id = excluded.site_config_id`);
   }
 
-  browserLink(browserId: string): string | undefined {
-    return this.stmts.linkOf.get(browserId)?.site_config_id;
+  async browserLink(browserId: string): Promise<string | undefined> {
+    return (await this.db.get<{ site_config_id: string }>(sql`SELECT site_config_id FROM browser_site_configs WHERE browser_id = ${browserId}`))
+      ?.site_config_id;
   }
 }
 
-function toStored(row: SiteConfigRow): Stored {
-  return { ...row, settings: JSON.stringify(row.settings) };
+async function updateConfig(db: Queryable, row: SiteConfigRow): Promise<void> {
+  await db.run(sql`UPDATE site_configs SET domain = ${row.domain}, settings = ${JSON.stringify(row.settings)}, updated_at = ${row.updated_at}
+    WHERE id = ${row.id}`);
 }
 
 function fromStored(row: Stored): SiteConfigRow {

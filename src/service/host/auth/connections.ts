@@ -5,8 +5,8 @@ import type { ConnectionCreateParams, ConnectionCredential, ConnectionUpdatePara
 import { newId } from '../../ids.js';
 import type { AuthConnectionsRepo, ConnectionListQuery, ConnectionRow, ConnectionSettings } from '../../store/auth-connections-repo.js';
 import type { CredentialProviders, CredentialStore } from '../credentials/index.js';
-import { DomainError, conflict, invalidField } from '../errors.js';
-import { findByIdInProject } from '../find-in-project.js';
+import { DomainError, conflict, invalidField, notFound } from '../errors.js';
+import { lookUpByIdInProject } from '../find-in-project.js';
 import type { ProfileStore } from '../profiles/index.js';
 import type { ProfileRow } from '../../store/profiles-repo.js';
 import type { ProxyService } from '../proxy/index.js';
@@ -26,14 +26,15 @@ const DEFAULT_HEALTH_CHECK_INTERVAL = 3600;
 export class AuthConnections {
   constructor(private readonly deps: AuthConnectionsDeps) {
     // A proxy a connection uses cannot be deleted from under it (seed).
-    deps.proxies.addReferrers((proxyId) => deps.repo.usingProxy(proxyId).map((c) => `auth connection '${c.id}' (${c.domain})`));
-    deps.profiles.addReferrers((profileId) => deps.repo.usingProfile(profileId).map((c) => `auth connection '${c.id}' (${c.domain})`));
+    deps.proxies.addReferrers(async (proxyId) => (await deps.repo.usingProxy(proxyId)).map((c) => `auth connection '${c.id}' (${c.domain})`));
+    deps.profiles.addReferrers(async (profileId) => (await deps.repo.usingProfile(profileId)).map((c) => `auth connection '${c.id}' (${c.domain})`));
   }
 
   /** `input` names where the body came from (`body`), for the fields of 400s. */
   async create(projectId: string | null, body: ConnectionCreateParams, input: string): Promise<ConnectionRow> {
-    const settings = this.settingsOf(projectId, defaults(), body, input);
-    const proxyId = this.proxyOf(projectId, body, input);
+    const settings = { ...defaults(), ...(await this.settingsOf(projectId, body, input)) };
+    const proxy = await this.proxyOf(projectId, body, input);
+    const proxyId = proxy?.id;
     const profile = await this.profileNamed(projectId, body.profile_name);
     const at = this.deps.now().toISOString();
     const row: ConnectionRow = {
@@ -53,7 +54,7 @@ export class AuthConnections {
       updated_at: at,
     };
     try {
-      this.deps.repo.insert(row);
+      await this.deps.proxies.recordUse(projectId, proxyId, proxy?.field ?? `${input}.proxy`, () => this.deps.repo.insert(row));
     } catch (err) {
       if (err instanceof UniqueViolation) {
         throw conflict(`an auth connection for '${row.domain}' with profile '${row.profile_name}' already exists in this project`);
@@ -63,25 +64,36 @@ export class AuthConnections {
     return row;
   }
 
-  find(projectId: string | null, id: string): ConnectionRow {
-    return findByIdInProject(this.deps.repo, projectId, id, 'auth connection');
+  find(projectId: string | null, id: string): Promise<ConnectionRow> {
+    return lookUpByIdInProject(this.deps.repo, projectId, id, 'auth connection');
   }
 
-  get(id: string): ConnectionRow | undefined {
+  get(id: string): Promise<ConnectionRow | undefined> {
     return this.deps.repo.get(id);
   }
 
-  update(row: ConnectionRow, body: ConnectionUpdateParams, input: string): ConnectionRow {
-    const next: ConnectionRow = { ...row, settings: this.settingsOf(row.project_id, row.settings, body, input), updated_at: this.deps.now().toISOString() };
-    const proxyId = this.proxyOf(row.project_id, body, input);
-    if (proxyId !== undefined) next.proxy_id = proxyId;
-    this.deps.repo.update(next);
+  /** The body's changes over the connection as stored when written, so a flow's or check's writes meanwhile stay. */
+  async update(row: ConnectionRow, body: ConnectionUpdateParams, input: string): Promise<ConnectionRow> {
+    const settings = await this.settingsOf(row.project_id, body, input);
+    const proxy = await this.proxyOf(row.project_id, body, input);
+    const next = await this.deps.proxies.recordUse(row.project_id, proxy?.id, proxy?.field ?? `${input}.proxy`, () =>
+      this.modify(row.id, (current) => ({
+        ...current,
+        settings: { ...current.settings, ...settings },
+        ...(proxy !== undefined ? { proxy_id: proxy.id } : {}),
+      })),
+    );
+    if (!next) throw notFound('auth connection', row.id);
     return next;
   }
 
   /** What a login request sets for its own flow: its proxy (checked), recording and telemetry. */
-  loginOverrides(row: ConnectionRow, body: LoginParams, input: string): { proxy_id?: string | null; record_session?: boolean; browser_telemetry?: ConnectionSettings['browser_telemetry'] } {
-    const proxyId = body.proxy !== undefined ? this.proxyOf(row.project_id, { proxy: body.proxy }, input) : undefined;
+  async loginOverrides(
+    row: ConnectionRow,
+    body: LoginParams,
+    input: string,
+  ): Promise<{ proxy_id?: string | null; record_session?: boolean; browser_telemetry?: ConnectionSettings['browser_telemetry'] }> {
+    const proxyId = body.proxy !== undefined ? (await this.proxyOf(row.project_id, { proxy: body.proxy }, input))?.id : undefined;
     return {
       ...(proxyId !== undefined ? { proxy_id: proxyId } : {}),
       ...(body.record_session !== undefined ? { record_session: body.record_session } : {}),
@@ -89,32 +101,39 @@ export class AuthConnections {
     };
   }
 
-  /** Writes a connection's state (flows and health checks call this). */
-  save(row: ConnectionRow): void {
-    this.deps.repo.update({ ...row, updated_at: this.deps.now().toISOString() });
+  /**
+   * Changes a connection's state as it is stored now (flows, health checks and PATCH call this): `change`
+   * sees the current row, in one transaction with it. Undefined from `change`, or no such connection: no
+   * write, undefined back.
+   */
+  modify(id: string, change: (current: ConnectionRow) => ConnectionRow | undefined): Promise<ConnectionRow | undefined> {
+    return this.deps.repo.modify(id, (current) => {
+      const next = change(current);
+      return next && { ...next, updated_at: this.deps.now().toISOString() };
+    });
   }
 
-  remove(row: ConnectionRow): void {
-    this.deps.repo.remove(row.id);
+  async remove(row: ConnectionRow): Promise<void> {
+    await this.deps.repo.remove(row.id);
   }
 
-  list(q: ConnectionListQuery): { rows: ConnectionRow[]; hasMore: boolean } {
+  list(q: ConnectionListQuery): Promise<{ rows: ConnectionRow[]; hasMore: boolean }> {
     return this.deps.repo.list(q);
   }
 
-  all(): ConnectionRow[] {
+  all(): Promise<ConnectionRow[]> {
     return this.deps.repo.all();
   }
 
-  addTimeline(connectionId: string, event: TimelineEvent): void {
-    this.deps.repo.addTimeline(connectionId, event);
+  addTimeline(connectionId: string, event: TimelineEvent): Promise<void> {
+    return this.deps.repo.addTimeline(connectionId, event);
   }
 
-  setTimeline(event: TimelineEvent): void {
-    this.deps.repo.setTimeline(event);
+  setTimeline(event: TimelineEvent): Promise<void> {
+    return this.deps.repo.setTimeline(event);
   }
 
-  timeline(row: ConnectionRow, q: { type?: string; offset: number; limit: number }): { rows: TimelineEvent[]; hasMore: boolean } {
+  timeline(row: ConnectionRow, q: { type?: string; offset: number; limit: number }): Promise<{ rows: TimelineEvent[]; hasMore: boolean }> {
     return this.deps.repo.timeline(row.id, q);
   }
 
@@ -171,12 +190,12 @@ export class AuthConnections {
     return out;
   }
 
-  /** The settings after `body`, each field checked. */
-  private settingsOf(projectId: string | null, base: ConnectionSettings, body: ConnectionUpdateParams, input: string): ConnectionSettings {
-    const next = { ...base };
+  /** The settings `body` changes, each field checked. */
+  private async settingsOf(projectId: string | null, body: ConnectionUpdateParams, input: string): Promise<Partial<ConnectionSettings>> {
+    const next: Partial<ConnectionSettings> = {};
     if (body.login_url !== undefined) next.login_url = checkedUrl(body.login_url, `${input}.login_url`);
     if (body.allowed_domains !== undefined) next.allowed_domains = body.allowed_domains.map((d) => d.toLowerCase());
-    if (body.credential !== undefined) next.credential = this.checkedCredential(projectId, body.credential, `${input}.credential`);
+    if (body.credential !== undefined) next.credential = await this.checkedCredential(projectId, body.credential, `${input}.credential`);
     if (body.browser !== undefined) next.browser = body.browser;
     if (body.browser_telemetry !== undefined) next.browser_telemetry = body.browser_telemetry;
     for (const key of ['auto_reauth', 'health_checks', 'save_credentials', 'record_session'] as const) {
@@ -186,8 +205,11 @@ export class AuthConnections {
     return next;
   }
 
-  /** The proxy a body names (`browser.proxy`, `proxy` or the deprecated `proxy_id`), checked; undefined: unchanged. */
-  private proxyOf(projectId: string | null, body: ConnectionUpdateParams, input: string): string | null | undefined {
+  /**
+   * The proxy a body names (`browser.proxy`, `proxy` or the deprecated `proxy_id`), checked, with the field
+   * that named it; undefined: unchanged; id null: none.
+   */
+  private async proxyOf(projectId: string | null, body: ConnectionUpdateParams, input: string): Promise<{ id: string | null; field: string } | undefined> {
     const fields = [
       body.browser?.proxy !== undefined && (['browser.proxy', body.browser.proxy] as const),
       body.proxy !== undefined && (['proxy', body.proxy] as const),
@@ -196,22 +218,23 @@ export class AuthConnections {
     if (fields.length > 1) throw invalidField(`${input}.${fields[1]![0]}`, `cannot be combined with ${fields[0]![0]}; name the proxy once`);
     if (!fields.length) return undefined;
     const [field, ref] = fields[0]!;
-    if (ref.id === undefined && ref.name === undefined) return null;
-    const selection = this.deps.proxies.select(projectId, { proxy: ref }, `${input}.${field === 'proxy_id' ? 'proxy' : field}`);
-    return selection?.link.proxy_id ?? null;
+    const named = `${input}.${field === 'proxy_id' ? 'proxy' : field}`;
+    if (ref.id === undefined && ref.name === undefined) return { id: null, field: named };
+    const selection = await this.deps.proxies.select(projectId, { proxy: ref }, named);
+    return { id: selection?.link.proxy_id ?? null, field: named };
   }
 
-  private checkedCredential(projectId: string | null, cred: ConnectionCredential, field: string): ConnectionCredential | null {
+  private async checkedCredential(projectId: string | null, cred: ConnectionCredential, field: string): Promise<ConnectionCredential | null> {
     const given = Object.keys(cred).filter((k) => cred[k as keyof ConnectionCredential] !== undefined);
     if (!given.length) return null;
     if (cred.name !== undefined) {
       if (given.length > 1) throw invalidField(field, 'takes either name, or provider with path or auto');
-      this.deps.credentials.find(projectId, cred.name);
+      await this.deps.credentials.find(projectId, cred.name);
       return { name: cred.name };
     }
     if (cred.provider === undefined) throw invalidField(field, 'needs name, or provider with path or auto');
     if ((cred.path === undefined) === (cred.auto !== true)) throw invalidField(field, 'with a provider takes exactly one of path and auto: true');
-    this.deps.providers.find(cred.provider);
+    await this.deps.providers.find(cred.provider);
     return cred.path !== undefined ? { provider: cred.provider, path: cred.path } : { provider: cred.provider, auto: true };
   }
 

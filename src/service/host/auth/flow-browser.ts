@@ -50,9 +50,9 @@ export function flowBrowserLauncher(deps: FlowBrowserDeps): LaunchFlowBrowser {
     const save = opts.saveProfile ?? true;
     if (save) await deps.profiles.checkWritable(await deps.profiles.find(row.project_id, row.profile_id));
     // The connection's own settings first; a site config for its domain fills in the rest.
-    const site = deps.siteConfigs.match(row.project_id, row.domain)?.settings ?? {};
+    const site = (await deps.siteConfigs.match(row.project_id, row.domain))?.settings ?? {};
     const proxyId = opts.proxyId !== undefined ? opts.proxyId : (row.proxy_id ?? site.proxy_id);
-    const upstream = proxyId ? deps.proxies.poolRoute(row.project_id, proxyId, 'proxy') : null;
+    const upstream = proxyId ? await deps.proxies.poolRoute(row.project_id, proxyId, 'proxy') : null;
     const session = await deps.launcher.launch({
       projectId: row.project_id,
       params: {

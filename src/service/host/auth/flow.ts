@@ -25,8 +25,8 @@ export interface PendingInput {
 }
 
 export interface FlowHooks {
-  /** The flow moved to a step; `pending` while it awaits input. */
-  step(step: 'DISCOVERING' | 'AWAITING_INPUT' | 'SUBMITTING', pending?: PendingInput): void;
+  /** The flow moved to a step; `pending` while it awaits input. Rejects when the flow was stopped. */
+  step(step: 'DISCOVERING' | 'AWAITING_INPUT' | 'SUBMITTING', pending?: PendingInput): Promise<void>;
   /** Resolves with what a person submitted; rejects when the flow is cancelled or expires. */
   input(): Promise<SubmitParams>;
   /** Whether the flow may be on this page's host (the connection's domain, its allowed domains, common IdPs). */
@@ -67,7 +67,7 @@ export async function runLoginFlow(page: Page, loginUrl: string, secrets: LoginS
   let lastSubmit: string | null = null;
   let stale = 0;
   try {
-    hooks.step('DISCOVERING');
+    await hooks.step('DISCOVERING');
     await page.goto(loginUrl, { waitUntil: 'domcontentloaded', timeout: SETTLE_MS });
     for (let n = 0; n < MAX_PAGES; n++) {
       await settle(page);
@@ -87,7 +87,7 @@ export async function runLoginFlow(page: Page, loginUrl: string, secrets: LoginS
         if (!(err instanceof Error && err.name === 'TimeoutError') || ++stale > MAX_STALE) throw err;
         continue;
       }
-      hooks.step('SUBMITTING');
+      await hooks.step('SUBMITTING');
       lastSubmit = action === 'submitted' ? signature : null;
       await nextDocument(page);
     }
@@ -171,8 +171,11 @@ interface Answer {
 /** Publishes what the page asks for, waits for a submit, and keeps its values. */
 async function ask(form: PageForm, hooks: FlowHooks, submitted: Record<string, string>): Promise<Answer> {
   const pending = pendingOf(form);
-  hooks.step('AWAITING_INPUT', pending);
-  const body = await hooks.input();
+  // Waiting before the state says so: a submit that follows the state always finds the flow waiting.
+  const input = hooks.input();
+  input.catch(() => undefined);
+  await hooks.step('AWAITING_INPUT', pending);
+  const body = await input;
   const given = { ...body.fields, ...body.field_values };
   for (const [key, value] of Object.entries(given)) {
     // Keyed by a field's id, name, selector or type; kept under what the field is (username, password,

@@ -28,7 +28,7 @@ export class HealthChecks {
   constructor(private readonly deps: HealthChecksDeps) {}
 
   start(): void {
-    this.timer = setInterval(() => this.tick(), this.deps.tickMs ?? 30_000);
+    this.timer = setInterval(() => void this.tick().catch((err: unknown) => this.deps.log.warn({ err: (err as Error).message }, 'auth connection health checks could not be looked for')), this.deps.tickMs ?? 30_000);
     this.timer.unref();
   }
 
@@ -39,11 +39,13 @@ export class HealthChecks {
   }
 
   /** Starts the checks that are due; one at a time per connection, none while a login flow runs. */
-  tick(): void {
+  async tick(): Promise<void> {
     const now = this.deps.now().getTime();
-    for (const row of this.deps.connections.all()) {
+    for (const row of await this.deps.connections.all()) {
       if (this.closed || this.running.has(row.id) || !this.due(row, now)) continue;
-      const run = this.check(row).finally(() => this.running.delete(row.id));
+      const run = this.check(row)
+        .catch((err: unknown) => this.deps.log.warn({ connection_id: row.id, err: (err as Error).message }, 'an auth connection health check could not be recorded'))
+        .finally(() => this.running.delete(row.id));
       this.running.set(row.id, run);
     }
   }
@@ -70,27 +72,30 @@ export class HealthChecks {
     } catch (err) {
       outcome = { error: (err as Error).message.split('\n')[0]! };
     }
-    // The connection may have been deleted, or logged in again, while the check ran.
-    const current = this.deps.connections.get(row.id);
-    if (!current) return;
+    // The connection may have been deleted, or logged in again, while the check ran: the outcome applies to
+    // the connection as it is stored when written.
     const at = this.deps.now().toISOString();
-    const status = 'signedIn' in outcome ? (outcome.signedIn ? 'AUTHENTICATED' : 'NEEDS_AUTH') : current.status;
+    let previous: ConnectionRow['status'] | undefined;
+    const next = await this.deps.connections.modify(row.id, (current) => {
+      previous = current.status;
+      const status = 'signedIn' in outcome ? (outcome.signedIn ? 'AUTHENTICATED' : 'NEEDS_AUTH') : current.status;
+      return { ...current, status, last_auth_check_at: at };
+    });
+    if (!next || !previous) return;
     const event: TimelineEvent = {
       id: newId(),
       type: 'health_check',
-      status,
-      previous_status: current.status,
+      status: next.status,
+      previous_status: previous,
       timestamp: started,
       updated_at: at,
       ...(sessionId ? { browser_session_id: sessionId } : {}),
       ...('error' in outcome ? { error_code: 'health_check_failed', error_message: outcome.error } : {}),
     };
-    this.deps.connections.addTimeline(row.id, event);
+    await this.deps.connections.addTimeline(row.id, event);
     if ('error' in outcome) this.deps.log.warn({ connection_id: row.id, err: outcome.error }, 'an auth connection health check failed');
-    const next = { ...current, status, last_auth_check_at: at } as ConnectionRow;
-    this.deps.connections.save(next);
-    if (status === 'NEEDS_AUTH' && next.settings.auto_reauth && this.deps.connections.reauthability(next).can_reauth && !this.closed) {
-      this.deps.flows.start(next, 'REAUTH');
+    if (next.status === 'NEEDS_AUTH' && next.settings.auto_reauth && this.deps.connections.reauthability(next).can_reauth && !this.closed) {
+      await this.deps.flows.start(next, 'REAUTH');
     }
   }
 }

@@ -53,12 +53,12 @@ export class BrowserLauncher {
    */
   async create(projectId: string | null, request: BrowserCreateParams, input: string): Promise<BrowserRow> {
     const { deps } = this;
-    const { params: body, config: siteConfig } = deps.siteConfigs.applyToBrowser(projectId, request);
+    const { params: body, config: siteConfig } = await deps.siteConfigs.applyToBrowser(projectId, request);
     if (body.headless === false && !deps.headful.available) {
       throw new DomainError('invalid', 'headful_unavailable', `headful browsers are not available: ${deps.headful.reason}; create with headless: true`);
     }
     if (body.invocation_id !== undefined) await deps.checkInvocation(projectId, body.invocation_id, `${input}.invocation_id`);
-    const proxy = deps.proxies?.select(projectId, body, input);
+    const proxy = await deps.proxies?.select(projectId, body, input);
     const params = await this.withResources(projectId, body, input);
     return this.launch({
       projectId,
@@ -77,8 +77,8 @@ export class BrowserLauncher {
     const opts = launch.poolId === undefined ? { proxy: launch.upstream } : { poolId: launch.poolId, proxy: launch.upstream };
     const create = () => sessions.create(launch.params, launch.projectId, opts);
     const row = await (telemetry && launch.telemetry ? telemetry.withCreate(launch.telemetry.settings, launch.telemetry.field, create) : create());
-    if (launch.proxyLink) proxies!.linkBrowser(row.id, launch.proxyLink);
-    if (launch.siteConfig) siteConfigs.linkBrowser(row.id, launch.siteConfig);
+    if (launch.proxyLink) await proxies!.linkBrowser(row.id, launch.proxyLink);
+    if (launch.siteConfig) await siteConfigs.linkBrowser(row.id, launch.siteConfig);
     return row;
   }
 

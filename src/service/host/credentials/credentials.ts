@@ -5,8 +5,8 @@ import type { Credential, CredentialCreateParams, CredentialUpdateParams } from 
 import { newId } from '../../ids.js';
 import type { SecretsBox } from '../../secrets-box.js';
 import type { CredentialListQuery, CredentialRow, CredentialsRepo } from '../../store/credentials-repo.js';
-import { DomainError, conflict } from '../errors.js';
-import { findInProject } from '../find-in-project.js';
+import { DomainError, conflict, notFound } from '../errors.js';
+import { lookUpInProject } from '../find-in-project.js';
 import { normalizeTotpSecret, totpCodeAt, type TotpCode } from './totp.js';
 import { UniqueViolation } from '../../store/unique.js';
 
@@ -34,7 +34,7 @@ export class CredentialStore {
   constructor(private readonly deps: CredentialStoreDeps) {}
 
   /** `input` names where the body came from (`body`), for the fields of 400s; so below. */
-  create(projectId: string | null, body: CredentialCreateParams, input: string): CredentialRow {
+  async create(projectId: string | null, body: CredentialCreateParams, input: string): Promise<CredentialRow> {
     const id = newId();
     const at = this.deps.now().toISOString();
     const row: CredentialRow = {
@@ -48,36 +48,45 @@ export class CredentialStore {
       created_at: at,
       updated_at: at,
     };
-    this.unique(body.name, () => this.deps.repo.insert(row));
+    await this.unique(body.name, () => this.deps.repo.insert(row));
     return row;
   }
 
   /** By id, else by name, within the project; 404 otherwise. */
-  find(projectId: string | null, idOrName: string): CredentialRow {
-    return findInProject(this.deps.repo, projectId, idOrName, 'credential');
+  find(projectId: string | null, idOrName: string): Promise<CredentialRow> {
+    return lookUpInProject(this.deps.repo, projectId, idOrName, 'credential');
   }
 
-  /** Removals first, then `values` merged over what is left, as the hosted API documents. */
-  update(row: CredentialRow, body: CredentialUpdateParams, input: string): CredentialRow {
-    const next: CredentialRow = { ...row, updated_at: this.deps.now().toISOString() };
-    if (body.name !== undefined) next.name = body.name;
-    if (body.values !== undefined || body.remove_value_keys !== undefined) {
-      const values = this.open(row).values;
-      for (const key of body.remove_value_keys ?? []) delete values[key];
-      Object.assign(values, body.values);
-      Object.assign(next, this.sealValues(row.id, values));
-    }
-    if (body.sso_provider !== undefined) next.sso_provider = body.sso_provider || null;
-    if (body.totp_secret !== undefined) next.totp_sealed = this.sealTotp(row.id, body.totp_secret, `${input}.totp_secret`);
-    this.unique(next.name, () => this.deps.repo.update(next));
+  /**
+   * Removals first, then `values` merged over what is left, as the hosted API documents. Merged over the
+   * stored values as they are when written (one transaction), so concurrent updates of other keys stay.
+   */
+  async update(row: CredentialRow, body: CredentialUpdateParams, input: string): Promise<CredentialRow> {
+    const updatedAt = this.deps.now().toISOString();
+    const totpSealed = body.totp_secret !== undefined ? this.sealTotp(row.id, body.totp_secret, `${input}.totp_secret`) : undefined;
+    const change = (current: CredentialRow): CredentialRow => {
+      const next: CredentialRow = { ...current, updated_at: updatedAt };
+      if (body.name !== undefined) next.name = body.name;
+      if (body.values !== undefined || body.remove_value_keys !== undefined) {
+        const values = this.open(current).values;
+        for (const key of body.remove_value_keys ?? []) delete values[key];
+        Object.assign(values, body.values);
+        Object.assign(next, this.sealValues(current.id, values));
+      }
+      if (body.sso_provider !== undefined) next.sso_provider = body.sso_provider || null;
+      if (totpSealed !== undefined) next.totp_sealed = totpSealed;
+      return next;
+    };
+    const next = await this.unique(body.name ?? row.name, () => this.deps.repo.modify(row.id, change));
+    if (!next) throw notFound('credential', row.id);
     return next;
   }
 
-  delete(row: CredentialRow): void {
-    this.deps.repo.remove(row.id);
+  async delete(row: CredentialRow): Promise<void> {
+    await this.deps.repo.remove(row.id);
   }
 
-  list(q: CredentialListQuery): { rows: CredentialRow[]; hasMore: boolean } {
+  list(q: CredentialListQuery): Promise<{ rows: CredentialRow[]; hasMore: boolean }> {
     return this.deps.repo.list(q);
   }
 
@@ -133,9 +142,9 @@ export class CredentialStore {
     return this.deps.secrets.seal(normalizeTotpSecret(secret, field), totpContext(id));
   }
 
-  private unique(name: string, write: () => void): void {
+  private async unique<T>(name: string, write: () => Promise<T>): Promise<T> {
     try {
-      write();
+      return await write();
     } catch (err) {
       if (err instanceof UniqueViolation) throw conflict(`a credential named '${name}' already exists in this project`);
       throw err;

@@ -61,7 +61,7 @@ export class CredentialProviders {
 
   constructor(private readonly deps: CredentialProvidersDeps) {}
 
-  create(body: CredentialProviderCreateParams): CredentialProviderRow {
+  async create(body: CredentialProviderCreateParams): Promise<CredentialProviderRow> {
     const id = newId();
     const at = this.deps.now().toISOString();
     const row: CredentialProviderRow = {
@@ -75,35 +75,42 @@ export class CredentialProviders {
       created_at: at,
       updated_at: at,
     };
-    this.unique(row.name, () => this.deps.repo.insert(row));
+    await this.unique(row.name, () => this.deps.repo.insert(row));
     return row;
   }
 
   /** By id, else by name (connections name providers either way); 404 otherwise. */
-  find(idOrName: string): CredentialProviderRow {
-    const row = this.deps.repo.get(idOrName) ?? this.deps.repo.getByName(idOrName);
+  async find(idOrName: string): Promise<CredentialProviderRow> {
+    const row = (await this.deps.repo.get(idOrName)) ?? (await this.deps.repo.getByName(idOrName));
     if (!row) throw notFound('credential provider', idOrName);
     return row;
   }
 
-  update(row: CredentialProviderRow, body: CredentialProviderUpdateParams): CredentialProviderRow {
-    const next: CredentialProviderRow = { ...row, updated_at: this.deps.now().toISOString() };
-    if (body.name !== undefined) next.name = body.name;
-    if (body.token !== undefined) next.token_sealed = this.deps.secrets.seal(body.token, tokenContext(row.id));
-    if (body.enabled !== undefined) next.enabled = body.enabled;
-    if (body.priority !== undefined) next.priority = body.priority;
-    if (body.cache_ttl_seconds !== undefined) next.cache_ttl_seconds = body.cache_ttl_seconds;
-    this.unique(next.name, () => this.deps.repo.update(next));
+  /** The body's fields over the provider as stored when written (one transaction), so concurrent updates of other fields stay. */
+  async update(row: CredentialProviderRow, body: CredentialProviderUpdateParams): Promise<CredentialProviderRow> {
+    const updatedAt = this.deps.now().toISOString();
+    const tokenSealed = body.token !== undefined ? this.deps.secrets.seal(body.token, tokenContext(row.id)) : undefined;
+    const change = (current: CredentialProviderRow): CredentialProviderRow => {
+      const next: CredentialProviderRow = { ...current, updated_at: updatedAt };
+      if (body.name !== undefined) next.name = body.name;
+      if (tokenSealed !== undefined) next.token_sealed = tokenSealed;
+      if (body.enabled !== undefined) next.enabled = body.enabled;
+      if (body.priority !== undefined) next.priority = body.priority;
+      if (body.cache_ttl_seconds !== undefined) next.cache_ttl_seconds = body.cache_ttl_seconds;
+      return next;
+    };
+    const next = await this.unique(body.name ?? row.name, () => this.deps.repo.modify(row.id, change));
     this.itemCache.delete(row.id);
+    if (!next) throw notFound('credential provider', row.id);
     return next;
   }
 
-  delete(row: CredentialProviderRow): void {
-    this.deps.repo.remove(row.id);
+  async delete(row: CredentialProviderRow): Promise<void> {
+    await this.deps.repo.remove(row.id);
     this.itemCache.delete(row.id);
   }
 
-  list(q: { query?: string; offset: number; limit: number }): { rows: CredentialProviderRow[]; hasMore: boolean } {
+  list(q: { query?: string; offset: number; limit: number }): Promise<{ rows: CredentialProviderRow[]; hasMore: boolean }> {
     return this.deps.repo.list(q);
   }
 
@@ -133,7 +140,7 @@ export class CredentialProviders {
    * priority order of the enabled providers when `provider` is omitted) whose URLs match `domain`.
    */
   async resolve(ref: ProviderReference, domain: string): Promise<{ item: ProviderItem; login: ProviderLogin }> {
-    const row = this.find(ref.provider);
+    const row = await this.find(ref.provider);
     if (!row.enabled) throw new DomainError('invalid', 'provider_disabled', `credential provider '${row.name}' is disabled`);
     const items = await this.items(row);
     const item = 'path' in ref ? items.find((i) => i.path === ref.path) : items.find((i) => matchesDomain(i.urls ?? [], domain));
@@ -171,9 +178,9 @@ export class CredentialProviders {
     }
   }
 
-  private unique(name: string, write: () => void): void {
+  private async unique<T>(name: string, write: () => Promise<T>): Promise<T> {
     try {
-      write();
+      return await write();
     } catch (err) {
       if (err instanceof UniqueViolation) throw conflict(`a credential provider named '${name}' already exists`);
       throw err;

@@ -62,7 +62,7 @@ export interface PoolDeps {
   profiles?: Pick<ProfileStore, 'generation'>;
 }
 
-export type PoolProxies = Pick<ProxyService, 'poolRoute' | 'linkBrowser' | 'addReferrers' | 'presentFor'>;
+export type PoolProxies = Pick<ProxyService, 'poolRoute' | 'linkBrowser' | 'addReferrers' | 'presentFor' | 'recordUse'>;
 
 /** What pools need of the telemetry hub: checking a config's settings before any browser launches with them. */
 export interface PoolTelemetry {
@@ -160,7 +160,7 @@ export class LivePool {
     const profileGeneration = profileId ? (this.deps.profiles?.generation(profileId) ?? 0) : 0;
     let row: BrowserRow;
     try {
-      const proxy = config.proxy_id ? this.deps.proxies?.poolRoute(this.row.project_id, config.proxy_id, 'browser_pool_config.proxy_id') : undefined;
+      const proxy = config.proxy_id ? await this.deps.proxies?.poolRoute(this.row.project_id, config.proxy_id, 'browser_pool_config.proxy_id') : undefined;
       row = await this.deps.launcher.launch({
         projectId: this.row.project_id,
         params,

@@ -75,13 +75,13 @@ export class PoolManager {
   };
 
   /** Lease release hook: a lease may have switched the browser's proxy (PATCH); the next holder gets the pool's route again. */
-  readonly leaseReleased: SessionReleaseHook = ({ id, proxy: forwarder }) => {
+  readonly leaseReleased: SessionReleaseHook = async ({ id, proxy: forwarder }) => {
     const { proxies } = this.deps;
     if (forwarder) {
       if (forwarder.current !== forwarder.launchedWith) forwarder.use(forwarder.launchedWith);
-      proxies?.linkBrowser(id, { proxy_id: forwarder.launchedWith?.proxyId ?? null, mode: null });
-    } else if (proxies?.presentFor(id).proxy) {
-      proxies.linkBrowser(id, { proxy_id: null, mode: null });
+      await proxies?.linkBrowser(id, { proxy_id: forwarder.launchedWith?.proxyId ?? null, mode: null });
+    } else if ((await proxies?.presentFor(id))?.proxy) {
+      await proxies!.linkBrowser(id, { proxy_id: null, mode: null });
     }
   };
 
@@ -142,9 +142,11 @@ export class PoolManager {
       ...(effectivePolicy(body.chrome_policy) ? { chrome_policy: body.chrome_policy } : {}),
     };
     await applyPoolResources(config, body, projectId, this.deps, input);
-    this.checkConfig(config, projectId, input);
+    await this.checkConfig(config, projectId, input);
     const row: PoolRow = { id: newId(), project_id: projectId, name: body.name ?? null, config, created_at: this.deps.now().toISOString() };
-    return this.admitWhileWriting(config.size, projectId, row, () => this.deps.repo.insert(row), () => this.add(row));
+    return this.usingProxy(projectId, config.proxy_id, input, () =>
+      this.admitWhileWriting(config.size, projectId, row, () => this.deps.repo.insert(row), () => this.add(row)),
+    );
   }
 
   async update(pool: LivePool, body: PoolUpdate, input: string): Promise<LivePool> {
@@ -163,10 +165,12 @@ export class PoolManager {
     // `{}` clears the pool's policies: browsers launched from now on run without.
     if (!effectivePolicy(config.chrome_policy)) delete config.chrome_policy;
     await applyPoolResources(config, { profile, extensions, refresh_on_profile_update }, old.project_id, this.deps, input);
-    this.checkConfig(config, old.project_id, input);
+    await this.checkConfig(config, old.project_id, input);
     const row: PoolRow = { ...old, name: name ? name : old.name, config };
-    const reconfigured = await this.admitWhileWriting(config.size - old.config.size, old.project_id, row,
-      () => this.deps.repo.update(row.id, row.name, config), () => pool.reconfigure(row, discard ?? false));
+    const newProxy = config.proxy_id !== old.config.proxy_id ? config.proxy_id : undefined;
+    const reconfigured = await this.usingProxy(old.project_id, newProxy, input, () =>
+      this.admitWhileWriting(config.size - old.config.size, old.project_id, row,
+        () => this.deps.repo.update(row.id, row.name, config), () => pool.reconfigure(row, discard ?? false)));
     await reconfigured;
     return pool;
   }
@@ -219,12 +223,18 @@ export class PoolManager {
     }
   }
 
-  private checkConfig(config: StoredPoolConfig, projectId: string | null, input: string): void {
+  /** Runs `write` (which makes a pool use `proxyId`) so that no delete of the proxy interleaves (ProxyService.recordUse). */
+  private usingProxy<T>(projectId: string | null, proxyId: string | undefined, input: string, write: () => Promise<T>): Promise<T> {
+    const { proxies } = this.deps;
+    return proxies && proxyId ? proxies.recordUse(projectId, proxyId, `${input}.proxy_id`, write) : write();
+  }
+
+  private async checkConfig(config: StoredPoolConfig, projectId: string | null, input: string): Promise<void> {
     checkNetwork(config.network, input);
     admitChromePolicy(this.deps.chromePolicy, config.chrome_policy, `${input}.chrome_policy`);
     this.deps.telemetry.validate(config.telemetry, `${input}.telemetry`);
     // A custom proxy of the project, or a 400 naming proxy_id (hosted-only types cannot route here).
-    if (config.proxy_id) this.deps.proxies?.poolRoute(projectId, config.proxy_id, `${input}.proxy_id`);
+    if (config.proxy_id) await this.deps.proxies?.poolRoute(projectId, config.proxy_id, `${input}.proxy_id`);
     if (!config.headless && !this.deps.headful.available) {
       throw new DomainError('invalid', 'headful_unavailable', `headful browsers are not available: ${this.deps.headful.reason}; use headless: true`);
     }

@@ -33,7 +33,7 @@ export interface ProfileStoreDeps {
 }
 
 /** Names of things that still use a profile (pools); a profile in use cannot be deleted. */
-export type ProfileReferrers = (profileId: string) => string[];
+export type ProfileReferrers = (profileId: string) => string[] | Promise<string[]>;
 
 export class ProfileStore {
   /** Saves under way, by profile id. */
@@ -111,7 +111,7 @@ export class ProfileStore {
 
   /** Refused while a pool uses the profile. Sessions using it keep their copy; a pending save is dropped. */
   async delete(row: ProfileRow): Promise<void> {
-    const users = this.referrers.flatMap((referrers) => referrers(row.id));
+    const users = (await Promise.all(this.referrers.map((referrers) => referrers(row.id)))).flat();
     if (users.length) {
       throw new DomainError('invalid', 'resource_in_use', `profile '${row.name ?? row.id}' is still used by ${users.join(', ')}; stop using it there first`);
     }

@@ -22,7 +22,7 @@ const CHECK_TIMEOUT_MS = 15_000;
  * referrer of `proxyId` ("browser pool 'x'"). Live auth connections (not built yet) register here; sessions
  * deliberately do not: as on the hosted API they keep their route when the proxy is deleted.
  */
-export type ProxyReferrers = (proxyId: string) => string[];
+export type ProxyReferrers = (proxyId: string) => string[] | Promise<string[]>;
 
 /** A browser's egress as asked for: what to record and, for a proxy, the route its browser is launched with. */
 export interface ProxySelection {
@@ -40,6 +40,8 @@ export interface ProxyServiceOptions {
 
 export class ProxyService {
   private readonly referrers: ProxyReferrers[] = [];
+  /** Per proxy id, the tail of the deletes and recorded uses waiting their turn (see `exclusive`). */
+  private readonly turns = new Map<string, Promise<void>>();
 
   constructor(private readonly opts: ProxyServiceOptions) {}
 
@@ -48,7 +50,7 @@ export class ProxyService {
   }
 
   /** `input` names where the body came from (`body`), for the fields of 400s; so in the methods below. */
-  create(projectId: string | null, body: ProxyCreateParams, input: string): ProxyRow {
+  async create(projectId: string | null, body: ProxyCreateParams, input: string): Promise<ProxyRow> {
     const { config, password } = checkProxyConfig(body, input);
     const id = newId();
     const custom = body.type === 'custom';
@@ -70,37 +72,55 @@ export class ProxyService {
       created_at: this.opts.now().toISOString(),
       deleted_at: null,
     };
-    this.opts.repo.insert(row);
+    await this.opts.repo.insert(row);
     return row;
   }
 
   /** An active proxy of the project, else 404. */
-  get(projectId: string | null, id: string): ProxyRow {
-    const row = this.opts.repo.get(id);
+  async get(projectId: string | null, id: string): Promise<ProxyRow> {
+    const row = await this.opts.repo.get(id);
     if (!row || row.deleted_at || row.project_id !== projectId) throw notFound('proxy', id);
     return row;
   }
 
-  list(q: ProxyListQuery): { rows: ProxyRow[]; hasMore: boolean } {
+  list(q: ProxyListQuery): Promise<{ rows: ProxyRow[]; hasMore: boolean }> {
     return this.opts.repo.list(q);
   }
 
-  rename(projectId: string | null, id: string, name: string, input: string): ProxyRow {
-    const row = this.get(projectId, id);
+  async rename(projectId: string | null, id: string, name: string, input: string): Promise<ProxyRow> {
+    const row = await this.get(projectId, id);
     const trimmed = name.trim();
     if (!trimmed) throw invalidField(`${input}.name`, 'must not be empty');
-    this.opts.repo.rename(row.id, trimmed);
+    await this.opts.repo.rename(row.id, trimmed);
     return { ...row, name: trimmed };
   }
 
-  /** Soft delete; refused with 400 resource_in_use while something still needs the proxy. */
-  delete(projectId: string | null, id: string): void {
-    const row = this.get(projectId, id);
-    const users = this.referrers.flatMap((referrers) => referrers(row.id));
-    if (users.length) {
-      throw new DomainError('invalid', 'resource_in_use', `proxy '${id}' is still used by ${users.join(', ')}; stop using it there first`);
-    }
-    this.opts.repo.softDelete(row.id, this.opts.now());
+  /**
+   * Soft delete; refused with 400 resource_in_use while something still needs the proxy. Takes the proxy's
+   * turn (as `recordUse` does), so a use being written cannot slip in between the check and the delete.
+   */
+  async delete(projectId: string | null, id: string): Promise<void> {
+    const row = await this.get(projectId, id);
+    await this.exclusive(row.id, async () => {
+      const users = (await Promise.all(this.referrers.map((referrers) => referrers(row.id)))).flat();
+      if (users.length) {
+        throw new DomainError('invalid', 'resource_in_use', `proxy '${id}' is still used by ${users.join(', ')}; stop using it there first`);
+      }
+      await this.opts.repo.softDelete(row.id, this.opts.now());
+    });
+  }
+
+  /**
+   * Runs `write`, which stores a lasting use of the proxy (a site config, an auth connection, a pool), in
+   * the proxy's turn and after checking it is still a usable proxy of the project (a 400 naming `field`
+   * otherwise): a delete either sees the use or runs first and the use is refused.
+   */
+  async recordUse<T>(projectId: string | null, proxyId: string | null | undefined, field: string, write: () => Promise<T>): Promise<T> {
+    if (!proxyId) return write();
+    return this.exclusive(proxyId, async () => {
+      await this.poolRoute(projectId, proxyId, field);
+      return write();
+    });
   }
 
   /**
@@ -108,7 +128,7 @@ export class ProxyService {
    * reported, since a failure may be the target's rather than the proxy's (as on the hosted API).
    */
   async check(projectId: string | null, id: string, url: string | undefined, input: string): Promise<ProxyRow> {
-    const row = this.get(projectId, id);
+    const row = await this.get(projectId, id);
     const at = this.opts.now().toISOString();
     let result: Pick<ProxyRow, 'status' | 'status_detail' | 'ip_address' | 'last_checked'>;
     if (row.type !== 'custom') {
@@ -128,7 +148,7 @@ export class ProxyService {
         last_checked: at,
       };
     }
-    if (url === undefined) this.opts.repo.setCheck(row.id, result);
+    if (url === undefined) await this.opts.repo.setCheck(row.id, result);
     return { ...row, ...result };
   }
 
@@ -136,7 +156,7 @@ export class ProxyService {
    * Resolves a create body's `proxy` / `proxy_id` (undefined when it has neither). Throws 400s naming the
    * field: both given, not exactly one of mode/id/name, no such proxy, an ambiguous name, a hosted-only type.
    */
-  select(projectId: string | null, body: { proxy?: BrowserProxyConfig; proxy_id?: string | null }, input: string): ProxySelection | undefined {
+  async select(projectId: string | null, body: { proxy?: BrowserProxyConfig; proxy_id?: string | null }, input: string): Promise<ProxySelection | undefined> {
     const { proxy, proxy_id: proxyId } = body;
     if (proxy !== undefined && proxyId !== undefined && proxyId !== null) {
       throw invalidField(`${input}.proxy`, 'cannot be combined with proxy_id (deprecated); use proxy alone');
@@ -145,11 +165,11 @@ export class ProxyService {
       const given = (['mode', 'id', 'name'] as const).filter((k) => proxy[k] !== undefined);
       if (given.length !== 1) throw invalidField(`${input}.proxy`, `takes exactly one of mode, id, name (got ${given.length ? given.join(', ') : 'none'})`);
       if (proxy.mode) return { link: { proxy_id: null, mode: proxy.mode }, upstream: null };
-      const row = proxy.id !== undefined ? this.byId(projectId, proxy.id, `${input}.proxy.id`) : this.byName(projectId, proxy.name!, `${input}.proxy.name`);
+      const row = proxy.id !== undefined ? await this.byId(projectId, proxy.id, `${input}.proxy.id`) : await this.byName(projectId, proxy.name!, `${input}.proxy.name`);
       return this.selectionOf(row, proxy.id !== undefined ? `${input}.proxy.id` : `${input}.proxy.name`);
     }
     // `""` means no proxy, as on update.
-    if (proxyId) return this.selectionOf(this.byId(projectId, proxyId, `${input}.proxy_id`), `${input}.proxy_id`);
+    if (proxyId) return this.selectionOf(await this.byId(projectId, proxyId, `${input}.proxy_id`), `${input}.proxy_id`);
     return undefined;
   }
 
@@ -158,61 +178,80 @@ export class ProxyService {
    * the rest of the update passed), or undefined when it changes nothing. The session's egress proxy
    * (its forwarder) switches upstream in place, whether or not it was launched with one.
    */
-  prepareUpdate(
+  async prepareUpdate(
     projectId: string | null,
     browserId: string,
     forwarder: ProxyForwarder | undefined,
     body: { proxy?: BrowserProxyConfig; proxy_id?: string | null; disable_default_proxy?: boolean },
     input: string,
-  ): (() => void) | undefined {
+  ): Promise<(() => Promise<void>) | undefined> {
     if (body.proxy !== undefined && body.disable_default_proxy !== undefined) {
       throw invalidField(`${input}.proxy`, 'cannot be combined with disable_default_proxy (deprecated)');
     }
     // disable_default_proxy alone changes nothing: there is no default proxy here.
     let selection: ProxySelection | undefined;
     if (body.proxy === undefined && body.proxy_id === '') selection = { link: { proxy_id: null, mode: null }, upstream: null };
-    else selection = this.select(projectId, body, input);
+    else selection = await this.select(projectId, body, input);
     if (!selection) return undefined;
     if (selection.upstream && !forwarder) {
       const field = `${input}.${body.proxy !== undefined ? 'proxy' : 'proxy_id'}`;
       throw invalidField(field, 'this session is not running');
     }
     const chosen = selection;
-    return () => {
+    return async () => {
       forwarder?.use(chosen.upstream);
-      this.linkBrowser(browserId, chosen.link);
+      await this.linkBrowser(browserId, chosen.link);
     };
   }
 
   /** The route of a pool's proxy (checked when the pool is created or changed, resolved at each launch). */
-  poolRoute(projectId: string | null, proxyId: string, field: string): Upstream {
-    return this.selectionOf(this.byId(projectId, proxyId, field), field).upstream!;
+  async poolRoute(projectId: string | null, proxyId: string, field: string): Promise<Upstream> {
+    return this.selectionOf(await this.byId(projectId, proxyId, field), field).upstream!;
   }
 
-  linkBrowser(browserId: string, link: BrowserProxyLink): void {
-    this.opts.repo.linkBrowser(browserId, link);
+  linkBrowser(browserId: string, link: BrowserProxyLink): Promise<void> {
+    return this.opts.repo.linkBrowser(browserId, link);
   }
 
   /** The `proxy` and deprecated `proxy_id` fields of a session, when it was given either. */
-  presentFor(browserId: string): { proxy?: BrowserProxy; proxy_id?: string } {
-    const link = this.opts.repo.browserLink(browserId);
+  async presentFor(browserId: string): Promise<{ proxy?: BrowserProxy; proxy_id?: string }> {
+    const link = await this.opts.repo.browserLink(browserId);
     if (!link) return {};
     if (!link.proxy_id) return link.mode ? { proxy: { mode: link.mode } } : {};
-    const name = this.opts.repo.get(link.proxy_id)?.name;
+    const name = (await this.opts.repo.get(link.proxy_id))?.name;
     return { proxy: { id: link.proxy_id, ...(name ? { name } : {}) }, proxy_id: link.proxy_id };
   }
 
-  private byId(projectId: string | null, id: string, field: string): ProxyRow {
-    const row = this.opts.repo.get(id);
+  private async byId(projectId: string | null, id: string, field: string): Promise<ProxyRow> {
+    const row = await this.opts.repo.get(id);
     if (!row || row.deleted_at || row.project_id !== projectId) throw invalidField(field, `no proxy '${id}' in this project`);
     return row;
   }
 
-  private byName(projectId: string | null, name: string, field: string): ProxyRow {
-    const rows = this.opts.repo.activeByName(projectId, name);
+  private async byName(projectId: string | null, name: string, field: string): Promise<ProxyRow> {
+    const rows = await this.opts.repo.activeByName(projectId, name);
     if (rows.length === 0) throw invalidField(field, `no proxy named '${name}' in this project`);
     if (rows.length > 1) throw invalidField(field, `several proxies are named '${name}' (names are not unique); select it by id`);
     return rows[0]!;
+  }
+
+  /**
+   * Runs `work` once every earlier delete or recorded use of the same proxy has finished. In-process: the
+   * referrers a delete asks include live pools, which only this process knows.
+   */
+  private async exclusive<T>(proxyId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.turns.get(proxyId) ?? Promise.resolve();
+    let done!: () => void;
+    const released = new Promise<void>((resolve) => (done = resolve));
+    const mine = before.then(() => released);
+    this.turns.set(proxyId, mine);
+    await before;
+    try {
+      return await work();
+    } finally {
+      done();
+      if (this.turns.get(proxyId) === mine) this.turns.delete(proxyId);
+    }
   }
 
   private selectionOf(row: ProxyRow, field: string): ProxySelection {

@@ -4,8 +4,8 @@ import type { BrowserCreateParams } from '../../../api/types.js';
 import type { SiteConfig, SiteConfigCreateParams, SiteConfigUpdateParams } from '../../../api/schemas/site-configs.js';
 import { newId } from '../../ids.js';
 import type { SiteConfigRow, SiteConfigsRepo, SiteSettings } from '../../store/site-configs-repo.js';
-import { conflict } from '../errors.js';
-import { findInProject } from '../find-in-project.js';
+import { conflict, notFound } from '../errors.js';
+import { lookUpInProject } from '../find-in-project.js';
 import type { ProxyService } from '../proxy/index.js';
 import { UniqueViolation } from '../../store/unique.js';
 
@@ -17,49 +17,57 @@ export interface SiteConfigsDeps {
 
 export class SiteConfigs {
   constructor(private readonly deps: SiteConfigsDeps) {
-    deps.proxies.addReferrers((proxyId) => deps.repo.usingProxy(proxyId).map((c) => `site config '${c.domain}'`));
+    deps.proxies.addReferrers(async (proxyId) => (await deps.repo.usingProxy(proxyId)).map((c) => `site config '${c.domain}'`));
   }
 
-  create(projectId: string | null, body: SiteConfigCreateParams, input: string): SiteConfigRow {
+  async create(projectId: string | null, body: SiteConfigCreateParams, input: string): Promise<SiteConfigRow> {
     const at = this.deps.now().toISOString();
     const { domain, ...settings } = body;
-    if (settings.proxy_id !== undefined) this.checkProxy(projectId, settings.proxy_id, `${input}.proxy_id`);
     const row: SiteConfigRow = { id: newId(), project_id: projectId, domain: domain.toLowerCase(), settings, created_at: at, updated_at: at };
-    this.unique(row.domain, () => this.deps.repo.insert(row));
+    // The proxy exists in the project and can carry traffic here, and is not deleted while this is written.
+    await this.deps.proxies.recordUse(projectId, settings.proxy_id, `${input}.proxy_id`, () => this.unique(row.domain, () => this.deps.repo.insert(row)));
     return row;
   }
 
   /** By id, else by its exact domain pattern, within the project. */
-  find(projectId: string | null, idOrDomain: string): SiteConfigRow {
-    return findInProject(this.deps.repo, projectId, idOrDomain, 'site config');
+  find(projectId: string | null, idOrDomain: string): Promise<SiteConfigRow> {
+    return lookUpInProject(this.deps.repo, projectId, idOrDomain, 'site config');
   }
 
-  update(row: SiteConfigRow, body: SiteConfigUpdateParams, input: string): SiteConfigRow {
-    const settings: SiteSettings = { ...row.settings };
-    for (const key of ['stealth', 'headless', 'proxy_id', 'notes'] as const) {
-      const value = body[key];
-      if (value === null) delete settings[key];
-      else if (value !== undefined) (settings as Record<string, unknown>)[key] = value;
-    }
-    if (typeof body.proxy_id === 'string') this.checkProxy(row.project_id, body.proxy_id, `${input}.proxy_id`);
-    const next: SiteConfigRow = { ...row, domain: body.domain?.toLowerCase() ?? row.domain, settings, updated_at: this.deps.now().toISOString() };
-    this.unique(next.domain, () => this.deps.repo.update(next));
+  /** The body's changes over the stored config as it is when written, so concurrent updates of other settings stay. */
+  async update(row: SiteConfigRow, body: SiteConfigUpdateParams, input: string): Promise<SiteConfigRow> {
+    const updatedAt = this.deps.now().toISOString();
+    const change = (current: SiteConfigRow): SiteConfigRow => {
+      const settings: SiteSettings = { ...current.settings };
+      for (const key of ['stealth', 'headless', 'proxy_id', 'notes'] as const) {
+        const value = body[key];
+        if (value === null) delete settings[key];
+        else if (value !== undefined) (settings as Record<string, unknown>)[key] = value;
+      }
+      return { ...current, domain: body.domain?.toLowerCase() ?? current.domain, settings, updated_at: updatedAt };
+    };
+    const domain = body.domain?.toLowerCase() ?? row.domain;
+    const newProxy = typeof body.proxy_id === 'string' ? body.proxy_id : undefined;
+    const next = await this.deps.proxies.recordUse(row.project_id, newProxy, `${input}.proxy_id`, () =>
+      this.unique(domain, () => this.deps.repo.modify(row.id, change)),
+    );
+    if (!next) throw notFound('site config', row.id);
     return next;
   }
 
-  delete(row: SiteConfigRow): void {
-    this.deps.repo.remove(row.id);
+  async delete(row: SiteConfigRow): Promise<void> {
+    await this.deps.repo.remove(row.id);
   }
 
-  list(q: { projectId: string | null; query?: string; offset: number; limit: number }): { rows: SiteConfigRow[]; hasMore: boolean } {
+  list(q: { projectId: string | null; query?: string; offset: number; limit: number }): Promise<{ rows: SiteConfigRow[]; hasMore: boolean }> {
     return this.deps.repo.list(q);
   }
 
   /** The config for a host: an exact domain first, then the most specific pattern that covers it. */
-  match(projectId: string | null, host: string): SiteConfigRow | undefined {
+  async match(projectId: string | null, host: string): Promise<SiteConfigRow | undefined> {
     const h = host.toLowerCase().replace(/\.$/, '');
     let best: { row: SiteConfigRow; score: number } | undefined;
-    for (const row of this.deps.repo.ofProject(projectId)) {
+    for (const row of await this.deps.repo.ofProject(projectId)) {
       const wildcard = row.domain.startsWith('*.');
       const base = wildcard ? row.domain.slice(2) : row.domain;
       const covers = wildcard ? h.endsWith(`.${base}`) : h === base || h.endsWith(`.${base}`);
@@ -73,19 +81,21 @@ export class SiteConfigs {
   }
 
   /** The config for a URL's host, if the URL has one. */
-  matchUrl(projectId: string | null, url: string | undefined): SiteConfigRow | undefined {
+  async matchUrl(projectId: string | null, url: string | undefined): Promise<SiteConfigRow | undefined> {
     if (!url) return undefined;
+    let parsed: URL;
     try {
-      const { protocol, hostname } = new URL(url);
-      return /^https?:$/.test(protocol) && hostname ? this.match(projectId, hostname.replace(/^\[|\]$/g, '')) : undefined;
+      parsed = new URL(url);
     } catch {
       return undefined;
     }
+    const { protocol, hostname } = parsed;
+    return /^https?:$/.test(protocol) && hostname ? this.match(projectId, hostname.replace(/^\[|\]$/g, '')) : undefined;
   }
 
   /** A browser create body with a matching config's settings where the body says nothing, and which config it was. */
-  applyToBrowser(projectId: string | null, body: BrowserCreateParams): { params: BrowserCreateParams; config?: SiteConfigRow } {
-    const config = this.matchUrl(projectId, body.start_url);
+  async applyToBrowser(projectId: string | null, body: BrowserCreateParams): Promise<{ params: BrowserCreateParams; config?: SiteConfigRow }> {
+    const config = await this.matchUrl(projectId, body.start_url);
     if (!config) return { params: body };
     const s = config.settings;
     const params = { ...body };
@@ -95,11 +105,11 @@ export class SiteConfigs {
     return { params, config };
   }
 
-  linkBrowser(browserId: string, config: SiteConfigRow): void {
-    this.deps.repo.linkBrowser(browserId, config.id);
+  linkBrowser(browserId: string, config: SiteConfigRow): Promise<void> {
+    return this.deps.repo.linkBrowser(browserId, config.id);
   }
 
-  browserLink(browserId: string): string | undefined {
+  browserLink(browserId: string): Promise<string | undefined> {
     return this.deps.repo.browserLink(browserId);
   }
 
@@ -107,14 +117,9 @@ export class SiteConfigs {
     return { id: row.id, domain: row.domain, ...row.settings, created_at: row.created_at, updated_at: row.updated_at };
   }
 
-  /** The proxy exists in the project and can carry traffic here. */
-  private checkProxy(projectId: string | null, proxyId: string, field: string): void {
-    this.deps.proxies.poolRoute(projectId, proxyId, field);
-  }
-
-  private unique(domain: string, write: () => void): void {
+  private async unique<T>(domain: string, write: () => Promise<T>): Promise<T> {
     try {
-      write();
+      return await write();
     } catch (err) {
       if (err instanceof UniqueViolation) throw conflict(`a site config for '${domain}' already exists in this project`);
       throw err;
