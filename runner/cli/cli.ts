@@ -10,6 +10,7 @@ import { PART_FILE, ScenarioError, formatDiagnostic, loadScenarioFile, validateS
 import { loadConfig, type SuiteConfig } from '../suite/config.js';
 import { registerAdmin } from './admin/index.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
+import { databaseUrlOption } from './database-url.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { findScenarioFiles } from '../suite/files.js';
 import { formatPlan } from './plan-format.js';
@@ -233,6 +234,9 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'browser-scenarios'),
     ),
   )
+  .addOption(
+    new Option('--database-url <url>', 'keep state in this PostgreSQL database (postgres://user@host:5432/db) instead of SQLite in the data dir; the password from BCS_DATABASE_URL, PGPASSWORD or ~/.pgpass, never on the command line').env('BCS_DATABASE_URL'),
+  )
   .addOption(new Option('--chromium <path>', 'Chromium executable to launch').env('BCS_CHROMIUM'))
   .addOption(new Option('--headless-shell <path>', 'what runs plain headless sessions, or off for the full Chromium in all (default: chromium-headless-shell beside the system Chromium)').env('BCS_HEADLESS_SHELL'))
   .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
@@ -243,19 +247,21 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       .default('hosted'),
   )
   .option('--strict-wire', "serve the hosted API's wire only: our extension routes answer 404, our extension fields are left out of answers and refused in requests (to try clients against what the hosted service has)")
-  .action(async (o) => {
+  .action(async (o, cmd: Command) => {
     const apiKey = resolveApiKey(o);
     const port = Number(o.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got '${o.port}'`);
     const standby = Number(o.standby);
     if (!Number.isInteger(standby) || standby < 0 || standby > 100) throw new UsageError(`--standby must be 0-100, got '${o.standby}'`);
-    const { startService, SandboxRequiredError } = await import('../../src/service/index.js');
+    const databaseUrl = databaseUrlOption(o.databaseUrl, cmd.getOptionValueSource('databaseUrl'));
+    const { startService, SandboxRequiredError, DatabaseInUseError } = await import('../../src/service/index.js');
     const service = await startService({
       host: o.host,
       port,
       apiKey,
       requireSandbox: !o.unsandboxed,
       dataDir: resolve(o.dataDir),
+      databaseUrl,
       chromium: o.chromium || undefined,
       headlessShell: o.headlessShell || undefined,
       logLevel: o.logLevel,
@@ -263,6 +269,10 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       networkPolicy: o.networkPolicy,
       strictWire: o.strictWire === true,
     }).catch((err: unknown) => {
+      if (err instanceof DatabaseInUseError) {
+        process.stderr.write(`bcs serve: refusing to start: ${err.message}\n`);
+        return finish(EXIT.infrastructure);
+      }
       if (!(err instanceof SandboxRequiredError)) throw err;
       process.stderr.write(
         `bcs serve: refusing to start: ${err.message}.\n` +
@@ -277,6 +287,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
     process.stderr.write(
       `bcs serve: listening on ${service.baseUrl}; chromium ${service.chromium.path} (${service.chromium.source})` +
         `${service.headlessShell ? `; headless sessions: ${service.headlessShell.path}` : ''}; data in ${resolve(o.dataDir)}\n` +
+        `bcs serve: state: ${service.database}\n` +
         `bcs serve: ${service.sandbox?.network ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
         `bcs serve: network policy: ${service.networkPolicy}\n` +
         (service.strictWire ? '' : `bcs serve: console: ${service.baseUrl}/ (sign in with an API key)\n`) +

@@ -1,1 +1,2 @@
 export { SandboxRequiredError, startService, type RunningService, type ServiceOptions } from './service.js';
+export { DatabaseInUseError } from './store/open-store.js';

@@ -25,8 +25,13 @@ export interface ChromiumExecutable {
 }
 
 export interface ServiceOptions {
-  /** Where the database and session folders live. */
+  /** Where the session folders and the files kept beside the database live (and the SQLite database itself). */
   dataDir: string;
+  /**
+   * Keep the service's state in this PostgreSQL database (postgres://user@host:port/db) instead of SQLite
+   * in `dataDir`; migrated on start. The password can come from PGPASSWORD or ~/.pgpass instead of the URL.
+   */
+  databaseUrl?: string;
   host?: string;
   port?: number;
   /** The admin key to accept. Without one a key is generated; either way it is stored only as a hash. */
@@ -106,6 +111,8 @@ export interface RunningService {
   networkPolicy: EgressMode;
   /** Whether it serves the hosted wire only (ServiceOptions.strictWire). */
   strictWire: boolean;
+  /** Where its state is kept: `sqlite <file>` or `postgres <url without password>`. */
+  database: string;
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */
   close(): Promise<void>;
 }

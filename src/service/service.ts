@@ -40,8 +40,7 @@ import { AuditRepo } from './store/audit-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
 import { DeploymentsRepo } from './store/deployments-repo.js';
 import { InvocationsRepo } from './store/invocations-repo.js';
-import { openDatabase } from './store/sqlite/open.js';
-import { SqliteDatabase } from './store/sqlite/database.js';
+import { describeStore, openStore } from './store/open-store.js';
 import { LimitsRepo } from './store/limits-repo.js';
 import { PoolsRepo } from './store/pools-repo.js';
 import { ExtensionsRepo } from './store/extensions-repo.js';
@@ -96,8 +95,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     sandboxMode === 'off' ? { sandbox: null, reason: 'turned off' } : await detectSandbox({ dataDir: opts.dataDir, network: opts.sessionNetworks });
   // Decided before anything listens, so nothing is ever served unsandboxed by accident.
   if (opts.requireSandbox && !sandbox) throw new SandboxRequiredError(`the process sandbox is not available (${sandboxReason})`);
-  const db = openDatabase(opts.dataDir);
-  const database = new SqliteDatabase(db);
+  const database = await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
   const keys = new ApiKeysRepo(database);
   const browsers = new BrowsersRepo(database);
   const tokens = new CdpTokens();
@@ -105,7 +103,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const admin = await keys.add(apiKey, { name: 'admin', now: now() });
   // A configured key that was deleted or expired through the API stays dead: a restart must not revive it.
   if (admin.deleted_at || isExpired(admin, now())) {
-    db.close();
+    await database.close();
     throw new Error(`the API key given to the service (${admin.masked_key}) was ${admin.deleted_at ? 'deleted' : 'expired'}; give another key`);
   }
 
@@ -330,6 +328,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     isolation: describeIsolation(sandbox, sandboxReason),
     networkPolicy: egress.policy.mode,
     strictWire,
+    database: describeStore(opts),
     routes: () => [...app.routeTable],
     close: () =>
       (closing ??= (async () => {
@@ -348,7 +347,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         await telemetry.close();
         // Events are stored behind their publish: the last ones land before the database closes.
         await events.flush();
-        db.close();
+        await database.close();
       })()),
   };
 }

@@ -82,6 +82,21 @@ export async function createDatabase(serverUrl: string): Promise<string> {
   return url.toString();
 }
 
+/** Drops a database createDatabase made (its connections are closed first). */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  if (!/^t_[0-9a-f]+$/.test(name)) throw new Error(`not a test database: ${name}`);
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 async function ready(url: string, server: ChildProcess): Promise<boolean> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline && server.exitCode === null) {

@@ -4,6 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
+import { testDatabaseUrl } from './stores.js';
+import { dropDatabase } from './postgres.js';
 
 export interface TestService extends RunningService {
   dataDir: string;
@@ -20,7 +22,10 @@ export async function startTestService(opts: Partial<ServiceOptions> = {}): Prom
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'bcs-test-')));
   // No warm standby unless a test asks for one: most files never create a browser, and the ones that do
   // would pay for a second launch (the standby's replacement) on two cores shared by parallel files.
-  const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, standby: 0, networkPolicy: 'local', ...opts, dataDir });
+  // BCS_TEST_DATABASE=postgres runs every service of the suite on PostgreSQL (a fresh database each).
+  const ownDatabase = opts.databaseUrl ? undefined : await testDatabaseUrl();
+  const databaseUrl = opts.databaseUrl ?? ownDatabase;
+  const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, standby: 0, networkPolicy: 'local', ...opts, dataDir, databaseUrl });
   const call: TestService['call'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${service.apiKey}`, ...o.headers };
     let body: string | undefined = o.raw;
@@ -45,6 +50,7 @@ export async function startTestService(opts: Partial<ServiceOptions> = {}): Prom
     close: async () => {
       await service.close();
       if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+      if (ownDatabase) await dropDatabase(ownDatabase);
     },
   };
 }

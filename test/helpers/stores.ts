@@ -18,7 +18,8 @@ export type OpenStore = () => Promise<Database>;
 
 /** The PostgreSQL server's admin URL, or undefined with the reason it is missing. */
 export function postgresServer(): { url?: string; missing?: string } {
-  return inject('postgres');
+  // The unit tier has no global setup, so nothing is provided there.
+  return inject('postgres') ?? { missing: 'no PostgreSQL server in this tier (the integration tier starts one)' };
 }
 
 /** A fresh database on the test run's PostgreSQL server. */
@@ -26,6 +27,20 @@ export async function openTestPostgres(): Promise<Database> {
   const { url, missing } = postgresServer();
   if (!url) throw new Error(`no PostgreSQL: ${missing}`);
   return openPostgres(await createDatabase(url), { maxConnections: 20 });
+}
+
+/**
+ * The database a test service keeps its state in: a fresh PostgreSQL database when the run was started
+ * with BCS_TEST_DATABASE=postgres (the whole suite on PostgreSQL, as Grafana runs its store tests), else
+ * undefined (SQLite in the service's data dir).
+ */
+export async function testDatabaseUrl(): Promise<string | undefined> {
+  const wanted = process.env.BCS_TEST_DATABASE;
+  if (!wanted || wanted === 'sqlite') return undefined;
+  if (wanted !== 'postgres') throw new Error(`BCS_TEST_DATABASE must be sqlite or postgres, got '${wanted}'`);
+  const { url, missing } = postgresServer();
+  if (!url) throw new Error(`BCS_TEST_DATABASE=postgres, but there is no PostgreSQL: ${missing}`);
+  return createDatabase(url);
 }
 
 export function describeStores(name: string, body: (open: OpenStore) => void): void {

@@ -23,7 +23,7 @@ export async function openPostgres(url: string, options: PgOptions = {}): Promis
   });
   // An idle connection the server drops (restart, failover) must not take the process down.
   pool.on('error', () => {});
-  const db = new PgDatabase(pool);
+  const db = new PgDatabase(pool, url);
   try {
     await migrate(db);
   } catch (err) {
@@ -35,8 +35,29 @@ export async function openPostgres(url: string, options: PgOptions = {}): Promis
 
 export class PgDatabase implements Database {
   readonly dialect = 'postgres' as const;
+  private readonly held = new Set<pg.Client>();
 
-  constructor(readonly pool: pg.Pool) {}
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {}
+
+  /**
+   * Takes the session-level advisory lock `name` on a connection of its own and keeps it until close (or
+   * until this process dies: the server frees it with the connection). False when another holds it.
+   */
+  async holdLock(name: string): Promise<boolean> {
+    const client = new pg.Client({ connectionString: this.url, application_name: 'bcs lock' });
+    client.on('error', () => {});
+    await client.connect();
+    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [name]);
+    if (!rows[0]?.ok) {
+      await client.end();
+      return false;
+    }
+    this.held.add(client);
+    return true;
+  }
 
   all<T>(query: Sql): Promise<T[]> {
     return rows<T>(this.pool, query);
@@ -73,8 +94,10 @@ export class PgDatabase implements Database {
     }
   }
 
-  close(): Promise<void> {
-    return this.pool.end();
+  async close(): Promise<void> {
+    await Promise.all([...this.held].map((client) => client.end().catch(() => {})));
+    this.held.clear();
+    await this.pool.end();
   }
 }
 

@@ -93,11 +93,3 @@ export function asUniqueViolation(err: unknown): UniqueViolation | undefined {
   return new UniqueViolation(message, named?.[1], columns, { cause: err });
 }
 
-/** Runs a synchronous write, answering a unique index's refusal with UniqueViolation. */
-export function unique<T>(write: () => T): T {
-  try {
-    return write();
-  } catch (err) {
-    throw asUniqueViolation(err) ?? err;
-  }
-}

@@ -1,0 +1,91 @@
+// `bcs serve --database-url`: the product's own path to PostgreSQL. State outlives the process and its
+// data dir, the banner names the database without a password, and a second process on the same database
+// is refused while the first holds it (coordination is in one process until the cluster roles land).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../helpers/cli.js';
+import { eventually } from '../helpers/service.js';
+import { postgresServer } from '../helpers/stores.js';
+import { createDatabase, dropDatabase } from '../helpers/postgres.js';
+
+const { url: server, missing } = postgresServer();
+if (!server) console.log(`skipped: bcs serve on PostgreSQL: ${missing}`);
+const key = `bcs_${'p'.repeat(43)}`;
+
+async function serve(databaseUrl: string, via: 'flag' | 'env') {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bcs-serve-pg-'));
+  const args = ['serve', '--port', '0', '--data-dir', dataDir, '--unsandboxed', '--log-level', 'silent', '--standby', '0'];
+  const started = startCli(via === 'flag' ? [...args, '--database-url', databaseUrl] : args, {
+    BCS_API_KEY: key,
+    ...(via === 'env' ? { BCS_DATABASE_URL: databaseUrl } : {}),
+  });
+  let out = '';
+  let err = '';
+  started.child.stdout!.on('data', (d) => (out += d));
+  started.child.stderr!.on('data', (d) => (err += d));
+  const baseUrl = await eventually(() => /^BCS_BASE_URL=(\S+)$/m.exec(out)?.[1], 30_000);
+  await eventually(() => (err.includes('network policy') ? true : undefined), 30_000);
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
+  };
+  const stop = async () => {
+    started.child.kill('SIGTERM');
+    const done = await started.done;
+    await rm(dataDir, { recursive: true, force: true });
+    return done;
+  };
+  return { call, stop, banner: () => err };
+}
+
+describe.skipIf(!server)('bcs serve --database-url', () => {
+  it('keeps state in PostgreSQL across processes and data dirs, names the database without its password, and holds it alone', async () => {
+    const databaseUrl = await createDatabase(server!);
+    try {
+      const first = await serve(databaseUrl, 'flag');
+      expect(first.banner()).toContain(`bcs serve: state: postgres ${databaseUrl}`);
+      expect((await first.call('POST', '/org/projects', { name: 'kept' })).status).toBe(200);
+      const browser = await first.call('POST', '/browsers', { name: 'on-pg', headless: true });
+      expect(browser.status).toBe(200);
+
+      // A second process on the same database is refused while the first runs.
+      const dataDir = await mkdtemp(join(tmpdir(), 'bcs-serve-pg-'));
+      const second = await runCli(['serve', '--port', '0', '--data-dir', dataDir, '--unsandboxed', '--log-level', 'silent'], {
+        BCS_API_KEY: key,
+        BCS_DATABASE_URL: databaseUrl,
+      });
+      await rm(dataDir, { recursive: true, force: true });
+      expect(second.code).toBe(3);
+      expect(second.stderr).toContain('another bcs serve already uses the database');
+      expect(second.stdout).not.toContain('BCS_BASE_URL');
+      expect((await first.stop()).code).toBe(0);
+
+      // The password rides in BCS_DATABASE_URL (trust auth on the test server ignores it); never shown.
+      const withPassword = databaseUrl.replace('postgres@', 'postgres:n0t-shown@');
+      const again = await serve(withPassword, 'env');
+      expect(again.banner()).toContain(`bcs serve: state: postgres ${databaseUrl}`);
+      expect(again.banner()).not.toContain('n0t-shown');
+      const projects = await again.call('GET', '/org/projects');
+      expect(projects.body.map((p: { name: string }) => p.name)).toContain('kept');
+      // The session of the stopped process was ended by its shutdown, and stays listed as such.
+      const ended = await again.call('GET', '/browsers?status=deleted');
+      expect(ended.body.map((b: { session_id: string }) => b.session_id)).toContain(browser.body.session_id);
+      expect((await again.stop()).code).toBe(0);
+    } finally {
+      await dropDatabase(databaseUrl);
+    }
+  });
+
+  it('refuses a password on the command line before starting anything', async () => {
+    const res = await runCli(['serve', '--port', '0', '--database-url', 'postgres://bcs:s3cret@127.0.0.1:1/bcs']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('BCS_DATABASE_URL');
+    expect(res.stderr).not.toContain('s3cret');
+  });
+});
