@@ -15,7 +15,7 @@ import type {
 } from '../../api/schemas/auth-connections.js';
 import type { BrowserTelemetryRequest } from '../../api/types.js';
 import type { Database, Queryable } from './database.js';
-import { forUpdate } from './row-lock.js';
+import { modifyRow } from './row-lock.js';
 import { join, likePattern, raw, sql } from './sql.js';
 
 export interface ConnectionSettings {
@@ -103,12 +103,7 @@ export class AuthConnectionsRepo {
    * from `change` (or no such connection) writes nothing and answers undefined.
    */
   async modify(id: string, change: (row: ConnectionRow) => ConnectionRow | undefined): Promise<ConnectionRow | undefined> {
-    return this.db.transaction(async (tx) => {
-      const stored = await tx.get<Stored>(sql`SELECT ${COLUMNS} FROM auth_connections WHERE id = ${id}${forUpdate(tx)}`);
-      const next = stored && change(fromStored(stored));
-      if (next) await updateConnection(tx, next);
-      return next;
-    });
+    return modifyRow(this.db, { read: sql`SELECT ${COLUMNS} FROM auth_connections WHERE id = ${id}`, decode: fromStored, write: updateConnection }, change);
   }
 
   async get(id: string): Promise<ConnectionRow | undefined> {

@@ -1,7 +1,7 @@
 // Credentials per project and the organisation's credential providers. Secrets arrive sealed
 // (secrets-box.ts) and leave sealed: this module never sees a plaintext value, secret or token.
 import type { Database, Queryable } from './database.js';
-import { forUpdate } from './row-lock.js';
+import { modifyRow } from './row-lock.js';
 import { likePattern, raw, sql } from './sql.js';
 
 export interface CredentialRow {
@@ -45,12 +45,7 @@ export class CredentialsRepo {
    * `change` answering undefined writes nothing. Throws UniqueViolation when a new name is taken.
    */
   async modify(id: string, change: (row: CredentialRow) => CredentialRow | undefined): Promise<CredentialRow | undefined> {
-    return this.db.transaction(async (tx) => {
-      const stored = await tx.get<StoredCredential>(sql`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE id = ${id}${forUpdate(tx)}`);
-      const next = stored && change(fromStored(stored));
-      if (next) await updateCredential(tx, next);
-      return next;
-    });
+    return modifyRow(this.db, { read: sql`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE id = ${id}`, decode: fromStored, write: updateCredential }, change);
   }
 
   async get(id: string): Promise<CredentialRow | undefined> {
@@ -121,12 +116,7 @@ export class CredentialProvidersRepo {
 
   /** As CredentialsRepo.modify: read, change and write one provider atomically. */
   async modify(id: string, change: (row: CredentialProviderRow) => CredentialProviderRow | undefined): Promise<CredentialProviderRow | undefined> {
-    return this.db.transaction(async (tx) => {
-      const stored = await tx.get<StoredProvider>(sql`SELECT ${PROVIDER_COLUMNS} FROM credential_providers WHERE id = ${id}${forUpdate(tx)}`);
-      const next = stored && change(fromStoredProvider(stored));
-      if (next) await updateProvider(tx, next);
-      return next;
-    });
+    return modifyRow(this.db, { read: sql`SELECT ${PROVIDER_COLUMNS} FROM credential_providers WHERE id = ${id}`, decode: fromStoredProvider, write: updateProvider }, change);
   }
 
   async get(id: string): Promise<CredentialProviderRow | undefined> {

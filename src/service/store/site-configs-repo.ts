@@ -1,6 +1,6 @@
 // Site configs per project, and which one each browser was created with.
 import type { Database, Queryable } from './database.js';
-import { forUpdate } from './row-lock.js';
+import { modifyRow } from './row-lock.js';
 import { jsonText } from './json-text.js';
 import { likePattern, raw, sql } from './sql.js';
 
@@ -40,12 +40,7 @@ export class SiteConfigsRepo {
    * when the new domain is taken.
    */
   async modify(id: string, change: (row: SiteConfigRow) => SiteConfigRow | undefined): Promise<SiteConfigRow | undefined> {
-    return this.db.transaction(async (tx) => {
-      const stored = await tx.get<Stored>(sql`SELECT ${COLUMNS} FROM site_configs WHERE id = ${id}${forUpdate(tx)}`);
-      const next = stored && change(fromStored(stored));
-      if (next) await updateConfig(tx, next);
-      return next;
-    });
+    return modifyRow(this.db, { read: sql`SELECT ${COLUMNS} FROM site_configs WHERE id = ${id}`, decode: fromStored, write: updateConfig }, change);
   }
 
   async get(id: string): Promise<SiteConfigRow | undefined> {
