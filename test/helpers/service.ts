@@ -9,6 +9,8 @@ import { dropDatabase } from './postgres.js';
 
 export interface TestService extends RunningService {
   dataDir: string;
+  /** The PostgreSQL database it keeps its state in; undefined: SQLite in `dataDir`. */
+  databaseUrl: string | undefined;
   call(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<Reply>;
 }
 
@@ -18,13 +20,23 @@ export interface Reply {
   body: any;
 }
 
-export async function startTestService(opts: Partial<ServiceOptions> = {}): Promise<TestService> {
+const databasesByDataDir = new Map<string, string>();
+
+export interface TestServiceOptions extends Partial<ServiceOptions> {
+  /** 'sqlite': SQLite in the data dir even when the run puts services on PostgreSQL (tests of the file itself). */
+  store?: 'sqlite';
+}
+
+export async function startTestService({ store, ...opts }: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'bcs-test-')));
   // No warm standby unless a test asks for one: most files never create a browser, and the ones that do
   // would pay for a second launch (the standby's replacement) on two cores shared by parallel files.
   // BCS_TEST_DATABASE=postgres runs every service of the suite on PostgreSQL (a fresh database each).
-  const ownDatabase = opts.databaseUrl ? undefined : await testDatabaseUrl();
-  const databaseUrl = opts.databaseUrl ?? ownDatabase;
+  // A test that restarts a service on its data dir finds its state again: the same database per data dir.
+  const kept = opts.dataDir ? databasesByDataDir.get(opts.dataDir) : undefined;
+  const ownDatabase = opts.databaseUrl || kept || store === 'sqlite' ? undefined : await testDatabaseUrl();
+  const databaseUrl = opts.databaseUrl ?? kept ?? ownDatabase;
+  if (opts.dataDir && ownDatabase) databasesByDataDir.set(opts.dataDir, ownDatabase);
   const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, standby: 0, networkPolicy: 'local', ...opts, dataDir, databaseUrl });
   const call: TestService['call'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${service.apiKey}`, ...o.headers };
@@ -46,11 +58,13 @@ export async function startTestService(opts: Partial<ServiceOptions> = {}): Prom
   return {
     ...service,
     dataDir,
+    databaseUrl,
     call,
     close: async () => {
       await service.close();
       if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
-      if (ownDatabase) await dropDatabase(ownDatabase);
+      // A database kept for a data dir outlives this service (it may start again); the run's server goes at the end.
+      if (ownDatabase && !opts.dataDir) await dropDatabase(ownDatabase);
     },
   };
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { storedBytes } from '../helpers/store-access.js';
 
 const DAY = 24 * 3600 * 1000;
 let clock = Date.parse('2026-03-01T10:00:00.000Z');
@@ -175,12 +176,8 @@ describe('API keys', () => {
   it('keeps only hashes in the database (keys table and audit log alike)', async () => {
     const created = await admin.apiKeys.create({ name: 'secret-check' });
     const rotated = await admin.apiKeys.rotate(created.id);
-    const db = await readFile(`${svc.dataDir}/service.db`);
-    const wal = await readFile(`${svc.dataDir}/service.db-wal`).catch(() => Buffer.alloc(0));
-    for (const key of [svc.apiKey, created.key, rotated.key]) {
-      expect(db.includes(key)).toBe(false);
-      expect(wal.includes(key)).toBe(false);
-    }
+    const stored = await storedBytes(svc);
+    for (const key of [svc.apiKey, created.key, rotated.key]) expect(stored.includes(key)).toBe(false);
   });
 });
 

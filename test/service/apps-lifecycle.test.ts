@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudClient } from '../../src/api/index.js';
 import { zipOf } from '../helpers/app-zip.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { openServiceStore } from '../helpers/store-access.js';
 
 const APP = `
 import { Kernel, type KernelContext } from '@onkernel/sdk';
@@ -181,10 +182,8 @@ describe('stopping and restarting', () => {
     await untilLog(inv.id, 'holding');
     // Closed as a crash would leave it: the record says running.
     await svc.close();
-    const { openDatabase } = await import('../../src/service/store/sqlite/open.js');
-    const { SqliteDatabase } = await import('../../src/service/store/sqlite/database.js');
     const { sql } = await import('../../src/service/store/sql.js');
-    const db = new SqliteDatabase(openDatabase(dataDir));
+    const db = await openServiceStore(svc);
     await db.run(sql`UPDATE invocations SET status = 'running', finished_at = NULL, status_reason = NULL WHERE id = ${inv.id}`);
     await db.close();
     await startAt();

@@ -2,9 +2,8 @@
 // sealed and never come out (not in answers, not in the database file); TOTP codes match RFC 6238's own
 // vectors at the service's clock; 1Password providers are driven through 1Password's real SDK.
 import Kernel from '@onkernel/sdk';
-import Database from 'better-sqlite3';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { openServiceStore, storedBytes } from '../helpers/store-access.js';
+import { sql } from '../../src/service/store/sql.js';
 import { Secret } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretsBox } from '../../src/service/secrets-box.js';
@@ -28,21 +27,14 @@ afterAll(async () => {
   await svc?.close();
 });
 
-function storedBytesContain(text: string): boolean {
-  for (const file of ['service.db', 'service.db-wal']) {
-    try {
-      if (readFileSync(join(svc.dataDir, file)).includes(Buffer.from(text))) return true;
-    } catch {
-      // no WAL right now
-    }
-  }
-  return false;
+async function storedBytesContain(text: string): Promise<boolean> {
+  return (await storedBytes(svc)).includes(Buffer.from(text));
 }
 
-function storedValues(id: string): Record<string, string> {
-  const db = new Database(join(svc.dataDir, 'service.db'), { readonly: true });
-  const row = db.prepare('SELECT values_sealed FROM credentials WHERE id = ?').get(id) as { values_sealed: string };
-  db.close();
+async function storedValues(id: string): Promise<Record<string, string>> {
+  const db = await openServiceStore(svc);
+  const row = (await db.get<{ values_sealed: string }>(sql`SELECT values_sealed FROM credentials WHERE id = ${id}`))!;
+  await db.close();
   return JSON.parse(SecretsBox.forDataDir(svc.dataDir).open(row.values_sealed, `credential:${id}:values`)) as Record<string, string>;
 }
 
@@ -74,8 +66,8 @@ describe('credentials', () => {
     const answers = JSON.stringify([byName, (await svc.call('GET', '/credentials?limit=100')).body]);
     expect(answers).not.toContain(PASSWORD);
     expect(answers).not.toContain(RFC_SHA1_SECRET);
-    expect(storedBytesContain(PASSWORD)).toBe(false);
-    expect(storedBytesContain(RFC_SHA1_SECRET)).toBe(false);
+    expect(await storedBytesContain(PASSWORD)).toBe(false);
+    expect(await storedBytesContain(RFC_SHA1_SECRET)).toBe(false);
   });
 
   it('gives RFC 6238 codes at the RFC test instants (SHA-1, and SHA-256/512 through otpauth URIs)', async () => {
@@ -119,7 +111,7 @@ describe('credentials', () => {
     });
     expect(updated).toMatchObject({ name: 'merged', sso_provider: 'google', has_totp_secret: false });
     expect(updated.value_keys!.sort()).toEqual(['email', 'password', 'username']);
-    expect(storedValues(c.id)).toEqual({ username: 'u', password: 'p2', email: 'e@merge.test' });
+    expect(await storedValues(c.id)).toEqual({ username: 'u', password: 'p2', email: 'e@merge.test' });
 
     const withTotp = await kernel.credentials.update(c.id, { totp_secret: RFC_SHA1_SECRET, sso_provider: null });
     expect(withTotp).toMatchObject({ has_totp_secret: true, sso_provider: null });
@@ -199,7 +191,7 @@ describe('credential providers', () => {
     const created = await kernel.credentialProviders.create({ name: 'vault-one', token: TOKEN, provider_type: 'onepassword' });
     expect(created).toMatchObject({ name: 'vault-one', provider_type: 'onepassword', enabled: true, priority: 0 });
     expect(JSON.stringify(created)).not.toContain(TOKEN);
-    expect(storedBytesContain(TOKEN)).toBe(false);
+    expect(await storedBytesContain(TOKEN)).toBe(false);
     const second = await kernel.credentialProviders.create({ name: 'vault-two', token: TOKEN, provider_type: 'onepassword', cache_ttl_seconds: 0 });
     expect((await svc.call('POST', '/org/credential_providers', { body: { name: 'vault-one', token: 'x', provider_type: 'onepassword' } })).status).toBe(409);
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { openServiceStore } from '../helpers/store-access.js';
+import { sql } from '../../src/service/store/sql.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -26,10 +28,9 @@ describe('authentication', () => {
   });
 
   it('stores only a hash of the key', async () => {
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(`${svc.dataDir}/service.db`, { readonly: true });
-    const rows = db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
-    db.close();
+    const db = await openServiceStore(svc);
+    const rows = await db.all<Record<string, unknown>>(sql`SELECT * FROM api_keys`);
+    await db.close();
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(svc.apiKey);
     expect(rows[0]!.masked_key).toMatch(/^bcs_.{4}….{4}$/);

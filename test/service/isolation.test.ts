@@ -67,7 +67,7 @@ for (const mode of modes) {
     };
 
     beforeAll(async () => {
-      svc = await startTestService({ ...mode.opts, standby: 0 });
+      svc = await startTestService({ ...mode.opts, standby: 0, store: 'sqlite' });
       expect(svc.sandbox === null).toBe(mode.name === 'unsandboxed');
       a = (await svc.call('POST', '/browsers', { body: { timeout_seconds: 600 } })).body.session_id;
       b = (await svc.call('POST', '/browsers', { body: { timeout_seconds: 600 } })).body.session_id;
@@ -243,7 +243,7 @@ describe('an existing data dir', () => {
     await chmod(join(dataDir, 'service.db'), 0o644);
     await writeFile(join(dataDir, 'notes.txt'), 'mine', { mode: 0o644 });
     await chmod(join(dataDir, 'notes.txt'), 0o644);
-    const svc = await startTestService({ dataDir, standby: 0 });
+    const svc = await startTestService({ dataDir, standby: 0, store: 'sqlite' });
     try {
       const mode = async (p: string) => (await stat(p)).mode & 0o7777;
       expect(await mode(dataDir)).toBe(asRoot ? 0o711 : 0o700);

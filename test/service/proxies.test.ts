@@ -2,8 +2,9 @@
 // validation (400s naming the field), the browser `proxy` selector's rules, and the password's secrecy:
 // never in a response, an error or the database file in plaintext.
 import Kernel, { BadRequestError, NotFoundError } from '@onkernel/sdk';
-import Database from 'better-sqlite3';
-import { readFileSync, statSync } from 'node:fs';
+import { openServiceStore, storedBytes } from '../helpers/store-access.js';
+import { sql } from '../../src/service/store/sql.js';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -59,21 +60,14 @@ describe('proxies', () => {
     expect(JSON.stringify(all.body)).not.toContain(PASSWORD);
     expect(JSON.stringify((await svc.call('GET', `/proxies/${custom.id}`)).body)).not.toContain(PASSWORD);
 
-    // Nor in the database: not in the proxies table, not in any page of the file or its WAL.
-    const db = new Database(join(svc.dataDir, 'service.db'), { readonly: true });
-    const stored = db.prepare('SELECT * FROM proxies WHERE id = ?').get(custom.id) as Record<string, unknown>;
-    db.close();
+    // Nor in the database: not in the proxies table, not anywhere in what it stores (SQLite: any page of
+    // the file or its WAL).
+    const db = await openServiceStore(svc);
+    const stored = (await db.get(sql`SELECT * FROM proxies WHERE id = ${custom.id}`)) as Record<string, unknown>;
+    await db.close();
     expect(JSON.stringify(stored)).not.toContain(PASSWORD);
     expect(stored.password_sealed).toMatch(/^v1\./);
-    for (const file of ['service.db', 'service.db-wal']) {
-      let bytes: Buffer;
-      try {
-        bytes = readFileSync(join(svc.dataDir, file));
-      } catch {
-        continue;
-      }
-      expect(bytes.includes(Buffer.from(PASSWORD))).toBe(false);
-    }
+    expect((await storedBytes(svc)).includes(Buffer.from(PASSWORD))).toBe(false);
     // The key lives beside the database, readable by the owner only.
     expect(statSync(join(svc.dataDir, 'secrets.key')).mode & 0o777).toBe(0o600);
     expect(statSync(join(svc.dataDir, 'secrets.key')).size).toBe(32);
