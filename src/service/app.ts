@@ -28,6 +28,7 @@ import { registerCredentialProviderRoutes } from './routes/credential-providers.
 import { registerCredentialRoutes } from './routes/credentials.js';
 import { registerFsRoutes } from './routes/fs.js';
 import { registerLogRoutes } from './routes/logs.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerOrgRoutes } from './routes/org.js';
 import { registerPlaywrightRoutes } from './routes/playwright.js';
 import { registerPoolRoutes } from './routes/pools.js';
@@ -144,6 +145,7 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerAuthConnectionRoutes,
   registerSiteConfigRoutes,
   registerConsoleRoutes,
+  registerMetricsRoutes,
 ];
 
 /**

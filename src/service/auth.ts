@@ -52,8 +52,8 @@ export interface AuthDeps {
 
 export const PROJECT_HEADER = 'x-kernel-project-id';
 
-/** Organisation administration: keys, projects, org limits, the audit log. Org-wide keys only. */
-const ORG_ADMIN = [/^\/org\//, /^\/projects(\/|$)/, /^\/audit-logs(\/|$)/];
+/** Organisation administration: keys, projects, org limits, the audit log, and the org-wide metrics. Org-wide keys only. */
+const ORG_ADMIN = [/^\/org\//, /^\/projects(\/|$)/, /^\/audit-logs(\/|$)/, /^\/metrics$/];
 
 const isOrgAdmin = (url: string | undefined) => url !== undefined && ORG_ADMIN.some((re) => re.test(url));
 

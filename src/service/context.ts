@@ -22,6 +22,7 @@ import type { LimitsRepo } from './store/limits-repo.js';
 import type { ProjectsRepo } from './store/projects-repo.js';
 import type { TelemetryRepo } from './store/telemetry-repo.js';
 import type { ReplaysRepo } from './store/replays-repo.js';
+import type { MetricsExposition } from './metrics.js';
 
 export interface ServiceContext {
   /** Browser pools, and the org limits they and on-demand sessions are checked against. */
@@ -83,6 +84,8 @@ export interface ServiceContext {
   hostedUrl: (connectionId: string, code: string) => string;
   /** The interactive live view link of a running session, on the service's own address. */
   liveViewUrl: (sessionId: string) => string;
+  /** What GET /metrics serves: numbers read from the parts above at each scrape. */
+  metrics: MetricsExposition;
   /** How often event streams send `sse_heartbeat`. */
   heartbeatMs: number;
 }

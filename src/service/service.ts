@@ -49,6 +49,7 @@ import { ProxiesRepo } from './store/proxies-repo.js';
 import { CredentialProvidersRepo, CredentialsRepo } from './store/credentials-repo.js';
 import { CredentialProviders, CredentialStore, connectProvider } from './host/credentials/index.js';
 import { SecretsBox } from './secrets-box.js';
+import { ServiceMetrics } from './metrics.js';
 import { ProjectsRepo } from './store/projects-repo.js';
 import { ReplaysRepo } from './store/replays-repo.js';
 import { TelemetryRepo } from './store/telemetry-repo.js';
@@ -168,12 +169,16 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const processes = new ProcessRegistry(launcher);
   const playwright = new PlaywrightExecutor({ sandbox, launcher });
   const computers = new Computers();
+  // Started once stale sessions are ended (below); the metrics read it from the first scrape.
+  const standby = new Standby(sessions, opts.standby ?? 1, log);
+  const metrics = new ServiceMetrics({ sessions, pools, standby });
   const liveViews = new LiveViews({ computers, sessions, tokens, viewportOf: async (id) => (await browsers.get(id))?.viewport ?? DEFAULT_VIEWPORT, events: telemetry.liveViews, log });
   sessions.setHooks({
     // Profiles copy their user data into the view first; extensions add theirs beside it.
     prepareLaunch: [profiles.load, extensions.load],
     // Logs first: telemetry writes to a session's service log from its own start hook.
     start: [sessionLogs.onSessionStart, telemetry.onSessionStart],
+    created: [metrics.sessionCreated],
     // What belonged to a pool lease ends with it: telemetry set at acquire, a switched proxy, recordings
     // (kept), processes and Playwright workers. The next holder gets the browser as it was launched.
     release: [
@@ -185,7 +190,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       liveViews.release,
     ],
     // The profile's save is pending from here; then the pool refills.
-    end: [profiles.ending, pools.memberEnded],
+    end: [profiles.ending, pools.memberEnded, metrics.sessionEnded],
     // Chromium is gone and its files complete: a read-write session's user data becomes its profile.
     stopped: [profiles.stopped],
     // Chromium was restarted in a session (extensions or a profile loaded): what was connected to the old
@@ -201,7 +206,6 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     const caps = await limit.caps(projectId);
     return () => limit.admitSession(caps, projectId);
   });
-  const standby = new Standby(sessions, opts.standby ?? 1, log);
   // Apps: deployments build into <dataDir>/deployments; each invocation runs in a worker of its own, whose
   // SDK reaches this service (its address is known once it listens) with a key of the deployment's project.
   let baseUrl = '';
@@ -267,7 +271,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   healthChecks.start();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
-    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, siteConfigs, browserLauncher, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
+    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, siteConfigs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);
   await sessions.recoverStale();

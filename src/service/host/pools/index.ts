@@ -1,2 +1,3 @@
 export { PoolManager, presentPool } from './pools.js';
 export type { PoolSettings, PoolUpdate } from './pools.js';
+export type { LivePool } from './pool.js';

@@ -102,6 +102,11 @@ export class LivePool {
     return this.waiters.length;
   }
 
+  /** Browsers being launched for the pool right now (not yet members). */
+  get launchingCount(): number {
+    return this.launching;
+  }
+
   /** How many of the pool's browsers may launch at once (see the top of this file). */
   get parallelLaunches(): number {
     return Math.max(1, Math.ceil((this.row.config.size * this.row.config.fill_rate_per_minute) / 100));

@@ -108,6 +108,11 @@ export class PoolManager {
     return n;
   }
 
+  /** Every pool of every project, as they are now (read at a metrics scrape). */
+  livePools(): IterableIterator<LivePool> {
+    return this.pools.values();
+  }
+
   ref(poolId: string): BrowserPoolRef {
     const name = this.pools.get(poolId)?.row.name;
     return name ? { id: poolId, name } : { id: poolId };

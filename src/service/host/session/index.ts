@@ -13,6 +13,8 @@ export { DEFAULT_VIEWPORT } from '../browser/index.js';
 export type {
   LiveSession,
   Logger,
+  SessionCreatedListener,
+  SessionKind,
   SessionEndListener,
   SessionHooks,
   SessionReleaseHook,

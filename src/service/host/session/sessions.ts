@@ -34,7 +34,7 @@ import { recoverStale } from './recovery.js';
 import { callAll, callInOrder } from './hook-calls.js';
 import { sessionRow, writeRecord } from './record.js';
 import { expectedExit, restartSession, type RestartChange, type RestartDeps } from './restart.js';
-import type { Admission, LiveSession, SessionHooks, SessionManagerDeps, WarmSource } from './types.js';
+import type { Admission, LiveSession, SessionHooks, SessionKind, SessionManagerDeps, WarmSource } from './types.js';
 
 
 export class SessionManager {
@@ -44,7 +44,7 @@ export class SessionManager {
   private closing = false;
   private readonly frames = new Map<string, Promise<{ width: number; height: number }>>();
   private readonly protocols: ProtocolDescriptors;
-  private hooks: SessionHooks = { prepareLaunch: [], start: [], release: [], end: [], stopped: [], restarted: [] };
+  private hooks: SessionHooks = { prepareLaunch: [], start: [], created: [], release: [], end: [], stopped: [], restarted: [] };
   /** Sessions that write their profile back: closed cleanly rather than killed, so their files are complete. */
   private readonly cleanStops = new Set<string>();
   private warmSource: WarmSource | undefined;
@@ -53,6 +53,8 @@ export class SessionManager {
   private onDemand = 0;
   private readonly onDemandByProject = new Map<string, number>();
   private coldCreates = 0;
+  /** Creates admitted and not yet answered, on-demand and for pools: what more hosts would absorb. */
+  private readonly creating: Record<SessionKind, number> = { on_demand: 0, pooled: 0 };
   /** Launched browsers that are not sessions (yet): the standby's, and creates between launch and record. */
   private readonly unregistered = new Set<WarmBrowser>();
   private readonly launches = new Set<Promise<unknown>>();
@@ -124,6 +126,18 @@ export class SessionManager {
     else this.onDemandByProject.delete(projectId);
   }
 
+  /** Creates admitted and not yet answered (a launch or a standby handoff under way), by kind. */
+  creatingCounts(): Readonly<Record<SessionKind, number>> {
+    return { ...this.creating };
+  }
+
+  /** Live sessions not ending, by kind: pooled ones are every pool browser (warming, idle, leased or resetting). */
+  activeCounts(): Record<SessionKind, number> {
+    const counts: Record<SessionKind, number> = { on_demand: 0, pooled: 0 };
+    for (const session of this.live.values()) if (!session.ending) counts[session.poolId === null ? 'on_demand' : 'pooled']++;
+    return counts;
+  }
+
   /** Creates waiting for a launch right now; background launches (the standby's refill) give way to them. */
   get coldCreatesInFlight(): number {
     return this.coldCreates;
@@ -187,6 +201,7 @@ export class SessionManager {
    * is the custom proxy its traffic goes through (host/proxy/proxies.ts resolves the body's `proxy` to it).
    */
   async create(params: BrowserCreateParams, projectId: string | null, opts: { poolId?: string; proxy?: Upstream | null } = {}): Promise<BrowserRow> {
+    const startedAt = performance.now();
     if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
     const poolId = opts.poolId ?? null;
     if (poolId === null) {
@@ -196,12 +211,26 @@ export class SessionManager {
       admit?.();
       this.countOnDemand(projectId, 1);
     }
+    const kind: SessionKind = poolId === null ? 'on_demand' : 'pooled';
+    this.creating[kind]++;
+    let row: BrowserRow;
     try {
-      return await this.createAdmitted(params, projectId, poolId, opts.proxy ?? null);
+      row = await this.createAdmitted(params, projectId, poolId, opts.proxy ?? null);
     } catch (err) {
       if (poolId === null) this.countOnDemand(projectId, -1);
       throw err;
+    } finally {
+      this.creating[kind]--;
     }
+    const seconds = (performance.now() - startedAt) / 1000;
+    for (const listener of this.hooks.created) {
+      try {
+        listener(row, seconds);
+      } catch (err) {
+        this.deps.log.warn({ session_id: row.id, err: (err as Error).message }, 'a session created listener failed');
+      }
+    }
+    return row;
   }
 
   private async createAdmitted(params: BrowserCreateParams, projectId: string | null, poolId: string | null, proxy: Upstream | null): Promise<BrowserRow> {

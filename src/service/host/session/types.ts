@@ -97,6 +97,12 @@ export interface SessionManagerDeps {
  */
 export type SessionStartHook = (session: LiveSession, row: BrowserRow) => Promise<void> | void;
 
+/** On-demand (POST /browsers, login flows) or a pool's browser. */
+export type SessionKind = 'on_demand' | 'pooled';
+
+/** Told synchronously when a create has succeeded, with how long it took from the call (seconds). */
+export type SessionCreatedListener = (row: BrowserRow, seconds: number) => void;
+
 /** Told synchronously when a session starts ending (pools refill from here). */
 export type SessionEndListener = (session: LiveSession, reason: BrowserEndReason) => void;
 
@@ -122,6 +128,8 @@ export interface SessionHooks {
   prepareLaunch: LaunchPreparer[];
   /** When a session starts, started in order; the session is `ready` once all have settled. */
   start: SessionStartHook[];
+  /** When a create has succeeded (its start hooks started), in order, synchronously. */
+  created: SessionCreatedListener[];
   /** When a pool lease ends, run together; the browser is reset for its next holder after all settled. */
   release: SessionReleaseHook[];
   /** When a session starts ending, in order, synchronously. */

@@ -1,0 +1,149 @@
+// The numbers GET /metrics exposes (Prometheus text format, prom-client). What the service holds live
+// (sessions, the standby, pools) is read when scraped (each gauge's `collect`), not kept in counters
+// updated wherever it changes: a scrape cannot drift from the state it reports, and costs nothing between
+// scrapes. Only what is gone once it happened (a create's duration, creates and ends) is counted as it
+// happens, in one place each (the session hooks service.ts gives). The autoscaling signal of a cluster
+// (issue 27) is `bcs_sessions_launching`: creates admitted and not yet answered.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { browserEndReason } from '../api/schemas/browsers.js';
+import type { LivePool, PoolManager } from './host/pools/index.js';
+import type { SessionCreatedListener, SessionEndListener, SessionKind, SessionManager, Standby } from './host/session/index.js';
+
+/** What the route serves: the exposition text and its media type. */
+export interface MetricsExposition {
+  readonly contentType: string;
+  render(): Promise<string>;
+}
+
+/** The live state the gauges read at each scrape. */
+export interface MetricsSources {
+  sessions: Pick<SessionManager, 'activeCounts' | 'creatingCounts'>;
+  standby: Pick<Standby, 'available' | 'size'>;
+  pools: Pick<PoolManager, 'livePools'>;
+}
+
+const KINDS: readonly SessionKind[] = ['on_demand', 'pooled'];
+const END_REASONS = browserEndReason.enum;
+/** From a standby handoff (milliseconds) through a cold launch (about a second) to a slow one under load. */
+const CREATE_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
+
+export class ServiceMetrics implements MetricsExposition {
+  /** One per service: tests run many services in one process, and prom-client's global registry is shared. */
+  private readonly registry = new Registry();
+  private readonly createDuration: Histogram<'kind'>;
+  private readonly created: Counter<'kind'>;
+  private readonly ended: Counter<'kind' | 'reason'>;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    const { sessions, standby, pools } = sources;
+    new Gauge({
+      name: 'bcs_sessions_active',
+      help: 'Live browser sessions, not ending: on_demand ones, and pooled ones (every pool browser: warming, idle, leased or resetting).',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const counts = sessions.activeCounts();
+        for (const kind of KINDS) this.set({ kind }, counts[kind]);
+      },
+    });
+    new Gauge({
+      name: 'bcs_sessions_launching',
+      help: 'Creates admitted and not yet answered (a launch or a standby handoff under way), by kind: the pending-creates signal to scale browser hosts on.',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const counts = sessions.creatingCounts();
+        for (const kind of KINDS) this.set({ kind }, counts[kind]);
+      },
+    });
+    new Gauge({
+      name: 'bcs_standby_ready',
+      help: 'Warm standby browsers launched and ready for a handoff to a default create.',
+      registers,
+      collect() {
+        this.set(standby.available);
+      },
+    });
+    new Gauge({
+      name: 'bcs_standby_wanted',
+      help: 'Warm standby browsers the service keeps ready (its standby setting).',
+      registers,
+      collect() {
+        this.set(Math.max(0, standby.size));
+      },
+    });
+    const poolGauge = (name: string, help: string, read: (pool: LivePool) => number) =>
+      new Gauge({
+        name,
+        help,
+        // The name alone may repeat across projects; the id keeps each pool its own series.
+        labelNames: ['pool', 'pool_id'],
+        registers,
+        collect() {
+          // A deleted pool's series go with it.
+          this.reset();
+          for (const pool of pools.livePools()) this.set({ pool: pool.row.name ?? pool.id, pool_id: pool.id }, read(pool));
+        },
+      });
+    poolGauge('bcs_pool_size', 'Browsers the pool keeps (its configured size).', (p) => p.row.config.size);
+    poolGauge('bcs_pool_idle', 'Idle pool browsers: free for an acquire right now.', (p) => p.availableCount);
+    poolGauge('bcs_pool_leased', 'Pool browsers acquired and not yet released.', (p) => p.acquiredCount);
+    poolGauge('bcs_pool_pending_acquires', 'Acquires waiting for a pool browser to free up.', (p) => p.waitingCount);
+    poolGauge('bcs_pool_launching', 'Pool browsers being launched right now.', (p) => p.launchingCount);
+    this.createDuration = new Histogram({
+      name: 'bcs_session_create_duration_seconds',
+      help: 'How long successful creates took, from the call to the session being live (seconds).',
+      labelNames: ['kind'],
+      buckets: CREATE_BUCKETS,
+      registers,
+    });
+    this.created = new Counter({ name: 'bcs_sessions_created_total', help: 'Sessions created.', labelNames: ['kind'], registers });
+    this.ended = new Counter({ name: 'bcs_sessions_ended_total', help: 'Sessions ended, by why.', labelNames: ['kind', 'reason'], registers });
+    // Every series from the start, at 0: a rate over a series that appears with its first event misses that event.
+    for (const kind of KINDS) {
+      this.createDuration.zero({ kind });
+      this.created.inc({ kind }, 0);
+      for (const reason of END_REASONS) this.ended.inc({ kind, reason }, 0);
+    }
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Session hook: a create succeeded. */
+  readonly sessionCreated: SessionCreatedListener = (row, seconds) => {
+    const kind = kindOf(row.pool_id);
+    this.created.inc({ kind });
+    this.createDuration.observe({ kind }, seconds);
+  };
+
+  /** Session hook: a session started ending (once per session). */
+  readonly sessionEnded: SessionEndListener = (session, reason) => {
+    this.ended.inc({ kind: kindOf(session.poolId), reason });
+  };
+
+  /** The process's metrics, then the service's own. */
+  async render(): Promise<string> {
+    return (await processMetrics().metrics()) + '\n' + (await this.registry.metrics());
+  }
+}
+
+const kindOf = (poolId: string | null): SessionKind => (poolId === null ? 'on_demand' : 'pooled');
+
+let processRegistry: Registry | undefined;
+
+/**
+ * CPU, memory, file descriptors, the event loop and GC of this process: one registry per process, made on
+ * the first scrape. prom-client's default metrics install a GC observer and an event-loop monitor that
+ * cannot be removed, so one per service would pile up in a process that starts many (the tests), and a
+ * service never scraped (every `bcs run`) should not pay for them at all.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
