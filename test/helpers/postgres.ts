@@ -97,6 +97,24 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
+/**
+ * Ends the connections by which a service holds `databaseUrl` (its advisory lock): what the server does
+ * when that service's process dies. Tests that play a hard stop start the next service while the old one
+ * still runs; on PostgreSQL the old one must let go as a dead one would.
+ */
+export async function releaseHolders(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'bcs lock'`, [name]);
+  } finally {
+    await admin.end();
+  }
+}
+
 async function ready(url: string, server: ChildProcess): Promise<boolean> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline && server.exitCode === null) {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
 import { testDatabaseUrl } from './stores.js';
-import { dropDatabase } from './postgres.js';
+import { dropDatabase, releaseHolders } from './postgres.js';
 
 export interface TestService extends RunningService {
   dataDir: string;
@@ -36,7 +36,9 @@ export async function startTestService({ store, ...opts }: TestServiceOptions = 
   const kept = opts.dataDir ? databasesByDataDir.get(opts.dataDir) : undefined;
   const ownDatabase = opts.databaseUrl || kept || store === 'sqlite' ? undefined : await testDatabaseUrl();
   const databaseUrl = opts.databaseUrl ?? kept ?? ownDatabase;
-  if (opts.dataDir && ownDatabase) databasesByDataDir.set(opts.dataDir, ownDatabase);
+  if (ownDatabase) databasesByDataDir.set(opts.dataDir ?? dataDir, ownDatabase);
+  // A start on a data dir another service used plays a restart: that one is gone (or plays dead).
+  if (kept) await releaseHolders(kept);
   const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, standby: 0, networkPolicy: 'local', ...opts, dataDir, databaseUrl });
   const call: TestService['call'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${service.apiKey}`, ...o.headers };
@@ -63,8 +65,12 @@ export async function startTestService({ store, ...opts }: TestServiceOptions = 
     close: async () => {
       await service.close();
       if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
-      // A database kept for a data dir outlives this service (it may start again); the run's server goes at the end.
-      if (ownDatabase && !opts.dataDir) await dropDatabase(ownDatabase);
+      // A database kept for a test's own data dir outlives this service (it may start again); the run's
+      // server goes at the end. One made for a data dir of ours goes with that dir.
+      if (ownDatabase && !opts.dataDir) {
+        databasesByDataDir.delete(dataDir);
+        await dropDatabase(ownDatabase);
+      }
     },
   };
 }

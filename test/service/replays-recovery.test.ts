@@ -93,7 +93,7 @@ describe.skipIf(replaySkipReason)('replays that end the hard way', () => {
     child.kill('SIGKILL');
     await done;
 
-    const second = await startTestService({ dataDir, apiKey });
+    const second = await startTestService({ dataDir, apiKey, store: 'sqlite' }) // the CLI above kept its state in SQLite;
     try {
       // Recovery runs before the service listens: the replay is finished by the time anyone asks.
       const [replay] = (await second.call('GET', replays(id))).body;
