@@ -93,7 +93,8 @@ describe.skipIf(replaySkipReason)('replays that end the hard way', () => {
     child.kill('SIGKILL');
     await done;
 
-    const second = await startTestService({ dataDir, apiKey, store: 'sqlite' }) // the CLI above kept its state in SQLite;
+    // The CLI above kept its state in SQLite, whatever database the run puts test services on.
+    const second = await startTestService({ dataDir, apiKey, store: 'sqlite' });
     try {
       // Recovery runs before the service listens: the replay is finished by the time anyone asks.
       const [replay] = (await second.call('GET', replays(id))).body;
