@@ -21,9 +21,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('declarationsDir', declarations);
   // One PostgreSQL server for the run; each test that needs it makes its own database (helpers/stores.ts).
   const found = findPostgres();
-  const postgres = 'bin' in found ? await startPostgres(found.bin) : undefined;
-  project.provide('postgres', postgres ? { url: postgres.url } : { missing: 'missing' in found ? found.missing : '' });
-  if (!postgres) process.stdout.write(`tests that need PostgreSQL are skipped: ${'missing' in found ? found.missing : ''}\n`);
+  let missing = 'missing' in found ? found.missing : '';
+  const postgres = 'bin' in found ? await startPostgres(found.bin).catch((err: Error) => void (missing = `PostgreSQL did not start: ${err.message}`)) : undefined;
+  project.provide('postgres', postgres ? { url: postgres.url } : { missing });
+  if (!postgres) process.stdout.write(`tests that need PostgreSQL are skipped: ${missing}\n`);
   return async () => {
     await postgres?.stop();
     await rm(declarations, { recursive: true, force: true });
