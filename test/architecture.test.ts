@@ -197,9 +197,23 @@ describe('dependency rules', () => {
     for (const file of [...(await sources('src')), ...(await sources('runner'))]) {
       if (inside(file, 'src/service/store')) continue;
       const code = (await readFile(join(ROOT, file), 'utf8')).replace(/^\s*(\/\/|\*|\/\*\*).*$/gm, '');
-      for (const m of code.matchAll(/SQLITE_\w*|['"]better-sqlite3['"]/g)) named.push(`${file}: ${m[0]}`);
+      for (const m of code.matchAll(/SQLITE_\w*|['"]better-sqlite3['"]|from ['"]pg['"]|['"]23505['"]/g)) named.push(`${file}: ${m[0]}`);
     }
     expect(named).toEqual([]);
+  });
+
+  it('the repositories are written once: none imports a driver or a database of its own', async () => {
+    // SQLite and PostgreSQL differ inside store/sqlite and store/pg; a repository that reached past
+    // database.ts would work on one of them only.
+    const bad: string[] = [];
+    for (const file of await sources('src/service/store')) {
+      if (!file.endsWith('-repo.ts')) continue;
+      const code = await readFile(join(ROOT, file), 'utf8');
+      for (const m of code.matchAll(/from '([^']+)'/g)) {
+        if (/^(better-sqlite3|pg)$|\/(sqlite|pg)\//.test(m[1]!)) bad.push(`${file}: ${m[1]}`);
+      }
+    }
+    expect(bad).toEqual([]);
   });
 
   it("a route module takes from another route module only its register function: shared logic lives in a helper or in host code", async () => {
