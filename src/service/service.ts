@@ -143,7 +143,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const siteConfigs = new SiteConfigs({ repo: new SiteConfigsRepo(database), proxies, now });
   const credentialProviders = new CredentialProviders({ repo: new CredentialProvidersRepo(database), secrets, connect: connectProvider, now });
   // Profiles and extensions live beside the database; loading and saving them plug into every launch and end.
-  const profiles = new ProfileStore({ repo: new ProfilesRepo(database), browsers, dir: join(opts.dataDir, 'profiles'), now, log });
+  const profiles = new ProfileStore({ repo: new ProfilesRepo(database), dir: join(opts.dataDir, 'profiles'), now, log });
   const extensions = new ExtensionStore({ repo: new ExtensionsRepo(database), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
   await profiles.prepare();
   await extensions.prepare();

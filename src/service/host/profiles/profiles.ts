@@ -14,7 +14,7 @@ import { finished } from 'node:stream/promises';
 import type { BrowserProfileSelector, Profile } from '../../../api/types.js';
 import { DomainError, conflict, invalidField, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
-import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
+import type { BrowserRow } from '../../store/browsers-repo.js';
 import type { NamedListQuery, ProfileRow, ProfilesRepo } from '../../store/profiles-repo.js';
 import { writeDownloadPreferences, type LaunchPreparer } from '../browser/index.js';
 import { DOWNLOADS_DIR, USER_DATA_DIR } from '../fs/index.js';
@@ -25,7 +25,6 @@ import { UniqueViolation } from '../../store/unique.js';
 
 export interface ProfileStoreDeps {
   repo: ProfilesRepo;
-  browsers: BrowsersRepo;
   /** <dataDir>/profiles */
   dir: string;
   now: () => Date;
