@@ -219,11 +219,13 @@ describe('auth connections', () => {
     expect(done).toMatchObject({ status: 'NEEDS_AUTH', flow_status: 'FAILED', error_code: 'invalid_credentials', website_error: INVALID_CREDENTIALS });
   });
 
-  it('cancels a flow awaiting input when the connection is deleted, ending its browser', async () => {
+  it('runs one flow for concurrent starts; cancels a flow awaiting input when the connection is deleted, ending its browser', async () => {
     const s = await site('two-step');
     // The seed's nested browser settings: stealth off for this connection's browsers.
     const c = await svc.call('POST', '/auth/connections', { body: { domain: '127.0.0.1', profile_name: 'cancelled', login_url: s.loginUrl, browser: { stealth: false } } }).then((r) => r.body as ManagedAuth);
-    await kernel.auth.connections.login(c.id);
+    // Concurrent starts of one connection's login run one flow: each is answered with it.
+    const starts = await Promise.all([1, 2, 3].map(() => kernel.auth.connections.login(c.id)));
+    expect(new Set(starts.map((started) => started.hosted_url)).size).toBe(1);
     const waiting = await awaitingInput(c.id);
     const session = waiting.browser_session_id!;
     expect(await kernel.browsers.retrieve(session)).toMatchObject({ session_id: session, stealth: false });
