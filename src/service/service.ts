@@ -294,8 +294,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     const isValidApiKey = async (key: string) => {
       const record = await keys.authenticate(key, now());
       if (!record) return false;
-      // The session's project from memory: the upgrade is answered synchronously, and only a live session is reached.
-      return record.project_id === null || (sessionId !== undefined && sessions.get(sessionId)?.projectId === record.project_id);
+      if (record.project_id === null) return true;
+      // The session's record, ended ones included: a key of its project is told the browser is gone (404), not refused.
+      return sessionId !== undefined && (await browsers.get(sessionId))?.project_id === record.project_id;
     };
     // Admission now waits on the store; whatever goes wrong there ends this socket, never the process.
     const failed = (err: unknown) => {

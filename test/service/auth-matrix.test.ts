@@ -349,5 +349,8 @@ describe('a project-scoped key and another project', () => {
     expect((await svc.call('GET', '/browser_pools/owned-pool', { headers: asA })).body.available_count).toBe(1);
     await svc.call('DELETE', '/browser_pools/owned-pool', { headers: asA, body: { force: true } });
     await svc.call('DELETE', `/browsers/${owned.browsers}`, { headers: asA });
+    // An ended browser is gone for its project's key (404), and as absent as ever for another project's (401).
+    expect(await upgradeStatus(`/browsers/${owned.browsers}/cdp`, keyA)).toBe(404);
+    expect(await upgradeStatus(`/browsers/${owned.browsers}/cdp`, keyB)).toBe(401);
   }, 120_000);
 });
