@@ -21,6 +21,8 @@ export class ScreencastFeed {
   private switching: Promise<void> = Promise.resolve();
   private closed = false;
   private firstFrame: (() => void) | undefined;
+  /** Screencast frames received: a screenshot taken before one arrived must not replace it. */
+  private frames = 0;
 
   private constructor(
     private cdp: CdpConnection,
@@ -47,6 +49,7 @@ export class ScreencastFeed {
       void cdp.send('Page.screencastFrameAck', { sessionId: p.sessionId }, sessionId).catch(() => {});
       if (sessionId !== this.current?.sessionId) return;
       this.latest = Buffer.from(p.data, 'base64');
+      this.frames++;
       this.firstFrame?.();
     });
     cdp.on('Target.targetCreated', ({ targetInfo }: { targetInfo: TargetInfo }) => {
@@ -103,7 +106,19 @@ export class ScreencastFeed {
         return;
       }
       if (previous) void this.cdp.send('Target.detachFromTarget', { sessionId: previous.sessionId }).catch(() => {});
+      void this.stillFrame(this.current.sessionId);
     });
+  }
+
+  /**
+   * A page that painted before its screencast started sends no frame until it paints again (a static page
+   * never does), and the video would go on showing the tab it left: a screenshot of the page stands in
+   * until a screencast frame comes, and never replaces one that came first.
+   */
+  private async stillFrame(sessionId: string): Promise<void> {
+    const before = this.frames;
+    const shot = await this.cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'jpeg', quality: 80 }, sessionId).catch(() => undefined);
+    if (shot && this.current?.sessionId === sessionId && this.frames === before) this.latest = Buffer.from(shot.data, 'base64');
   }
 
   /**
