@@ -40,16 +40,21 @@ export async function presentSession(row: BrowserRow, origin: string, deps: Pres
   if (row.viewport) session.viewport = row.viewport;
   if (row.start_url) session.start_url = row.start_url;
   if (row.pool_id) session.pool = deps.pools?.ref(row.pool_id) ?? { id: row.pool_id };
-  const telemetry = await deps.telemetry?.present(row.id);
+  // Read together: on PostgreSQL each is a round trip, and a page of sessions pays them per row.
+  const [telemetry, proxy, profile, siteConfigId] = await Promise.all([
+    deps.telemetry?.present(row.id),
+    deps.proxies?.presentFor(row.id),
+    row.profile_id ? deps.profiles?.presentRef(row.profile_id) : undefined,
+    deps.siteConfigs?.browserLink(row.id),
+  ]);
   if (telemetry) session.telemetry = telemetry;
-  if (deps.proxies) Object.assign(session, await deps.proxies.presentFor(row.id));
+  if (proxy) Object.assign(session, proxy);
   if (row.profile_id) {
-    session.profile = (await deps.profiles?.presentRef(row.profile_id)) ?? ({ id: row.profile_id } as BrowserSession['profile']);
+    session.profile = profile ?? ({ id: row.profile_id } as BrowserSession['profile']);
     session.profile_save_changes = row.profile_save_changes;
   }
   if (row.private_hosts) session.network = { private_hosts: row.private_hosts };
   if (row.chrome_policy) session.chrome_policy = row.chrome_policy;
-  const siteConfigId = await deps.siteConfigs?.browserLink(row.id);
   if (siteConfigId) session.site_config_id = siteConfigId;
   const endMs = row.deleted_at ? Date.parse(row.deleted_at) : Date.now();
   session.usage = { uptime_ms: Math.max(0, endMs - Date.parse(row.created_at)) };
