@@ -7,9 +7,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startService, type RunningService } from '../src/service/index.js';
+import { startService } from '../src/service/index.js';
 import { machine, printReport, ratio, timeIt } from './report.js';
 import { summarize } from './stats.js';
+import { call, until } from './service-calls.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv[process.argv.indexOf(name) + 1]) || fallback;
 const runs = arg('--runs', 30);
@@ -20,20 +21,6 @@ const POOL_SIZE = 4;
 const dataDirs = [await mkdtemp(join(tmpdir(), 'bcs-bench-')), await mkdtemp(join(tmpdir(), 'bcs-bench-'))];
 const warm = await startService({ dataDir: dataDirs[0]!, logLevel: 'silent', networkPolicy: 'local', standby: 1 });
 const cold = await startService({ dataDir: dataDirs[1]!, logLevel: 'silent', networkPolicy: 'local', standby: 0 });
-
-async function call(svc: RunningService, method: string, path: string, body?: object): Promise<any> {
-  const res = await fetch(`${svc.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${svc.apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.status === 204 ? undefined : res.json();
-}
-
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((r) => setTimeout(r, 5));
-}
 
 // (1) acquire / release on a full pool.
 const pool = await call(warm, 'POST', '/browser_pools', { name: 'bench', size: POOL_SIZE });

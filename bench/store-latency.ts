@@ -14,6 +14,7 @@ import { startService, type RunningService } from '../src/service/index.js';
 import { createDatabase, findPostgres, startPostgres } from './postgres-server.js';
 import { machine, printReport, ratio, timeIt } from './report.js';
 import { summarize, type Summary } from './stats.js';
+import { call, until } from './service-calls.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv[process.argv.indexOf(name) + 1]) || fallback;
 const runs = arg('--runs', 30);
@@ -45,20 +46,6 @@ const sides = [
   { name: 'postgres', svc: pgsql },
 ] as const;
 type Side = (typeof sides)[number]['name'];
-
-async function call(svc: RunningService, method: string, path: string, body?: object): Promise<any> {
-  const res = await fetch(`${svc.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${svc.apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.status === 204 ? undefined : res.json();
-}
-
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((r) => setTimeout(r, 5));
-}
 
 const settle = () => new Promise((r) => setTimeout(r, 50));
 
