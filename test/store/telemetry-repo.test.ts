@@ -112,9 +112,9 @@ describeStores('TelemetryRepo', (open) => {
     await Promise.all([first, second]);
     expect(await count(db)).toBe(4);
     repo.add('b1', env(5));
-    await vi.waitFor(async () => expect(await count(db)).toBe(5), { timeout: 2000 });
+    await vi.waitFor(async () => expect(await count(db)).toBe(5), { timeout: 30_000 });
     for (let seq = 6; seq <= 505; seq++) repo.add('b1', env(seq));
-    await vi.waitFor(async () => expect(await count(db)).toBe(505), { timeout: 2000 });
+    await vi.waitFor(async () => expect(await count(db)).toBe(505), { timeout: 30_000 });
   });
 
   it('drops what arrives while too much waits, and counts it', async () => {
