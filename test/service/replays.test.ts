@@ -155,7 +155,8 @@ describe.skipIf(replaySkipReason)('replays of headless sessions', () => {
     try {
       const page = await browser.contexts()[0]!.newPage();
       await page.goto(`data:text/html,<body style="background:rgb(0,200,0)">`);
-      await sleep(1500);
+      // Room for the recorder to attach to the new tab and take its first frame on a loaded machine.
+      await sleep(4000);
     } finally {
       await browser.close();
     }
