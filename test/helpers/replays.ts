@@ -76,6 +76,16 @@ export async function colourAt(file: string, atS: number): Promise<number[]> {
   return [...stdout.subarray(0, 3)];
 }
 
+/** The colour of the video's very last frame (every frame of its last second is decoded; the last one kept). */
+export async function lastColour(file: string): Promise<number[]> {
+  const { stdout } = await promisify(execFile)(
+    'ffmpeg',
+    ['-v', 'error', '-sseof', '-1', '-i', file, '-vf', 'scale=1:1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+    { encoding: 'buffer' },
+  );
+  return [...stdout.subarray(stdout.length - 3)];
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A box moving every frame, so the screencast sends as many frames as Chromium paints. */

@@ -8,6 +8,9 @@
 import type { Writable } from 'node:stream';
 import { CdpConnection } from '../browser/index.js';
 
+/** 2 s of tries, at most 100 ms apart: a renderer swap takes milliseconds, a loaded machine longer. */
+const SCREENCAST_START_ATTEMPTS = 30;
+
 interface TargetInfo {
   targetId: string;
   type: string;
@@ -91,23 +94,37 @@ export class ScreencastFeed {
       const targetId = this.pages[this.pages.length - 1];
       if (this.closed || !targetId || this.current?.targetId === targetId) return;
       const previous = this.current;
+      let sessionId: string;
       try {
-        const { sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-        this.current = { targetId, sessionId };
-        await this.cdp.send('Page.startScreencast', {
-          format: 'jpeg',
-          quality: 80,
-          maxWidth: this.size.width,
-          maxHeight: this.size.height,
-          everyNthFrame: 1,
-        }, sessionId);
+        ({ sessionId } = await this.cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true }));
       } catch {
         // The page closed while we attached; targetDestroyed moves on to the next one.
         return;
       }
+      this.current = { targetId, sessionId };
+      if (!(await this.startScreencast(targetId, sessionId))) return;
       if (previous) void this.cdp.send('Target.detachFromTarget', { sessionId: previous.sessionId }).catch(() => {});
-      void this.stillFrame(this.current.sessionId);
+      void this.stillFrame(sessionId);
     });
+  }
+
+  /**
+   * A new tab navigating from about:blank swaps its renderer, and for that moment Chromium answers
+   * "Not attached to an active page": the start is tried again while the page lives (a busy machine
+   * widens the moment; a recording that gave up there went on showing the tab it left).
+   */
+  private async startScreencast(targetId: string, sessionId: string): Promise<boolean> {
+    const params = { format: 'jpeg', quality: 80, maxWidth: this.size.width, maxHeight: this.size.height, everyNthFrame: 1 };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.cdp.send('Page.startScreencast', params, sessionId);
+        return true;
+      } catch {
+        const followed = !this.closed && this.current?.sessionId === sessionId && this.pages.includes(targetId);
+        if (!followed || attempt >= SCREENCAST_START_ATTEMPTS) return false;
+        await new Promise((r) => setTimeout(r, Math.min(100, 10 * attempt)));
+      }
+    }
   }
 
   /**
@@ -119,6 +136,21 @@ export class ScreencastFeed {
     const before = this.frames;
     const shot = await this.cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'jpeg', quality: 80 }, sessionId).catch(() => undefined);
     if (shot && this.current?.sessionId === sessionId && this.frames === before) this.latest = Buffer.from(shot.data, 'base64');
+  }
+
+  /**
+   * Brings the latest frame up to the screen as it is now, before a stop: a tab switch under way is
+   * finished and the followed page is captured, so the video ends on what the page showed at the stop
+   * even when its last paint sent no screencast frame. Bounded, since a hung page answers nothing.
+   */
+  async settle(timeoutMs: number): Promise<void> {
+    await within(
+      (async () => {
+        await this.switching;
+        if (this.current && !this.closed) await this.stillFrame(this.current.sessionId);
+      })(),
+      timeoutMs,
+    );
   }
 
   /**
@@ -145,7 +177,7 @@ export class ScreencastFeed {
 
 /** Writes `frame()` into `out` at `framerate` per second of wall time from `epoch` on. */
 export class FrameClock {
-  /** Frames written so far; frame k shows the screen at epoch + k / framerate. */
+  /** Frames written so far; frame k covers epoch + [k, k+1) / framerate of wall time. */
   written = 0;
   private timer: NodeJS.Timeout | undefined;
   private warned = false;
@@ -162,15 +194,19 @@ export class FrameClock {
     this.tick();
   }
 
-  /** Writes every frame owed up to `now`, then schedules the next one at its due time. */
+  /** Writes every frame whose time slot has passed, then schedules the next one when its slot ends. */
   private tick(): void {
     this.catchUp(Date.now());
-    const next = this.epoch + (this.written * 1000) / this.framerate;
+    const next = this.epoch + ((this.written + 1) * 1000) / this.framerate;
     this.timer = setTimeout(() => this.tick(), Math.max(1, next - Date.now()));
   }
 
-  catchUp(now: number): void {
-    const due = Math.floor(((now - this.epoch) * this.framerate) / 1000) + 1;
+  /**
+   * Frame k covers [k, k+1) / framerate and is written once that slot has passed, with the frame in hand
+   * then; `final` also writes the slot `now` falls in, so the video ends at `now` on the latest frame.
+   */
+  catchUp(now: number, final = false): void {
+    const due = Math.floor(((now - this.epoch) * this.framerate) / 1000) + (final ? 1 : 0);
     const frame = this.frame();
     if (!frame) return;
     while (this.written < due) {
@@ -187,11 +223,16 @@ export class FrameClock {
     }
   }
 
-  /** Writes the frames owed up to `now` and stops: the video then ends at `now`. */
-  stop(now = Date.now()): void {
+  /** Stops writing on time; `stop` then writes what is owed. */
+  pause(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.catchUp(now);
+  }
+
+  /** Writes the frames owed up to `now` and stops: the video then ends at `now`. */
+  stop(now = Date.now()): void {
+    this.pause();
+    this.catchUp(now, true);
   }
 
   /** The video's length so far in milliseconds. */

@@ -20,6 +20,8 @@ export interface RecordingOptions {
 }
 
 const START_TIMEOUT_MS = 15_000;
+/** How long a stop waits for the page's final look (a tab switch, a screenshot) before ending the video. */
+const SETTLE_TIMEOUT_MS = 2_000;
 
 export class Recording {
   /** Resolves when ffmpeg exits, asked to or not. */
@@ -76,7 +78,9 @@ export class Recording {
     this.stopping ??= (async () => {
       this.stoppedAt ??= Date.now();
       if (this.clock) {
-        // The frames owed up to now make the video end exactly at the stop.
+        // The frames owed up to the stop show the screen as it was then, and the video ends exactly there.
+        this.clock.pause();
+        await this.feed?.settle(SETTLE_TIMEOUT_MS);
         this.clock.stop(this.stoppedAt);
         this.feed?.close();
         return this.proc.finish(() => this.proc.child.stdin!.end());
