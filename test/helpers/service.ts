@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
 import { testDatabaseUrl } from './stores.js';
 import { dropDatabase, releaseHolders } from './postgres.js';
@@ -122,4 +123,19 @@ export async function processesMentioning(needle: string): Promise<number[]> {
     }
   }
   return pids;
+}
+
+/**
+ * Each of these sessions shows in `listPath`'s page exactly as its own GET shows it (but for its uptime):
+ * a page reads its sessions' links in one query per kind, a GET one session's.
+ */
+export async function expectListedAsAlone(svc: TestService, ids: readonly string[], listPath = '/browsers'): Promise<void> {
+  const { body: listed } = await svc.call('GET', listPath);
+  for (const id of ids) {
+    const { usage: _alone, ...alone } = (await svc.call('GET', `/browsers/${id}`)).body;
+    const entry = (listed as { session_id: string }[]).find((s) => s.session_id === id);
+    expect(entry, `${id} in ${listPath}`).toBeDefined();
+    const { usage: _listed, ...inPage } = entry as { usage?: unknown };
+    expect(inPage).toEqual(alone);
+  }
 }

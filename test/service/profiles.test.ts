@@ -12,7 +12,7 @@ import { createZstdDecompress } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
 import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService, type TestService } from '../helpers/service.js';
+import { eventually, expectListedAsAlone, startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 let kernel: Kernel;
@@ -133,6 +133,7 @@ describe('profiles', () => {
     const listed = (await svc.call('GET', '/browsers?query=CARRY')).body.map((s: { session_id: string }) => s.session_id);
     expect(listed.sort()).toEqual([writer.session_id, reader.session_id].sort());
     expect((await svc.call('GET', `/browsers?query=${profile.id}`)).body).toHaveLength(2);
+    await expectListedAsAlone(svc, [writer.session_id, reader.session_id]);
 
     await writeState(writer.cdp_ws_url, 'v1');
     let started = Date.now();

@@ -7,7 +7,7 @@ import { sql } from '../../src/service/store/sql.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { expectListedAsAlone, startTestService, type TestService } from '../helpers/service.js';
 
 const PASSWORD = 'S3cret-Proxy-Passw0rd!';
 
@@ -170,6 +170,7 @@ describe('proxies', () => {
     expect(direct.body.proxy_id).toBeUndefined();
     const plain = await kernel.browsers.create({ proxy_id: '' });
     expect(plain.proxy_id).toBeUndefined();
+    await expectListedAsAlone(svc, [direct.body.session_id, plain.session_id]);
     await kernel.browsers.deleteByID(direct.body.session_id);
     await kernel.browsers.deleteByID(plain.session_id);
   });

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService, type TestService } from '../helpers/service.js';
+import { eventually, expectListedAsAlone, startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 let site: Server;
@@ -170,7 +170,13 @@ describe('telemetry capture', () => {
     expect([...categories].sort()).toEqual(['connection']);
     const opted = new Set((await events(optedOut.session_id)).map((e) => e.event.category));
     expect([...opted].sort()).toEqual(['connection', 'console']);
-    for (const s of [off, defaults, optedOut]) await svc.call('DELETE', `/browsers/${s.session_id}`);
+    const ids = [off.session_id, defaults.session_id, optedOut.session_id];
+    await expectListedAsAlone(svc, ids);
+    const live = await Promise.all(ids.map(async (id) => (await svc.call('GET', `/browsers/${id}`)).body.telemetry));
+    for (const id of ids) await svc.call('DELETE', `/browsers/${id}`);
+    // Ended sessions' telemetry is read from the store, a page's in one query.
+    const ended = (await svc.call('GET', '/browsers?status=deleted&limit=100')).body as { session_id: string; telemetry?: unknown }[];
+    expect(ids.map((id) => ended.find((s) => s.session_id === id)?.telemetry)).toEqual(live);
   });
 
   it('PATCH turns categories on and off for a running session', async () => {

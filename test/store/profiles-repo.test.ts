@@ -35,6 +35,7 @@ describeStores('ProfilesRepo', (open) => {
     expect(await repo.getByName('other', 'alpha')).toBeUndefined();
     expect(await repo.getByName(null, 'ALPHA')).toBeUndefined();
     expect(await repo.get('nope')).toBeUndefined();
+    expect(await repo.getMany(['p3', 'nope', 'p1'])).toEqual(new Map([['p1', row('p1', 'alpha')], ['p3', row('p3', null)]]));
   });
 
   it('refuses a name taken in the project on insert and rename; unnamed ones never clash', async () => {

@@ -98,5 +98,17 @@ describeStores('ProxiesRepo', (open) => {
     expect(await repo.browserLink('b1')).toEqual({ proxy_id: 'p1', mode: null });
     await repo.linkBrowser('b1', { proxy_id: null, mode: 'direct' });
     expect(await repo.browserLink('b1')).toEqual({ proxy_id: null, mode: 'direct' });
+    // A page of sessions reads its links in one query, with the linked proxy's name (null for an unnamed one).
+    await repo.insert(row('p2', { name: 'egress' }));
+    await repo.insert(row('p3', { name: null }));
+    await repo.linkBrowser('b2', { proxy_id: 'p2', mode: null });
+    await repo.linkBrowser('b3', { proxy_id: 'p3', mode: null });
+    expect(await repo.browserLinks(['b1', 'b2', 'b3', 'b4'])).toEqual(
+      new Map([
+        ['b1', { proxy_id: null, mode: 'direct', proxy_name: null }],
+        ['b2', { proxy_id: 'p2', mode: null, proxy_name: 'egress' }],
+        ['b3', { proxy_id: 'p3', mode: null, proxy_name: null }],
+      ]),
+    );
   });
 });

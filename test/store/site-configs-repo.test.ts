@@ -88,5 +88,8 @@ describeStores('SiteConfigsRepo', (open) => {
     await repo.linkBrowser('b1', 's1');
     await repo.linkBrowser('b1', 's2');
     expect(await repo.browserLink('b1')).toBe('s2');
+    await repo.linkBrowser('b3', 's1');
+    expect(await repo.browserLinks(['b1', 'b2', 'b3'])).toEqual(new Map([['b1', 's2'], ['b3', 's1']]));
+    expect(await repo.browserLinks([])).toEqual(new Map());
   });
 });

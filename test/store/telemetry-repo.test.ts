@@ -24,6 +24,14 @@ describeStores('TelemetryRepo', (open) => {
     await repo.saveSettings('b1', { categories: null, export_destination: null });
     expect(await repo.settings('b1')).toEqual({ categories: null, export_destination: null });
     expect(await repo.settings('b2')).toBeUndefined();
+    await repo.saveSettings('b3', { categories: ['console'], export_destination: null });
+    expect(await repo.settingsOf(['b1', 'b2', 'b3'])).toEqual(
+      new Map([
+        ['b1', { categories: null, export_destination: null }],
+        ['b3', { categories: ['console'], export_destination: null }],
+      ]),
+    );
+    expect(await repo.settingsOf([])).toEqual(new Map());
   });
 
   it('queues events and writes them in one transaction per flush; reads flush first', async () => {

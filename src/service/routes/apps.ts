@@ -24,7 +24,7 @@ import {
 import { browserSession } from '../../api/schemas/browsers.js';
 import type { ServiceContext } from '../context.js';
 import { deploymentSettled, invocationSettled } from '../host/apps/index.js';
-import { presentSession } from '../host/browsers/index.js';
+import { presentSessions } from '../host/browsers/index.js';
 import type { StoredEvent } from '../host/event-log.js';
 import { followEvents, type FollowOptions } from './follow-events.js';
 import { setPageHeaders } from './offset-paging.js';
@@ -177,7 +177,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   const browsersBody = { type: 'object', required: ['browsers'], properties: { browsers: { type: 'array', items: browserSession } } } as const;
   app.get('/invocations/:id/browsers', { schema: { params: idParams, response: ok('Active browsers created for the invocation', browsersBody) } }, async (req: IdRequest) => {
     const rows = (await Promise.all((await invocations.browsers(req.auth.projectId, req.params.id)).map((id) => ctx.browsers.get(id)))).filter((row) => row !== undefined);
-    return { browsers: await Promise.all(rows.map((row) => presentSession(row, wsOrigin(req), ctx))) };
+    return { browsers: await presentSessions(rows, wsOrigin(req), ctx) };
   });
 
   app.delete('/invocations/:id/browsers', { schema: { params: idParams, response: noContent('Ended') } }, async (req: IdRequest, reply: FastifyReply) => {

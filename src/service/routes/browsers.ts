@@ -5,7 +5,7 @@ import { conflict } from '../errors.js';
 import { defaultEmptyBody } from './empty-body.js';
 import { findSessionRow } from './lookup.js';
 import { prepareProfileLoad } from '../host/profiles/index.js';
-import { presentSession } from '../host/browsers/index.js';
+import { presentSession, presentSessions } from '../host/browsers/index.js';
 import type { ServiceContext } from '../context.js';
 import type { BrowserRow } from '../store/browsers-repo.js';
 import { browserCreateParams, browserListQuery, browserSession, browserUpdateParams } from '../../api/schemas/browsers.js';
@@ -54,7 +54,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
         limit: q.limit,
       });
       setPageHeaders(reply, q.offset, page.rows.length, page.hasMore);
-      return Promise.all(page.rows.map((row) => present(req, row)));
+      return presentSessions(page.rows, wsOrigin(req), ctx);
     },
   );
 

@@ -1,7 +1,7 @@
 // Browser profiles: id, name and times. The state itself is files under <dataDir>/profiles/<id>/ (host/profiles/profiles.ts);
 // which sessions loaded a profile is in the browsers table (`profile_id`, `profile_save_changes`).
 import type { Queryable } from './database.js';
-import { join, likePattern, raw, sql, type Sql } from './sql.js';
+import { inList, join, likePattern, raw, sql, type Sql } from './sql.js';
 
 export interface ProfileRow {
   id: string;
@@ -35,6 +35,12 @@ export class ProfilesRepo {
 
   get(id: string): Promise<ProfileRow | undefined> {
     return this.db.get<ProfileRow>(sql`SELECT ${COLUMNS} FROM profiles WHERE id = ${id}`);
+  }
+
+  /** Those of these profiles that exist, in one query. */
+  async getMany(ids: readonly string[]): Promise<Map<string, ProfileRow>> {
+    const rows = await this.db.all<ProfileRow>(sql`SELECT ${COLUMNS} FROM profiles WHERE id ${inList(ids)}`);
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
   getByName(projectId: string | null, name: string): Promise<ProfileRow | undefined> {

@@ -3,7 +3,7 @@
 import type { BrowserProxyMode, ProxyConfig, ProxyProtocol, ProxyType } from '../../api/types.js';
 import type { Database } from './database.js';
 import { jsonText } from './json-text.js';
-import { join, likePattern, raw, sql } from './sql.js';
+import { inList, join, likePattern, raw, sql } from './sql.js';
 
 export interface ProxyRow {
   id: string;
@@ -110,6 +110,14 @@ export class ProxiesRepo {
 
   async browserLink(browserId: string): Promise<BrowserProxyLink | undefined> {
     return this.db.get<BrowserProxyLink>(sql`SELECT proxy_id, mode FROM browser_proxies WHERE browser_id = ${browserId}`);
+  }
+
+  /** The links of each of these browsers that has one, with the linked proxy's name, in one query. */
+  async browserLinks(browserIds: readonly string[]): Promise<Map<string, BrowserProxyLink & { proxy_name: string | null }>> {
+    const rows = await this.db.all<BrowserProxyLink & { browser_id: string; proxy_name: string | null }>(sql`
+      SELECT l.browser_id, l.proxy_id, l.mode, p.name AS proxy_name FROM browser_proxies l LEFT JOIN proxies p ON p.id = l.proxy_id
+      WHERE l.browser_id ${inList(browserIds)}`);
+    return new Map(rows.map(({ browser_id, ...link }) => [browser_id, link]));
   }
 }
 

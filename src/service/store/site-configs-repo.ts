@@ -2,7 +2,7 @@
 import type { Database, Queryable } from './database.js';
 import { modifyRow } from './row-lock.js';
 import { jsonText } from './json-text.js';
-import { likePattern, raw, sql } from './sql.js';
+import { inList, likePattern, raw, sql } from './sql.js';
 
 export interface SiteSettings {
   stealth?: boolean;
@@ -97,8 +97,15 @@ export class SiteConfigsRepo {
   }
 
   async browserLink(browserId: string): Promise<string | undefined> {
-    return (await this.db.get<{ site_config_id: string }>(sql`SELECT site_config_id FROM browser_site_configs WHERE browser_id = ${browserId}`))
-      ?.site_config_id;
+    return (await this.browserLinks([browserId])).get(browserId);
+  }
+
+  /** The site config each of these browsers was created with, for those that have one, in one query. */
+  async browserLinks(browserIds: readonly string[]): Promise<Map<string, string>> {
+    const rows = await this.db.all<{ browser_id: string; site_config_id: string }>(
+      sql`SELECT browser_id, site_config_id FROM browser_site_configs WHERE browser_id ${inList(browserIds)}`,
+    );
+    return new Map(rows.map((row) => [row.browser_id, row.site_config_id]));
   }
 }
 

@@ -55,6 +55,11 @@ export function join(fragments: readonly Sql[], separator: string): Sql {
   return fragments.slice(1).reduce((acc, f) => sql`${acc}${raw(separator)}${f}`, fragments[0]!);
 }
 
+/** `IN (...)` of these values; an empty list matches nothing. */
+export function inList(values: readonly unknown[]): Sql {
+  return values.length ? sql`IN (${join(values.map((v) => sql`${v}`), ', ')})` : raw('IN (NULL)');
+}
+
 /** Both databases store flags as 0/1 integers and take no `undefined`. */
 function bindable(value: unknown): unknown {
   if (value === undefined) return null;

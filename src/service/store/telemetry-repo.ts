@@ -3,7 +3,7 @@
 // waiting); readers flush first, so a read always sees everything captured before it.
 import type { TelemetryCategory, TelemetryEnvelope } from '../../api/types.js';
 import type { Database } from './database.js';
-import { join, raw, sql } from './sql.js';
+import { inList, join, raw, sql } from './sql.js';
 
 export interface StoredSettings {
   categories: string[] | null;
@@ -127,11 +127,20 @@ export class TelemetryRepo {
   }
 
   async settings(browserId: string): Promise<StoredSettings | undefined> {
-    const row = await this.db.get<{ categories: string | null; export_destination: string | null }>(
-      sql`SELECT categories, export_destination FROM telemetry_settings WHERE browser_id = ${browserId}`,
+    return (await this.settingsOf([browserId])).get(browserId);
+  }
+
+  /** The stored settings of each of these browsers that has any, in one query. */
+  async settingsOf(browserIds: readonly string[]): Promise<Map<string, StoredSettings>> {
+    const rows = await this.db.all<{ browser_id: string; categories: string | null; export_destination: string | null }>(
+      sql`SELECT browser_id, categories, export_destination FROM telemetry_settings WHERE browser_id ${inList(browserIds)}`,
     );
-    if (!row) return undefined;
-    return { categories: row.categories ? (JSON.parse(row.categories) as string[]) : null, export_destination: row.export_destination };
+    return new Map(
+      rows.map((row) => [
+        row.browser_id,
+        { categories: row.categories ? (JSON.parse(row.categories) as string[]) : null, export_destination: row.export_destination },
+      ]),
+    );
   }
 
   async saveSettings(browserId: string, settings: StoredSettings): Promise<void> {

@@ -1,9 +1,9 @@
 // A session as the wire shows it: one shape for /browsers, pool acquires and an invocation's browsers.
-import type { BrowserPoolRef, BrowserSession } from '../../../api/types.js';
+import type { BrowserPoolRef, BrowserSession, BrowserTelemetryConfig, Profile } from '../../../api/types.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import { liveViewPageUrl } from '../live/index.js';
 import type { ProfileStore } from '../profiles/index.js';
-import type { ProxyService } from '../proxy/index.js';
+import type { BrowserProxyFields, ProxyService } from '../proxy/index.js';
 import type { CdpTokens } from '../session/index.js';
 import type { SiteConfigs } from '../sites/index.js';
 import type { TelemetryHub } from '../telemetry/index.js';
@@ -13,13 +13,41 @@ export interface PresentDeps {
   tokens: CdpTokens;
   telemetry?: Pick<TelemetryHub, 'present'>;
   pools?: { ref(poolId: string): BrowserPoolRef };
-  proxies?: Pick<ProxyService, 'presentFor'>;
-  profiles?: Pick<ProfileStore, 'presentRef'>;
-  siteConfigs?: Pick<SiteConfigs, 'browserLink'>;
+  proxies?: Pick<ProxyService, 'presentForEach'>;
+  profiles?: Pick<ProfileStore, 'presentRefs'>;
+  siteConfigs?: Pick<SiteConfigs, 'browserLinks'>;
+}
+
+/** What each session links to, read for a whole page at once: one query per kind, not per session. */
+interface Links {
+  telemetry: Map<string, BrowserTelemetryConfig>;
+  proxies: Map<string, BrowserProxyFields>;
+  profiles: Map<string, Profile>;
+  siteConfigs: Map<string, string>;
+}
+
+/** `presentSession` of each row, in order; the links of all rows are read together. */
+export async function presentSessions(rows: readonly BrowserRow[], origin: string, deps: PresentDeps): Promise<BrowserSession[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const profileIds = [...new Set(rows.flatMap((row) => (row.profile_id ? [row.profile_id] : [])))];
+  const none = Promise.resolve(new Map());
+  const [telemetry, proxies, profiles, siteConfigs] = await Promise.all([
+    deps.telemetry?.present(ids) ?? none,
+    deps.proxies?.presentForEach(ids) ?? none,
+    profileIds.length ? (deps.profiles?.presentRefs(profileIds) ?? none) : none,
+    deps.siteConfigs?.browserLinks(ids) ?? none,
+  ]);
+  const links: Links = { telemetry, proxies, profiles, siteConfigs };
+  return rows.map((row) => present(row, origin, deps, links));
 }
 
 /** `origin` is ws:// or wss:// and the host the client reached us by, so the URLs work from where it called. */
 export async function presentSession(row: BrowserRow, origin: string, deps: PresentDeps): Promise<BrowserSession> {
+  return (await presentSessions([row], origin, deps))[0]!;
+}
+
+function present(row: BrowserRow, origin: string, deps: PresentDeps, links: Links): BrowserSession {
   const token = deps.tokens.tokenFor(row.id);
   const session: BrowserSession = {
     session_id: row.id,
@@ -40,17 +68,11 @@ export async function presentSession(row: BrowserRow, origin: string, deps: Pres
   if (row.viewport) session.viewport = row.viewport;
   if (row.start_url) session.start_url = row.start_url;
   if (row.pool_id) session.pool = deps.pools?.ref(row.pool_id) ?? { id: row.pool_id };
-  // Read together: on PostgreSQL each is a round trip, and a page of sessions pays them per row.
-  const [telemetry, proxy, profile, siteConfigId] = await Promise.all([
-    deps.telemetry?.present(row.id),
-    deps.proxies?.presentFor(row.id),
-    row.profile_id ? deps.profiles?.presentRef(row.profile_id) : undefined,
-    deps.siteConfigs?.browserLink(row.id),
-  ]);
+  const [telemetry, proxy, siteConfigId] = [links.telemetry.get(row.id), links.proxies.get(row.id), links.siteConfigs.get(row.id)];
   if (telemetry) session.telemetry = telemetry;
   if (proxy) Object.assign(session, proxy);
   if (row.profile_id) {
-    session.profile = profile ?? ({ id: row.profile_id } as BrowserSession['profile']);
+    session.profile = links.profiles.get(row.profile_id) ?? ({ id: row.profile_id } as BrowserSession['profile']);
     session.profile_save_changes = row.profile_save_changes;
   }
   if (row.private_hosts) session.network = { private_hosts: row.private_hosts };

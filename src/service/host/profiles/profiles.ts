@@ -149,8 +149,13 @@ export class ProfileStore {
 
   /** The `profile` of a browser that loaded `profileId`; only the id once the profile is deleted. */
   async presentRef(profileId: string): Promise<Profile> {
-    const row = await this.deps.repo.get(profileId);
-    return row ? this.present(row) : ({ id: profileId } as Profile);
+    return (await this.presentRefs([profileId])).get(profileId)!;
+  }
+
+  /** `presentRef` of each of these profiles, in one query. */
+  async presentRefs(profileIds: readonly string[]): Promise<Map<string, Profile>> {
+    const rows = profileIds.length ? await this.deps.repo.getMany(profileIds) : new Map<string, ProfileRow>();
+    return new Map(profileIds.map((id) => [id, rows.has(id) ? this.present(rows.get(id)!) : ({ id } as Profile)]));
   }
 
   private folder(profileId: string): string {

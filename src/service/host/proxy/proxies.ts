@@ -38,6 +38,12 @@ export interface ProxyServiceOptions {
   checkUrl?: string;
 }
 
+/** What a session object shows of its egress. */
+export interface BrowserProxyFields {
+  proxy?: BrowserProxy;
+  proxy_id?: string;
+}
+
 export class ProxyService {
   private readonly referrers: ProxyReferrers[] = [];
   /** Per proxy id, the tail of the deletes and recorded uses waiting their turn (see `exclusive`). */
@@ -214,12 +220,19 @@ export class ProxyService {
   }
 
   /** The `proxy` and deprecated `proxy_id` fields of a session, when it was given either. */
-  async presentFor(browserId: string): Promise<{ proxy?: BrowserProxy; proxy_id?: string }> {
-    const link = await this.opts.repo.browserLink(browserId);
-    if (!link) return {};
-    if (!link.proxy_id) return link.mode ? { proxy: { mode: link.mode } } : {};
-    const name = (await this.opts.repo.get(link.proxy_id))?.name;
-    return { proxy: { id: link.proxy_id, ...(name ? { name } : {}) }, proxy_id: link.proxy_id };
+  async presentFor(browserId: string): Promise<BrowserProxyFields> {
+    return (await this.presentForEach([browserId])).get(browserId) ?? {};
+  }
+
+  /** The proxy fields of each of these sessions that has a proxy or mode, in one query. */
+  async presentForEach(browserIds: readonly string[]): Promise<Map<string, BrowserProxyFields>> {
+    const fields = new Map<string, BrowserProxyFields>();
+    for (const [browserId, link] of await this.opts.repo.browserLinks(browserIds)) {
+      if (link.proxy_id) {
+        fields.set(browserId, { proxy: { id: link.proxy_id, ...(link.proxy_name ? { name: link.proxy_name } : {}) }, proxy_id: link.proxy_id });
+      } else if (link.mode) fields.set(browserId, { proxy: { mode: link.mode } });
+    }
+    return fields;
   }
 
   private async byId(projectId: string | null, id: string, field: string): Promise<ProxyRow> {

@@ -109,8 +109,9 @@ export class SiteConfigs {
     return this.deps.repo.linkBrowser(browserId, config.id);
   }
 
-  browserLink(browserId: string): Promise<string | undefined> {
-    return this.deps.repo.browserLink(browserId);
+  /** The site config each of these sessions was created with, for those that have one. */
+  browserLinks(browserIds: readonly string[]): Promise<Map<string, string>> {
+    return this.deps.repo.browserLinks(browserIds);
   }
 
   present(row: SiteConfigRow): SiteConfig {

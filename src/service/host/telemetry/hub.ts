@@ -206,16 +206,22 @@ export class TelemetryHub {
     };
   }
 
-  /** The session object's `telemetry`, or undefined when the session never had any. */
-  async present(id: string): Promise<BrowserTelemetryConfig | undefined> {
-    const state = this.states.get(id);
-    const stored = state ? undefined : await this.deps.repo.settings(id);
-    if (state ? !state.configured : !stored) return undefined;
-    const categories = state ? state.categories : parseCategories(stored?.categories ?? null);
-    const destination = state ? state.exportDestination : (stored?.export_destination ?? null);
-    const config: BrowserTelemetryConfig = { browser: presentCategories(categories) };
-    if (destination) config.export = { otlp: { destination, ...this.deps.exporter.statusOf(id) } };
-    return config;
+  /** Each session's `telemetry`, for those that ever had any; ended sessions' settings in one query. */
+  async present(ids: readonly string[]): Promise<Map<string, BrowserTelemetryConfig>> {
+    const untracked = ids.filter((id) => !this.states.has(id));
+    const stored = untracked.length ? await this.deps.repo.settingsOf(untracked) : new Map<string, never>();
+    const configs = new Map<string, BrowserTelemetryConfig>();
+    for (const id of ids) {
+      const state = this.states.get(id);
+      const settings = stored.get(id);
+      if (state ? !state.configured : !settings) continue;
+      const categories = state ? state.categories : parseCategories(settings?.categories ?? null);
+      const destination = state ? state.exportDestination : (settings?.export_destination ?? null);
+      const config: BrowserTelemetryConfig = { browser: presentCategories(categories) };
+      if (destination) config.export = { otlp: { destination, ...this.deps.exporter.statusOf(id) } };
+      configs.set(id, config);
+    }
+    return configs;
   }
 
   /** The id of a session this hub tracks, by id or (through `byName`) by active name, within a project. */
