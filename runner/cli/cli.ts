@@ -14,7 +14,7 @@ import { databaseUrlOption } from './database-url.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { findScenarioFiles } from '../suite/files.js';
 import { formatPlan } from './plan-format.js';
-import { UsageError } from './usage-error.js';
+import { integerOption, UsageError } from './usage-error.js';
 import { buildReporters, collectVar, executionOptions, reporterNames, runFlags, selectionFlags, suiteOptions } from './run-flags.js';
 import { compileAll, prepareSuite, runScenarios, type RunOutcome } from '../suite/run.js';
 import { TargetError, openTarget } from '../suite/target.js';
@@ -241,6 +241,9 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
   .addOption(new Option('--headless-shell <path>', 'what runs plain headless sessions, or off for the full Chromium in all (default: chromium-headless-shell beside the system Chromium)').env('BCS_HEADLESS_SHELL'))
   .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
   .option('--standby <n>', 'browsers kept launched so POST /browsers with default options is a handoff (0 turns it off)', '1')
+  .option('--max-sessions <n>', "sessions this host runs at once, on-demand and pooled (what its memory holds); a create beyond waits in line, then answers 503 with Retry-After (default: no bound but the org's limits)")
+  .option('--create-queue-timeout <seconds>', 'how long a create waits in line for a free slot on a full host', '30')
+  .option('--drain-seconds <seconds>', 'on SIGTERM, stop taking new sessions and wait this long for the running ones to end before stopping (SIGINT, or a second signal, stops at once)', '0')
   .addOption(
     new Option('--network-policy <policy>', "sessions' egress: hosted refuses private and loopback addresses not in a browser's network.private_hosts; local also lets them reach this host's loopback")
       .choices(['hosted', 'local'])
@@ -249,10 +252,11 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
   .option('--strict-wire', "serve the hosted API's wire only: our extension routes answer 404, our extension fields are left out of answers and refused in requests (to try clients against what the hosted service has)")
   .action(async (o, cmd: Command) => {
     const apiKey = resolveApiKey(o);
-    const port = Number(o.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got '${o.port}'`);
-    const standby = Number(o.standby);
-    if (!Number.isInteger(standby) || standby < 0 || standby > 100) throw new UsageError(`--standby must be 0-100, got '${o.standby}'`);
+    const port = integerOption('--port', o.port, 0, 65535);
+    const standby = integerOption('--standby', o.standby, 0, 100);
+    const maxSessions = o.maxSessions === undefined ? undefined : integerOption('--max-sessions', o.maxSessions, 1, 100_000);
+    const queueTimeoutS = integerOption('--create-queue-timeout', o.createQueueTimeout, 0, 3600);
+    const drainS = integerOption('--drain-seconds', o.drainSeconds, 0, 86_400);
     const databaseUrl = databaseUrlOption(o.databaseUrl, cmd.getOptionValueSource('databaseUrl'));
     const { startService, SandboxRequiredError, DatabaseInUseError } = await import('../../src/service/index.js');
     const service = await startService({
@@ -266,6 +270,8 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       headlessShell: o.headlessShell || undefined,
       logLevel: o.logLevel,
       standby,
+      maxSessions,
+      createQueueTimeoutMs: queueTimeoutS * 1000,
       networkPolicy: o.networkPolicy,
       strictWire: o.strictWire === true,
     }).catch((err: unknown) => {
@@ -294,13 +300,21 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
         (service.strictWire ? 'bcs serve: wire: the hosted API only (--strict-wire): no extension routes or fields of ours\n' : '') +
         (service.apiKeyGenerated ? 'bcs serve: the API key above is shown only once; only its hash is stored\n' : ''),
     );
-    const stop = async () => {
-      process.stderr.write('bcs serve: stopping; closing every browser\n');
-      await service.close();
+    let stopping = false;
+    const stop = async (signal: NodeJS.Signals) => {
+      // A second signal, or SIGINT (a person at a terminal), stops at once; SIGTERM (an orchestrator) drains.
+      if (stopping || signal === 'SIGINT' || drainS === 0) {
+        process.stderr.write('bcs serve: stopping; closing every browser\n');
+        await service.close();
+      } else {
+        stopping = true;
+        process.stderr.write(`bcs serve: draining: no new sessions; stopping once the running ones end, in ${drainS} s at most\n`);
+        await service.drain(drainS * 1000);
+      }
       finish(0);
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 
 program

@@ -60,7 +60,8 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
   if (err instanceof ServiceError || err instanceof DomainError) {
     const body: ErrorBody = { code: err.code, message: err.message };
     if (err.details?.length) body.details = err.details;
-    return { status: statusOf(err)!, body, headers: err instanceof ServiceError ? err.headers : undefined };
+    const headers = err instanceof ServiceError ? err.headers : err.retryAfterS === undefined ? undefined : { 'retry-after': String(err.retryAfterS) };
+    return { status: statusOf(err)!, body, headers };
   }
   const e = err as FastifyLikeError;
   if (e && Array.isArray(e.validation)) {

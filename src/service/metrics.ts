@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { browserEndReason } from '../api/schemas/browsers.js';
 import type { LivePool, PoolManager } from './host/pools/index.js';
-import type { SessionCreatedListener, SessionEndListener, SessionKind, SessionManager, Standby } from './host/session/index.js';
+import type { HostCapacity, SessionCreatedListener, SessionEndListener, SessionKind, SessionManager, Standby } from './host/session/index.js';
 
 /** What the route serves: the exposition text and its media type. */
 export interface MetricsExposition {
@@ -18,8 +18,11 @@ export interface MetricsExposition {
 /** The live state the gauges read at each scrape. */
 export interface MetricsSources {
   sessions: Pick<SessionManager, 'activeCounts' | 'creatingCounts'>;
-  standby: Pick<Standby, 'available' | 'size'>;
+  standby: Pick<Standby, 'available' | 'wanted'>;
   pools: Pick<PoolManager, 'livePools'>;
+  capacity: Pick<HostCapacity, 'max' | 'inUse' | 'queued'>;
+  /** Whether the host has stopped taking new sessions (draining before a stop). */
+  draining: () => boolean;
 }
 
 const KINDS: readonly SessionKind[] = ['on_demand', 'pooled'];
@@ -36,7 +39,34 @@ export class ServiceMetrics implements MetricsExposition {
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
-    const { sessions, standby, pools } = sources;
+    const { sessions, standby, pools, capacity, draining } = sources;
+    // Fixed for the service's life: an unbounded host has no such series at all.
+    const max = capacity.max;
+    if (max !== null) new Gauge({ name: 'bcs_host_max_sessions', help: 'Sessions this host runs at once (--max-sessions).', registers }).set(max);
+    new Gauge({
+      name: 'bcs_host_sessions',
+      help: "Slots of the host's capacity in use: sessions running or being created.",
+      registers,
+      collect() {
+        this.set(capacity.inUse);
+      },
+    });
+    new Gauge({
+      name: 'bcs_creates_queued',
+      help: 'Creates waiting for a free slot on a full host: the signal to add hosts.',
+      registers,
+      collect() {
+        this.set(capacity.queued);
+      },
+    });
+    new Gauge({
+      name: 'bcs_draining',
+      help: '1 while the host drains: it takes no new sessions and stops once the running ones end.',
+      registers,
+      collect() {
+        this.set(draining() ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'bcs_sessions_active',
       help: 'Live browser sessions, not ending: on_demand ones, and pooled ones (every pool browser: warming, idle, leased or resetting).',
@@ -70,7 +100,7 @@ export class ServiceMetrics implements MetricsExposition {
       help: 'Warm standby browsers the service keeps ready (its standby setting).',
       registers,
       collect() {
-        this.set(Math.max(0, standby.size));
+        this.set(standby.wanted);
       },
     });
     const poolGauge = (name: string, help: string, read: (pool: LivePool) => number) =>

@@ -57,6 +57,14 @@ export interface ServiceOptions {
   otlpDestinations?: Record<string, OtlpDestination>;
   /** Browsers kept launched for `POST /browsers` with default launch options (default 1; 0 turns it off). */
   standby?: number;
+  /**
+   * Sessions this host runs at once, on-demand and pooled (standby browsers are extra): what its memory
+   * holds. A create beyond it waits in line for `createQueueTimeoutMs`, then answers 503 host_full with
+   * Retry-After. Unset: no bound but the org's and projects' limits.
+   */
+  maxSessions?: number;
+  /** How long a create waits for a free slot on a full host (default 30 s). */
+  createQueueTimeoutMs?: number;
   /** Sets `max_concurrent_sessions` at start (null: no limit); without it the stored limit stays. */
   maxConcurrentSessions?: number | null;
   /** Where `POST /proxies/{id}/check` goes without a `url` (default https://example.com/). */
@@ -115,4 +123,10 @@ export interface RunningService {
   database: string;
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */
   close(): Promise<void>;
+  /**
+   * Stops taking new sessions (creates and pool fills answer 503 draining with Retry-After, those waiting
+   * for a slot too) and waits up to `graceMs` for the running ones to end; then closes. For a host told to
+   * stop (SIGTERM) while clients still use its browsers.
+   */
+  drain(graceMs: number): Promise<void>;
 }

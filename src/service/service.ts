@@ -11,6 +11,8 @@ import {
   handleBrowserUpgrade,
   ConcurrencyLimit,
   DEFAULT_VIEWPORT,
+  HostCapacity,
+  drainingRefusal,
   SessionManager,
   Standby,
   SessionLogs,
@@ -77,6 +79,9 @@ export interface RunningService extends PublicRunningService {
 
 /** How long requests under way may take to finish once the service is stopping (http-shutdown.ts). */
 const SHUTDOWN_GRACE_MS = 5000;
+/** How often a drain looks whether the running sessions have ended. */
+const DRAIN_POLL_MS = 250;
+const DEFAULT_CREATE_QUEUE_TIMEOUT_MS = 30_000;
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   if (opts.apiKey !== undefined && opts.apiKey.length < 16) {
@@ -127,7 +132,19 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       telemetryHub?.egressRefused(sessionId, r);
     },
   };
-  const sessions = new SessionManager({ repo: browsers, executables: { full: chromium, headlessShell }, sandbox, sessionsDir: join(opts.dataDir, 'sessions'), cacheDir: opts.cacheDir ?? defaultCacheDir(), now, log, display: opts.display, egress });
+  const capacity = new HostCapacity({ maxSessions: opts.maxSessions ?? null, queueTimeoutMs: opts.createQueueTimeoutMs ?? DEFAULT_CREATE_QUEUE_TIMEOUT_MS });
+  const sessions = new SessionManager({
+    repo: browsers,
+    executables: { full: chromium, headlessShell },
+    sandbox,
+    sessionsDir: join(opts.dataDir, 'sessions'),
+    cacheDir: opts.cacheDir ?? defaultCacheDir(),
+    now,
+    log,
+    display: opts.display,
+    egress,
+    capacity,
+  });
   // Measured in the background now, so the first create does not pay for the whole measurement.
   void sessions.windowFrame();
   const telemetryEvents = new TelemetryRepo(database, { log });
@@ -171,7 +188,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const computers = new Computers();
   // Started once stale sessions are ended (below); the metrics read it from the first scrape.
   const standby = new Standby(sessions, opts.standby ?? 1, log);
-  const metrics = new ServiceMetrics({ sessions, pools, standby });
+  let draining: Promise<void> | undefined;
+  const metrics = new ServiceMetrics({ sessions, pools, standby, capacity, draining: () => draining !== undefined });
   const liveViews = new LiveViews({ computers, sessions, tokens, viewportOf: async (id) => (await browsers.get(id))?.viewport ?? DEFAULT_VIEWPORT, events: telemetry.liveViews, log });
   sessions.setHooks({
     // Profiles copy their user data into the view first; extensions add theirs beside it.
@@ -319,6 +337,39 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   baseUrl = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : urlHost}:${port}`;
 
   let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      pools.close();
+      await healthChecks.close();
+      await loginFlows.close();
+      await invocations.close();
+      await Promise.all([deployments.close(), workers.close()]);
+      await standby.close();
+      await sessions.closeAll('service_shutdown', 'the service was stopped');
+      await closeWithin(() => app!.close(), sockets, SHUTDOWN_GRACE_MS, (open) =>
+        app!.log.warn({ open }, 'connections still open at shutdown were cut'),
+      );
+      releaseApiPort();
+      await Promise.all([recordings.close(), playwright.close()]);
+      await telemetry.close();
+      // Events are stored behind their publish: the last ones land before the database closes.
+      await events.flush();
+      await database.close();
+    })());
+  const drain = (graceMs: number) =>
+    (draining ??= (async () => {
+      const refusal = drainingRefusal();
+      capacity.refuse(refusal);
+      pools.refuse(refusal);
+      await standby.close();
+      // Sessions in use end when their clients end them (or time out); idle pool browsers serve nobody.
+      const inUse = () => sessions.onDemandSessions + pools.leased;
+      log.info({ sessions: inUse(), grace_ms: graceMs }, 'draining: no new sessions; waiting for the running ones to end');
+      const deadline = Date.now() + graceMs;
+      while (inUse() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, Math.min(DRAIN_POLL_MS, deadline - Date.now())));
+      if (inUse() > 0) log.warn({ sessions: inUse() }, 'the drain grace period passed; ending the sessions still running');
+      await close();
+    })());
   return {
     baseUrl: `http://${urlHost}:${port}`,
     apiKey,
@@ -335,24 +386,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     strictWire,
     database: describeStore(opts),
     routes: () => [...app.routeTable],
-    close: () =>
-      (closing ??= (async () => {
-        pools.close();
-        await healthChecks.close();
-        await loginFlows.close();
-        await invocations.close();
-        await Promise.all([deployments.close(), workers.close()]);
-        await standby.close();
-        await sessions.closeAll('service_shutdown', 'the service was stopped');
-        await closeWithin(() => app!.close(), sockets, SHUTDOWN_GRACE_MS, (open) =>
-          app!.log.warn({ open }, 'connections still open at shutdown were cut'),
-        );
-        releaseApiPort();
-        await Promise.all([recordings.close(), playwright.close()]);
-        await telemetry.close();
-        // Events are stored behind their publish: the last ones land before the database closes.
-        await events.flush();
-        await database.close();
-      })()),
+    close,
+    drain,
   };
 }

@@ -2,7 +2,8 @@
 // it but has no parser), and the numbers moving exactly as sessions, the standby and a pool change. Every
 // wait is a poll for the expected value (`eventually`), never a sleep.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { metricsShow as show, scrape } from '../helpers/metrics.js';
 
 let svc: TestService;
 let strict: TestService;
@@ -13,45 +14,7 @@ afterAll(async () => {
   await Promise.all([svc?.close(), strict?.close()]);
 });
 
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The sample lines of the text exposition format 0.0.4: `name{a="x",b="y"} value`, comments skipped. */
-function parseExposition(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m) throw new Error(`not an exposition line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
-    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return samples;
-}
-
-/** One scrape: the value of each series asked for, undefined for a series that is not there. */
-async function scrape(service = svc): Promise<(name: string, labels?: Record<string, string>) => number | undefined> {
-  const res = await service.call('GET', '/metrics');
-  expect(res.status).toBe(200);
-  const samples = parseExposition(res.body as string);
-  return (name, labels = {}) => {
-    const wanted = Object.entries(labels);
-    const found = samples.filter((s) => s.name === name && Object.keys(s.labels).length === wanted.length && wanted.every(([k, v]) => s.labels[k] === v));
-    expect(found.length, `${name} ${JSON.stringify(labels)} appears at most once`).toBeLessThanOrEqual(1);
-    return found[0]?.value;
-  };
-}
-
-/** Polls until every series has exactly the value given. */
-const metricsShow = (expected: [name: string, labels: Record<string, string>, value: number | undefined][]) =>
-  eventually(async () => {
-    const m = await scrape();
-    return expected.every(([name, labels, value]) => m(name, labels) === value) ? m : undefined;
-  }, 30_000);
+const metricsShow = (expected: Parameters<typeof show>[1]) => show(svc, expected);
 
 const onDemand = { kind: 'on_demand' };
 const pooled = { kind: 'pooled' };
@@ -64,7 +27,7 @@ describe('GET /metrics', () => {
     const text = await res.text();
     expect(text).toContain('# TYPE bcs_sessions_launching gauge');
     expect(text).toContain('# TYPE bcs_session_create_duration_seconds histogram');
-    const m = await scrape();
+    const m = await scrape(svc);
     expect(m('process_cpu_user_seconds_total')).toBeGreaterThanOrEqual(0);
     for (const kind of [onDemand, pooled]) {
       for (const name of ['bcs_sessions_active', 'bcs_sessions_launching', 'bcs_sessions_created_total', 'bcs_session_create_duration_seconds_count']) {
@@ -75,11 +38,14 @@ describe('GET /metrics', () => {
       }
     }
     expect(m('bcs_standby_wanted')).toBe(1);
+    // An unbounded host (no --max-sessions) shows no maximum; the line and the drain are there from the start.
+    expect([m('bcs_host_max_sessions'), m('bcs_creates_queued'), m('bcs_draining')]).toEqual([undefined, 0, 0]);
+    expect(m('bcs_host_sessions')).toBeGreaterThanOrEqual(0);
   });
 
   it('shows the standby browser ready, and an on-demand session active from its create to its end', async () => {
     await metricsShow([['bcs_standby_ready', {}, 1]]);
-    const before = await scrape();
+    const before = await scrape(svc);
     const deletedBefore = before('bcs_sessions_ended_total', { kind: 'on_demand', reason: 'deleted' })!;
     const createdBefore = before('bcs_sessions_created_total', onDemand)!;
     const timedBefore = before('bcs_session_create_duration_seconds_count', onDemand)!;
@@ -87,7 +53,7 @@ describe('GET /metrics', () => {
 
     const created = await svc.call('POST', '/browsers', { body: {} });
     expect(created.status).toBe(200);
-    const after = await scrape();
+    const after = await scrape(svc);
     expect(after('bcs_sessions_active', onDemand)).toBe(1);
     expect(after('bcs_sessions_created_total', onDemand)).toBe(createdBefore + 1);
     expect(after('bcs_session_create_duration_seconds_count', onDemand)).toBe(timedBefore + 1);
@@ -102,7 +68,7 @@ describe('GET /metrics', () => {
   });
 
   it("shows a pool's size, idle and leased browsers, and an acquire waiting while it is exhausted", async () => {
-    const before = await scrape();
+    const before = await scrape(svc);
     const createdBefore = before('bcs_sessions_created_total', pooled)!;
     const deletedBefore = before('bcs_sessions_ended_total', { kind: 'pooled', reason: 'deleted' })!;
     const pool = (await svc.call('POST', '/browser_pools', { body: { name: 'metrics-pool', size: 2 } })).body;
@@ -114,14 +80,14 @@ describe('GET /metrics', () => {
       ['bcs_pool_pending_acquires', series, 0],
       ['bcs_pool_launching', series, 0],
     ]);
-    const full = await scrape();
+    const full = await scrape(svc);
     expect(full('bcs_sessions_active', pooled)).toBe(2);
     expect(full('bcs_sessions_created_total', pooled)).toBe(createdBefore + 2);
     expect(full('bcs_sessions_launching', pooled)).toBe(0);
 
     const first = await svc.call('POST', '/browser_pools/metrics-pool/acquire', { body: {} });
     expect(first.status).toBe(200);
-    const one = await scrape();
+    const one = await scrape(svc);
     expect([one('bcs_pool_idle', series), one('bcs_pool_leased', series)]).toEqual([1, 1]);
 
     const second = await svc.call('POST', '/browser_pools/metrics-pool/acquire', { body: {} });

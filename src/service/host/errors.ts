@@ -32,6 +32,8 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
     readonly details?: ErrorDetail[],
+    /** Seconds the client should wait before trying again (Retry-After), where waiting helps. */
+    readonly retryAfterS?: number,
   ) {
     super(message);
   }

@@ -15,6 +15,7 @@ import { idOrNameParams, type IdOrNameParams as IdParams } from './params.js';
 import { UniqueViolation } from '../store/unique.js';
 import { POLICY_BODY_LIMIT } from './body-limits.js';
 import { wsOrigin } from './ws-origin.js';
+import { clientGoneSignal } from './long-requests.js';
 
 const updateBody = browserUpdateParams;
 const listQuery = browserListQuery;
@@ -34,8 +35,9 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
   app.post<{ Body: BrowserCreateParams }>(
     '/browsers',
     { schema: { body: browserCreateParams, response: ok('The new session', browserSession) }, preValidation: defaultEmptyBody, bodyLimit: POLICY_BODY_LIMIT },
-    async (req) => {
-      return present(req, await ctx.browserLauncher.create(req.auth.projectId, req.body, 'body'));
+    async (req, reply) => {
+      // A create waiting for a slot on a full host leaves the line when its client goes: no browser for nobody.
+      return present(req, await ctx.browserLauncher.create(req.auth.projectId, req.body, 'body', clientGoneSignal(reply)));
     },
   );
 

@@ -15,6 +15,13 @@ export function keepActive(sessions: SessionManager, id: string, everyMs = 1000)
   };
 }
 
+/** Aborted if the client disconnects before the response was sent (its reason says so). */
+export function clientGoneSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  void clientGone(reply).then(() => controller.abort(new Error('the client went away before the answer')));
+  return controller.signal;
+}
+
 /** Resolves if the client disconnects before the response was sent. */
 export function clientGone(reply: FastifyReply): Promise<void> {
   return new Promise((resolve) => {

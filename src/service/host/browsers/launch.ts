@@ -42,6 +42,8 @@ export interface Launch {
   telemetry?: { settings: BrowserTelemetryRequest | null | undefined; field: string };
   /** The site config that filled in the request's defaults. */
   siteConfig?: SiteConfigRow;
+  /** Aborted when whoever asked gave up: a create still waiting for a slot then launches nothing. */
+  signal?: AbortSignal;
 }
 
 export class BrowserLauncher {
@@ -51,7 +53,7 @@ export class BrowserLauncher {
    * A create request (POST /browsers): a site config matching `start_url` fills in what it leaves out, and
    * every selection is checked before anything launches, so a bad one is a 400 naming its field under `input`.
    */
-  async create(projectId: string | null, request: BrowserCreateParams, input: string): Promise<BrowserRow> {
+  async create(projectId: string | null, request: BrowserCreateParams, input: string, signal?: AbortSignal): Promise<BrowserRow> {
     const { deps } = this;
     const { params: body, config: siteConfig } = await deps.siteConfigs.applyToBrowser(projectId, request);
     if (body.headless === false && !deps.headful.available) {
@@ -68,13 +70,14 @@ export class BrowserLauncher {
       // Checked before the launch and seen by the new session's start hooks.
       telemetry: deps.telemetry && { settings: body.telemetry, field: `${input}.telemetry` },
       siteConfig,
+      signal,
     });
   }
 
   /** Launches a resolved session: telemetry applies from its first moment, then its links are recorded. */
   async launch(launch: Launch): Promise<BrowserRow> {
     const { sessions, telemetry, proxies, siteConfigs } = this.deps;
-    const opts = launch.poolId === undefined ? { proxy: launch.upstream } : { poolId: launch.poolId, proxy: launch.upstream };
+    const opts = { proxy: launch.upstream, signal: launch.signal, ...(launch.poolId === undefined ? {} : { poolId: launch.poolId }) };
     const create = () => sessions.create(launch.params, launch.projectId, opts);
     const row = await (telemetry && launch.telemetry ? telemetry.withCreate(launch.telemetry.settings, launch.telemetry.field, create) : create());
     if (launch.proxyLink) await proxies!.linkBrowser(row.id, launch.proxyLink);

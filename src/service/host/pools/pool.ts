@@ -76,6 +76,8 @@ export class LivePool {
   private launching = 0;
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
+  /** Why acquires are refused once the service stops or drains (a deleted pool answers 404 instead). */
+  private refusal: DomainError | undefined;
   private closed = false;
 
   constructor(
@@ -236,6 +238,7 @@ export class LivePool {
 
   /** Leases an idle browser now, or waits up to `timeoutMs` for one; undefined means none came (204). */
   async acquire(body: BrowserPoolAcquireParams, timeoutMs: number, gone: Promise<void>): Promise<BrowserRow | undefined> {
+    if (this.refusal) throw this.refusal;
     if (this.closed) throw notFound('browser pool', this.row.name ?? this.row.id);
     // Refused before waiting; checked again when the browser is leased, since a name can be taken meanwhile.
     if (body.name && (await this.deps.browsers.getActiveByName(this.row.project_id, body.name))) throw nameTaken(body.name);
@@ -351,7 +354,13 @@ export class LivePool {
 
   /** Service shutdown: stop filling and answer waiters; the session manager ends the browsers. */
   close(): void {
-    this.stop((w) => w.reject(unavailable('shutting_down', 'the service is shutting down')));
+    this.refuse(unavailable('shutting_down', 'the service is shutting down'));
+  }
+
+  /** Stops filling and leasing: waiters and later acquires get `err` (a draining host); leases run on. */
+  refuse(err: DomainError): void {
+    this.refusal ??= err;
+    this.stop((w) => w.reject(err));
   }
 
   private stop(answer: (w: Waiter) => void): void {

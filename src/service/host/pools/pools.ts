@@ -99,6 +99,18 @@ export class PoolManager {
     for (const pool of this.pools.values()) pool.close();
   }
 
+  /** A draining host: no pool fills or leases from now on, each acquire answered with `err`. */
+  refuse(err: DomainError): void {
+    for (const pool of this.pools.values()) pool.refuse(err);
+  }
+
+  /** Pool browsers acquired and not yet released, over every pool. */
+  get leased(): number {
+    let n = 0;
+    for (const pool of this.pools.values()) n += pool.acquiredCount;
+    return n;
+  }
+
   /** Browsers reserved by pools (of one project when given): the sum of their sizes, whatever is running right now. */
   reserved(projectId?: string): number {
     let n = 0;

@@ -9,6 +9,7 @@ export { FileTail } from './log-tail.js';
 export { SUPERVISOR_PROCESSES, SessionLogs } from './logs.js';
 export type { LogLine, SupervisorProcess } from './logs.js';
 export { SessionManager } from './sessions.js';
+export { HostCapacity, drainingRefusal, type HostCapacityOptions, type Slot } from './capacity.js';
 export { DEFAULT_VIEWPORT } from '../browser/index.js';
 export type {
   LiveSession,

@@ -29,6 +29,7 @@ import {
   closeCleanly,
   closeStaleCleanly,
 } from '../browser/index.js';
+import { HostCapacity, type Slot } from './capacity.js';
 import { ProtocolDescriptors } from './protocol-descriptors.js';
 import { recoverStale } from './recovery.js';
 import { callAll, callInOrder } from './hook-calls.js';
@@ -62,8 +63,12 @@ export class SessionManager {
   private readonly running = new Map<string, WarmBrowser>();
   private readonly env: LaunchEnv;
   private readonly restartDeps: RestartDeps;
+  /** Each live session's place on the host (capacity.ts), given back once its browser is gone. */
+  private readonly slots = new Map<string, Slot>();
+  private readonly capacity: HostCapacity;
 
   constructor(private readonly deps: SessionManagerDeps) {
+    this.capacity = deps.capacity ?? new HostCapacity({ maxSessions: null, queueTimeoutMs: 0 });
     this.protocols = new ProtocolDescriptors({ full: deps.executables.full, sessionsDir: deps.sessionsDir, log: deps.log, track: (work) => this.track(work) });
     this.env = {
       executables: deps.executables,
@@ -200,7 +205,11 @@ export class SessionManager {
    * records the session and launches its browser. `poolId` creates a parked browser for that pool; `proxy`
    * is the custom proxy its traffic goes through (host/proxy/proxies.ts resolves the body's `proxy` to it).
    */
-  async create(params: BrowserCreateParams, projectId: string | null, opts: { poolId?: string; proxy?: Upstream | null } = {}): Promise<BrowserRow> {
+  async create(
+    params: BrowserCreateParams,
+    projectId: string | null,
+    opts: { poolId?: string; proxy?: Upstream | null; signal?: AbortSignal } = {},
+  ): Promise<BrowserRow> {
     const startedAt = performance.now();
     if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
     const poolId = opts.poolId ?? null;
@@ -212,16 +221,25 @@ export class SessionManager {
       this.countOnDemand(projectId, 1);
     }
     const kind: SessionKind = poolId === null ? 'on_demand' : 'pooled';
-    this.creating[kind]++;
     let row: BrowserRow;
+    let slot: Slot | undefined;
     try {
-      row = await this.createAdmitted(params, projectId, poolId, opts.proxy ?? null);
+      // Past the limit's check (a 429 needs no wait): the create waits here when the host is full.
+      slot = await this.capacity.take(opts.signal);
+      this.creating[kind]++;
+      try {
+        row = await this.createAdmitted(params, projectId, poolId, opts.proxy ?? null);
+      } finally {
+        this.creating[kind]--;
+      }
     } catch (err) {
+      slot?.release();
       if (poolId === null) this.countOnDemand(projectId, -1);
       throw err;
-    } finally {
-      this.creating[kind]--;
     }
+    // Held until the session's browser is gone; a session that ended while being answered gives it back now.
+    if (this.live.has(row.id)) this.slots.set(row.id, slot);
+    else slot.release();
     const seconds = (performance.now() - startedAt) / 1000;
     for (const listener of this.hooks.created) {
       try {
@@ -433,6 +451,8 @@ export class SessionManager {
       });
       if (ended) await this.stopped(ended);
       this.live.delete(id);
+      this.slots.get(id)?.release();
+      this.slots.delete(id);
       this.deps.log.info({ session_id: id, reason, detail }, 'browser session ended');
       this.track(removeDir(join(this.deps.sessionsDir, id)));
     })();

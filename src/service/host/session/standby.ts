@@ -49,6 +49,11 @@ export class Standby implements WarmSource {
     return this.ready.length;
   }
 
+  /** Browsers it keeps ready: none once closed (a stopping or draining host keeps none). */
+  get wanted(): number {
+    return this.closed ? 0 : Math.max(0, this.size);
+  }
+
   start(): void {
     if (this.size <= 0) return;
     this.sessions.setWarmSource(this);

@@ -17,6 +17,7 @@ import type { ProxyForwarder } from '../proxy/index.js';
 import type { HostView } from '../fs/index.js';
 import type { Sandbox, SessionNetworkRef } from '../process/index.js';
 import type { SessionScope } from '../session-scope.js';
+import type { HostCapacity } from './capacity.js';
 
 export interface LiveSession extends SessionScope {
   readonly id: string;
@@ -87,6 +88,8 @@ export interface SessionManagerDeps {
   display?: ExistingDisplay;
   /** The egress rules every session's traffic is held to (see LaunchEnv.egress). */
   egress: LaunchEnv['egress'];
+  /** How many sessions this host runs at once; unbounded when left out. */
+  capacity?: HostCapacity;
 }
 
 /**

@@ -1,0 +1,76 @@
+// `bcs serve` as an orchestrator stops it: SIGTERM with --drain-seconds drains (no new sessions, the
+// running ones finish), a second signal stops at once, and the capacity flags are checked like the others.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../helpers/cli.js';
+import { eventually } from '../helpers/service.js';
+
+const key = `bcs_${'d'.repeat(43)}`;
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function serve(args: string[]) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bcs-serve-drain-'));
+  dirs.push(dataDir);
+  const started = startCli(['serve', '--port', '0', '--data-dir', dataDir, '--unsandboxed', '--log-level', 'silent', '--standby', '0', ...args], { BCS_API_KEY: key });
+  let out = '';
+  let err = '';
+  started.child.stdout!.on('data', (d) => (out += d));
+  started.child.stderr!.on('data', (d) => (err += d));
+  const baseUrl = await eventually(() => /^BCS_BASE_URL=(\S+)$/m.exec(out)?.[1], 30_000);
+  await eventually(() => (err.includes('network policy') ? true : undefined), 30_000);
+  const call = async (method: string, path: string) => {
+    const res = await fetch(baseUrl + path, { method, headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status, headers: res.headers, body: (await res.json().catch(() => undefined)) as any };
+  };
+  let exited = false;
+  const done = started.done.then((r) => {
+    exited = true;
+    return r;
+  });
+  return { call, child: started.child, done, stderr: () => err, exited: () => exited };
+}
+
+describe('bcs serve --drain-seconds', () => {
+  it('drains on SIGTERM: new sessions get 503 draining, the running one finishes, then it exits 0', async () => {
+    const s = await serve(['--drain-seconds', '120']);
+    const running = await s.call('POST', '/browsers');
+    expect(running.status).toBe(200);
+    s.child.kill('SIGTERM');
+    await eventually(() => (s.stderr().includes('bcs serve: draining') ? true : undefined), 30_000);
+    const refused = await s.call('POST', '/browsers');
+    expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([503, 'draining', '5']);
+    // Still serving the session it runs.
+    expect((await s.call('GET', `/browsers/${running.body.session_id}`)).status).toBe(200);
+    expect(s.exited()).toBe(false);
+    expect((await s.call('DELETE', `/browsers/${running.body.session_id}`)).status).toBe(204);
+    expect((await s.done).code).toBe(0);
+  });
+
+  it('stops at once on a second signal while draining', async () => {
+    const s = await serve(['--drain-seconds', '3600']);
+    expect((await s.call('POST', '/browsers')).status).toBe(200);
+    s.child.kill('SIGTERM');
+    await eventually(() => (s.stderr().includes('bcs serve: draining') ? true : undefined), 30_000);
+    s.child.kill('SIGTERM');
+    const res = await s.done;
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('bcs serve: stopping; closing every browser');
+  });
+
+  it('refuses capacity flags out of range with exit 2', async () => {
+    for (const [flag, value] of [
+      ['--max-sessions', '0'],
+      ['--create-queue-timeout', 'soon'],
+      ['--drain-seconds', '-1'],
+    ] as const) {
+      const res = await runCli(['serve', '--port', '0', flag, value], { BCS_API_KEY: key });
+      expect(res.code, `${flag} ${value}`).toBe(2);
+      expect(res.stderr).toContain(`${flag} must be`);
+    }
+  });
+});
