@@ -21,8 +21,6 @@ import {
   type LaunchEnv,
   type LaunchSpec,
   type WarmBrowser,
-  measureWindowFrame,
-  cachedWindowFrame,
   type ExitInfo,
   type LaunchedChromium,
   type ChromiumExecutable,
@@ -31,6 +29,8 @@ import {
 } from '../browser/index.js';
 import { HostCapacity, type Slot } from './capacity.js';
 import { ProtocolDescriptors } from './protocol-descriptors.js';
+import { SessionCounts } from './session-counts.js';
+import { WindowFrames, type WindowFrame } from './window-frames.js';
 import { recoverStale } from './recovery.js';
 import { callAll, callInOrder } from './hook-calls.js';
 import { sessionRow, writeRecord } from './record.js';
@@ -43,19 +43,15 @@ export class SessionManager {
   private readonly cleanups = new Set<Promise<void>>();
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
-  private readonly frames = new Map<string, Promise<{ width: number; height: number }>>();
+  private readonly frames: WindowFrames;
   private readonly protocols: ProtocolDescriptors;
   private hooks: SessionHooks = { prepareLaunch: [], start: [], created: [], release: [], end: [], stopped: [], restarted: [] };
   /** Sessions that write their profile back: closed cleanly rather than killed, so their files are complete. */
   private readonly cleanStops = new Set<string>();
   private warmSource: WarmSource | undefined;
   private admission: Admission | undefined;
-  /** On-demand sessions running or being created: what a concurrency limit counts, in all and per project. */
-  private onDemand = 0;
-  private readonly onDemandByProject = new Map<string, number>();
-  private coldCreates = 0;
-  /** Creates admitted and not yet answered, on-demand and for pools: what more hosts would absorb. */
-  private readonly creating: Record<SessionKind, number> = { on_demand: 0, pooled: 0 };
+  /** What a concurrency limit and the metrics count: kept as sessions come and go. */
+  private readonly counts = new SessionCounts();
   /** Launched browsers that are not sessions (yet): the standby's, and creates between launch and record. */
   private readonly unregistered = new Set<WarmBrowser>();
   private readonly launches = new Set<Promise<unknown>>();
@@ -69,6 +65,7 @@ export class SessionManager {
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.capacity = deps.capacity ?? new HostCapacity({ maxSessions: null, queueTimeoutMs: 0 });
+    this.frames = new WindowFrames({ sessionsDir: deps.sessionsDir, cacheDir: deps.cacheDir, log: deps.log, track: (work) => this.track(work) });
     this.protocols = new ProtocolDescriptors({ full: deps.executables.full, sessionsDir: deps.sessionsDir, log: deps.log, track: (work) => this.track(work) });
     this.env = {
       executables: deps.executables,
@@ -114,26 +111,19 @@ export class SessionManager {
     this.admission = admission;
   }
 
+  /** On-demand sessions running or being created. */
   get onDemandSessions(): number {
-    return this.onDemand;
+    return this.counts.onDemandTotal;
   }
 
   /** On-demand sessions of a project running or being created. */
   onDemandIn(projectId: string): number {
-    return this.onDemandByProject.get(projectId) ?? 0;
+    return this.counts.onDemandIn(projectId);
   }
 
-  private countOnDemand(projectId: string | null, delta: 1 | -1): void {
-    this.onDemand += delta;
-    if (projectId === null) return;
-    const n = (this.onDemandByProject.get(projectId) ?? 0) + delta;
-    if (n > 0) this.onDemandByProject.set(projectId, n);
-    else this.onDemandByProject.delete(projectId);
-  }
-
-  /** Creates admitted and not yet answered (a launch or a standby handoff under way), by kind. */
+  /** Creates given a slot and not yet answered (a launch or a standby handoff under way), by kind. */
   creatingCounts(): Readonly<Record<SessionKind, number>> {
-    return { ...this.creating };
+    return { ...this.counts.creating };
   }
 
   /** Live sessions not ending, by kind: pooled ones are every pool browser (warming, idle, leased or resetting). */
@@ -145,33 +135,16 @@ export class SessionManager {
 
   /** Creates waiting for a launch right now; background launches (the standby's refill) give way to them. */
   get coldCreatesInFlight(): number {
-    return this.coldCreates;
+    return this.counts.coldCreates;
   }
 
   get isClosing(): boolean {
     return this.closing;
   }
 
-  /**
-   * Measures an executable's window frame (once; the full Chromium's by default); call at start so no
-   * create pays for it.
-   */
-  windowFrame(exe: ChromiumExecutable = this.deps.executables.full): Promise<{ width: number; height: number }> {
-    let frame = this.frames.get(exe.path);
-    if (frame) return frame;
-    frame = (async () => {
-      const dir = join(this.deps.sessionsDir, `.probe-${newId(8)}`);
-      try {
-        return await cachedWindowFrame(exe.path, this.deps.cacheDir, () => measureWindowFrame(exe, dir));
-      } catch (err) {
-        this.deps.log.warn({ err: (err as Error).message }, 'could not measure the browser window frame; viewports may be smaller than asked');
-        return { width: 0, height: 0 };
-      } finally {
-        this.track(removeDir(dir));
-      }
-    })();
-    this.frames.set(exe.path, frame);
-    return frame;
+  /** Measures an executable's window frame (once; the full Chromium's by default); call at start so no create pays for it. */
+  windowFrame(exe: ChromiumExecutable = this.deps.executables.full): Promise<WindowFrame> {
+    return this.frames.of(exe);
   }
 
   /** The DevTools protocol descriptor (`/json/protocol`) of the browser `session` runs. */
@@ -185,7 +158,7 @@ export class SessionManager {
   }
 
   /** The window frame of the Chromium session `id` runs now (none for the headless shell). */
-  windowFrameOf(id: string): Promise<{ width: number; height: number }> {
+  windowFrameOf(id: string): Promise<WindowFrame> {
     const warm = this.running.get(id);
     return warm ? this.windowFrame(warm.exe) : this.windowFrame();
   }
@@ -218,7 +191,7 @@ export class SessionManager {
       // Checked and counted with no await between, so parallel creates cannot overshoot a limit together.
       if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
       admit?.();
-      this.countOnDemand(projectId, 1);
+      this.counts.countOnDemand(projectId, 1);
     }
     const kind: SessionKind = poolId === null ? 'on_demand' : 'pooled';
     let row: BrowserRow;
@@ -226,15 +199,15 @@ export class SessionManager {
     try {
       // Past the limit's check (a 429 needs no wait): the create waits here when the host is full.
       slot = await this.capacity.take(opts.signal);
-      this.creating[kind]++;
+      this.counts.creating[kind]++;
       try {
         row = await this.createAdmitted(params, projectId, poolId, opts.proxy ?? null);
       } finally {
-        this.creating[kind]--;
+        this.counts.creating[kind]--;
       }
     } catch (err) {
       slot?.release();
-      if (poolId === null) this.countOnDemand(projectId, -1);
+      if (poolId === null) this.counts.countOnDemand(projectId, -1);
       throw err;
     }
     // Held until the session's browser is gone; a session that ended while being answered gives it back now.
@@ -277,14 +250,14 @@ export class SessionManager {
     // The record goes in first: the unique index settles name races before any browser is launched.
     const row = await this.record(id, params, projectId, poolId);
     let launched: WarmBrowser;
-    this.coldCreates++;
+    this.counts.coldCreates++;
     try {
       launched = await this.launch(spec, { id, recorded: true });
     } catch (err) {
       await this.forget(id);
       throw err;
     } finally {
-      this.coldCreates--;
+      this.counts.coldCreates--;
     }
     return this.activate(row, launched);
   }
@@ -421,7 +394,7 @@ export class SessionManager {
       const recorded = this.deps.repo
         .end(id, reason, detail, this.deps.now())
         .catch((err: unknown) => this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'could not record the end of a session'));
-      if (session.poolId === null) this.countOnDemand(session.projectId, -1);
+      if (session.poolId === null) this.counts.countOnDemand(session.projectId, -1);
       for (const socket of session.connections) socket.destroy();
       for (const listener of this.hooks.end) {
         try {
@@ -499,7 +472,7 @@ export class SessionManager {
     await Promise.all(this.launches);
     await Promise.all([...this.unregistered].map((warm) => this.discard(warm)));
     // The window-frame probes may still be writing their folders; each removal is tracked once it ends.
-    await Promise.all(this.frames.values());
+    await this.frames.settled();
     await Promise.all(this.cleanups);
   }
 
