@@ -52,3 +52,42 @@ export async function runScenarioYaml(dir: string, name: string, yaml: string, e
   const scenario = JSON.parse(text).scenarios[0] as { steps: (import('../../runner/reporters/results.js').StepResult)[] };
   return { res, file, out, main: scenario.steps.filter((s) => s.phase === 'main') };
 }
+
+/** A running `bcs serve` with its own data dir, once its banner is out; `call` speaks to it with `key`. */
+export interface ServeProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  dataDir: string;
+  /** What it wrote to stderr so far (the banner, drain and stop lines). */
+  stderr(): string;
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }>;
+  /** Resolves when it exits. */
+  done: Promise<CliResult>;
+}
+
+/** Starts `bcs serve` on port 0 in a fresh data dir (unsandboxed, quiet, no standby) with `args` after those. */
+export async function startServe(key: string, args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const { mkdtemp } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { eventually } = await import('./service.js');
+  const dataDir = await mkdtemp(join(tmpdir(), 'bcs-serve-'));
+  const started = startCli(['serve', '--port', '0', '--data-dir', dataDir, '--unsandboxed', '--log-level', 'silent', '--standby', '0', ...args], {
+    BCS_API_KEY: key,
+    ...env,
+  });
+  let out = '';
+  let err = '';
+  started.child.stdout!.on('data', (d) => (out += d));
+  started.child.stderr!.on('data', (d) => (err += d));
+  const baseUrl = await eventually(() => /^BCS_BASE_URL=(\S+)$/m.exec(out)?.[1], 30_000);
+  await eventually(() => (err.includes('network policy') ? true : undefined), 30_000);
+  const call: ServeProcess['call'] = async (method, path, body) => {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json().catch(() => undefined)) as any };
+  };
+  return { child: started.child, baseUrl, dataDir, stderr: () => err, call, done: started.done };
+}

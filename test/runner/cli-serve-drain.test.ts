@@ -1,10 +1,8 @@
 // `bcs serve` as an orchestrator stops it: SIGTERM with --drain-seconds drains (no new sessions, the
 // running ones finish), a second signal stops at once, and the capacity flags are checked like the others.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startCli } from '../helpers/cli.js';
+import { runCli, startServe } from '../helpers/cli.js';
 import { eventually } from '../helpers/service.js';
 
 const key = `bcs_${'d'.repeat(43)}`;
@@ -14,25 +12,14 @@ afterEach(async () => {
 });
 
 async function serve(args: string[]) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'bcs-serve-drain-'));
-  dirs.push(dataDir);
-  const started = startCli(['serve', '--port', '0', '--data-dir', dataDir, '--unsandboxed', '--log-level', 'silent', '--standby', '0', ...args], { BCS_API_KEY: key });
-  let out = '';
-  let err = '';
-  started.child.stdout!.on('data', (d) => (out += d));
-  started.child.stderr!.on('data', (d) => (err += d));
-  const baseUrl = await eventually(() => /^BCS_BASE_URL=(\S+)$/m.exec(out)?.[1], 30_000);
-  await eventually(() => (err.includes('network policy') ? true : undefined), 30_000);
-  const call = async (method: string, path: string) => {
-    const res = await fetch(baseUrl + path, { method, headers: { authorization: `Bearer ${key}` } });
-    return { status: res.status, headers: res.headers, body: (await res.json().catch(() => undefined)) as any };
-  };
+  const s = await startServe(key, args);
+  dirs.push(s.dataDir);
   let exited = false;
-  const done = started.done.then((r) => {
+  const done = s.done.then((r) => {
     exited = true;
     return r;
   });
-  return { call, child: started.child, done, stderr: () => err, exited: () => exited };
+  return { ...s, done, exited: () => exited };
 }
 
 describe('bcs serve --drain-seconds', () => {

@@ -5,8 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, startCli } from '../helpers/cli.js';
-import { eventually } from '../helpers/service.js';
+import { runCli, startServe } from '../helpers/cli.js';
 import { postgresServer } from '../helpers/stores.js';
 import { createDatabase, dropDatabase } from '../helpers/postgres.js';
 
@@ -15,33 +14,14 @@ if (!server) console.log(`skipped: bcs serve on PostgreSQL: ${missing}`);
 const key = `bcs_${'p'.repeat(43)}`;
 
 async function serve(databaseUrl: string, via: 'flag' | 'env') {
-  const dataDir = await mkdtemp(join(tmpdir(), 'bcs-serve-pg-'));
-  const args = ['serve', '--port', '0', '--data-dir', dataDir, '--unsandboxed', '--log-level', 'silent', '--standby', '0'];
-  const started = startCli(via === 'flag' ? [...args, '--database-url', databaseUrl] : args, {
-    BCS_API_KEY: key,
-    ...(via === 'env' ? { BCS_DATABASE_URL: databaseUrl } : {}),
-  });
-  let out = '';
-  let err = '';
-  started.child.stdout!.on('data', (d) => (out += d));
-  started.child.stderr!.on('data', (d) => (err += d));
-  const baseUrl = await eventually(() => /^BCS_BASE_URL=(\S+)$/m.exec(out)?.[1], 30_000);
-  await eventually(() => (err.includes('network policy') ? true : undefined), 30_000);
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(baseUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
-  };
+  const s = await startServe(key, via === 'flag' ? ['--database-url', databaseUrl] : [], via === 'env' ? { BCS_DATABASE_URL: databaseUrl } : {});
   const stop = async () => {
-    started.child.kill('SIGTERM');
-    const done = await started.done;
-    await rm(dataDir, { recursive: true, force: true });
+    s.child.kill('SIGTERM');
+    const done = await s.done;
+    await rm(s.dataDir, { recursive: true, force: true });
     return done;
   };
-  return { call, stop, banner: () => err };
+  return { call: s.call, stop, banner: s.stderr };
 }
 
 describe.skipIf(!server)('bcs serve --database-url', () => {
