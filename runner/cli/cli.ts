@@ -228,6 +228,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
   .description('run the Browser Cloud API service standalone')
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0 picks a free one)', '8340')
+  .addOption(new Option('--public-url <url>', "the origin clients reach it by behind a TLS proxy, load balancer or ingress (https://browsers.example.com): every URL in an answer starts with it (default: each request's own scheme and host)").env('BCS_PUBLIC_URL'))
   .option('--unsandboxed', 'start even where the process sandbox (bubblewrap) does not work: sessions then run on the host (see the banner)')
   .addOption(
     new Option('--data-dir <dir>', 'where the database and session files live').default(
@@ -258,10 +259,18 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
     const queueTimeoutS = integerOption('--create-queue-timeout', o.createQueueTimeout, 0, 3600);
     const drainS = integerOption('--drain-seconds', o.drainSeconds, 0, 86_400);
     const databaseUrl = databaseUrlOption(o.databaseUrl, cmd.getOptionValueSource('databaseUrl'));
-    const { startService, SandboxRequiredError, DatabaseInUseError } = await import('../../src/service/index.js');
+    const { startService, SandboxRequiredError, DatabaseInUseError, publicOriginOf } = await import('../../src/service/index.js');
+    if (o.publicUrl !== undefined) {
+      try {
+        publicOriginOf(o.publicUrl);
+      } catch (err) {
+        throw new UsageError(`--public-url: ${(err as Error).message}`);
+      }
+    }
     const service = await startService({
       host: o.host,
       port,
+      publicUrl: o.publicUrl,
       apiKey,
       requireSandbox: !o.unsandboxed,
       dataDir: resolve(o.dataDir),
@@ -294,6 +303,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       `bcs serve: listening on ${service.baseUrl}; chromium ${service.chromium.path} (${service.chromium.source})` +
         `${service.headlessShell ? `; headless sessions: ${service.headlessShell.path}` : ''}; data in ${resolve(o.dataDir)}\n` +
         `bcs serve: state: ${service.database}\n` +
+        (service.publicUrl ? `bcs serve: answers' URLs start with ${service.publicUrl} (--public-url)\n` : '') +
         `bcs serve: ${service.sandbox?.network ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
         `bcs serve: network policy: ${service.networkPolicy}\n` +
         (service.strictWire ? '' : `bcs serve: console: ${service.baseUrl}/ (sign in with an API key)\n`) +

@@ -23,6 +23,7 @@ import type { ProjectsRepo } from './store/projects-repo.js';
 import type { TelemetryRepo } from './store/telemetry-repo.js';
 import type { ReplaysRepo } from './store/replays-repo.js';
 import type { MetricsExposition } from './metrics.js';
+import type { ClientOrigins } from './routes/ws-origin.js';
 
 export interface ServiceContext {
   /** Browser pools, and the org limits they and on-demand sessions are checked against. */
@@ -82,6 +83,8 @@ export interface ServiceContext {
   authConnections: AuthConnections;
   loginFlows: LoginFlows;
   hostedUrl: (connectionId: string, code: string) => string;
+  /** The origin each answer's URLs start with: the public URL when configured, else the request's. */
+  origins: ClientOrigins;
   /** The interactive live view link of a running session, on the service's own address. */
   liveViewUrl: (sessionId: string) => string;
   /** What GET /metrics serves: numbers read from the parts above at each scrape. */

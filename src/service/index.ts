@@ -1,2 +1,3 @@
 export { SandboxRequiredError, startService, type RunningService, type ServiceOptions } from './service.js';
 export { DatabaseInUseError } from './store/open-store.js';
+export { publicOriginOf } from './routes/ws-origin.js';

@@ -34,6 +34,12 @@ export interface ServiceOptions {
   databaseUrl?: string;
   host?: string;
   port?: number;
+  /**
+   * The origin clients reach the service by when that is not the address it listens on (a TLS proxy, a load
+   * balancer, an ingress): `https://browsers.example.com`. Every URL in an answer starts with it (cdp_ws_url
+   * and webdriver_ws_url as wss://). Unset: the scheme and Host of each request.
+   */
+  publicUrl?: string;
   /** The admin key to accept. Without one a key is generated; either way it is stored only as a hash. */
   apiKey?: string;
   /** A Chromium executable to use instead of discovery. */
@@ -119,6 +125,8 @@ export interface RunningService {
   networkPolicy: EgressMode;
   /** Whether it serves the hosted wire only (ServiceOptions.strictWire). */
   strictWire: boolean;
+  /** The origin answers' URLs start with (ServiceOptions.publicUrl), when one is set. */
+  publicUrl: string | undefined;
   /** Where its state is kept: `sqlite <file>` or `postgres <url without password>`. */
   database: string;
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { closeWithin, trackSockets } from './http-shutdown.js';
+import { clientOrigins, publicOriginOf } from './routes/ws-origin.js';
 import { bearerToken, type RouteEntry } from './auth.js';
 import { chromePolicySupport, defaultCacheDir, findChromium, findHeadlessShell, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
 import {
@@ -93,6 +94,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const now = opts.now ?? (() => new Date());
   const logLevel = opts.logLevel ?? 'warn';
   const strictWire = opts.strictWire ?? false;
+  // Checked before anything starts: a bad public URL would make every answer's URLs useless.
+  const publicOrigin = opts.publicUrl === undefined ? undefined : publicOriginOf(opts.publicUrl);
   await prepareDataDir(opts.dataDir);
   const chromium = await findChromium(opts.chromium ?? process.env.BCS_CHROMIUM);
   const headlessShell = await findHeadlessShell(chromium, opts.headlessShell ?? process.env.BCS_HEADLESS_SHELL);
@@ -259,8 +262,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   await deployments.recover();
   await invocations.recover();
   // Managed auth: login flows run in sessions of their own with the connection's profile read-write.
-  const hostedUrl = (connectionId: string, code: string) => `${baseUrl}/auth/connections/${connectionId}/hosted?code=${code}`;
-  const liveViewUrl = (sessionId: string) => liveViewPageUrl(tokens, baseUrl, sessionId, 'interactive');
+  // Links made outside a request (a login flow's page, its live view) start with the public URL too.
+  const hostedUrl = (connectionId: string, code: string) => `${publicOrigin ?? baseUrl}/auth/connections/${connectionId}/hosted?code=${code}`;
+  const liveViewUrl = (sessionId: string) => liveViewPageUrl(tokens, publicOrigin ?? baseUrl, sessionId, 'interactive');
   const flowBrowsers = flowBrowserLauncher({
     sessions,
     launcher: browserLauncher,
@@ -289,7 +293,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   healthChecks.start();
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
-    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, siteConfigs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
+    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);
   await sessions.recoverStale();
@@ -385,6 +389,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     networkPolicy: egress.policy.mode,
     strictWire,
     database: describeStore(opts),
+    publicUrl: publicOrigin,
     routes: () => [...app.routeTable],
     close,
     drain,

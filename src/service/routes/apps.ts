@@ -32,7 +32,6 @@ import { idParams } from './params.js';
 import { eventStream, noContent, ok, page } from './responses.js';
 import { parseInstant } from './instants.js';
 import { acceptMultipart } from './uploads.js';
-import { wsOrigin } from './ws-origin.js';
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
@@ -177,7 +176,7 @@ export function registerAppRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   const browsersBody = { type: 'object', required: ['browsers'], properties: { browsers: { type: 'array', items: browserSession } } } as const;
   app.get('/invocations/:id/browsers', { schema: { params: idParams, response: ok('Active browsers created for the invocation', browsersBody) } }, async (req: IdRequest) => {
     const rows = (await Promise.all((await invocations.browsers(req.auth.projectId, req.params.id)).map((id) => ctx.browsers.get(id)))).filter((row) => row !== undefined);
-    return { browsers: await presentSessions(rows, wsOrigin(req), ctx) };
+    return { browsers: await presentSessions(rows, ctx.origins.ws(req), ctx) };
   });
 
   app.delete('/invocations/:id/browsers', { schema: { params: idParams, response: noContent('Ended') } }, async (req: IdRequest, reply: FastifyReply) => {

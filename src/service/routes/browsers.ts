@@ -14,7 +14,6 @@ import { setPageHeaders } from './offset-paging.js';
 import { idOrNameParams, type IdOrNameParams as IdParams } from './params.js';
 import { UniqueViolation } from '../store/unique.js';
 import { POLICY_BODY_LIMIT } from './body-limits.js';
-import { wsOrigin } from './ws-origin.js';
 import { clientGoneSignal } from './long-requests.js';
 
 const updateBody = browserUpdateParams;
@@ -28,7 +27,7 @@ const retrieveQuery = {
 
 export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { browsers: repo, sessions } = ctx;
-  const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, wsOrigin(req), ctx);
+  const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, ctx.origins.ws(req), ctx);
 
   const find = (req: FastifyRequest, idOrName: string, includeDeleted = false) => findSessionRow(repo, req, idOrName, includeDeleted);
 
@@ -56,7 +55,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
         limit: q.limit,
       });
       setPageHeaders(reply, q.offset, page.rows.length, page.hasMore);
-      return presentSessions(page.rows, wsOrigin(req), ctx);
+      return presentSessions(page.rows, ctx.origins.ws(req), ctx);
     },
   );
 

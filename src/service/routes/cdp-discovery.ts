@@ -12,7 +12,6 @@ import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { DomainError } from '../host/errors.js';
 import { fetchDiscovery, parseCdpPath, rewriteDiscovery, type DiscoveryDocument, type LiveSession, type ProxyAddress } from '../host/session/index.js';
-import { wsOrigin } from './ws-origin.js';
 import { liveSessionFor } from './session-access.js';
 import { idParams } from './params.js';
 import { content, ok } from './responses.js';
@@ -83,7 +82,7 @@ async function authorisedSession(ctx: ServiceContext, req: FastifyRequest<Req>):
  * read that token from GET /browsers/{id} anyway.
  */
 function proxyAddress(ctx: ServiceContext, req: FastifyRequest, sessionId: string): ProxyAddress {
-  const origin = wsOrigin(req);
+  const origin = ctx.origins.ws(req);
   const token = ctx.tokens.tokenFor(sessionId);
   const base = `/browsers/${encodeURIComponent(sessionId)}/cdp`;
   const tokenInPath = parseCdpPath(req.originalUrl.split('?')[0]!)?.pathToken !== undefined;

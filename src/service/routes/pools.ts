@@ -24,10 +24,11 @@ import { defaultEmptyBody } from './empty-body.js';
 import { clientGone } from './long-requests.js';
 import { setPageHeaders } from './offset-paging.js';
 import { idOrNameParams, namedListQuery as listQuery, type IdOrNameParams as IdParams } from './params.js';
-import { wsOrigin } from './ws-origin.js';
+import type { ClientOrigins } from './ws-origin.js';
 
 export interface PoolRouteDeps {
   pools: PoolManager;
+  origins: ClientOrigins;
   tokens: CdpTokens;
   telemetry?: TelemetryHub;
   proxies?: ProxyService;
@@ -44,7 +45,7 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
   const { pools } = deps;
   const find = (req: FastifyRequest<{ Params: IdParams }>) => pools.find(req.auth.projectId, req.params.id_or_name);
   const sessionDeps = { tokens: deps.tokens, telemetry: deps.telemetry, pools, proxies: deps.proxies, profiles: deps.profiles };
-  const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, wsOrigin(req), sessionDeps);
+  const present = (req: FastifyRequest, row: BrowserRow) => presentSession(row, deps.origins.ws(req), sessionDeps);
 
   app.post<{ Body: PoolSettings }>(
     '/browser_pools',

@@ -84,7 +84,7 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: ServiceContext):
       replay_id: row.id,
       started_at: row.started_at,
       finished_at: row.finished_at,
-      replay_view_url: `${req.protocol}://${req.host}/browsers/${row.browser_id}/replays/${row.id}`,
+      replay_view_url: `${ctx.origins.http(req)}/browsers/${row.browser_id}/replays/${row.id}`,
       duration_ms: row.duration_ms ?? manager.currentOffset(row.id) ?? null,
       markers,
     };

@@ -1,5 +1,5 @@
-// `bcs serve` as an orchestrator stops it: SIGTERM with --drain-seconds drains (no new sessions, the
-// running ones finish), a second signal stops at once, and the capacity flags are checked like the others.
+// `bcs serve` as an operator runs it: SIGTERM with --drain-seconds drains (no new sessions, the running
+// ones finish), a second signal stops at once; the capacity and public URL flags are checked like the others.
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startServe } from '../helpers/cli.js';
@@ -49,15 +49,26 @@ describe('bcs serve --drain-seconds', () => {
     expect(res.stderr).toContain('bcs serve: stopping; closing every browser');
   });
 
-  it('refuses capacity flags out of range with exit 2', async () => {
-    for (const [flag, value] of [
-      ['--max-sessions', '0'],
-      ['--create-queue-timeout', 'soon'],
-      ['--drain-seconds', '-1'],
+  it('refuses capacity flags out of range and a public URL that is not an origin, with exit 2', async () => {
+    for (const [flag, value, says] of [
+      ['--max-sessions', '0', '--max-sessions must be 1-100000'],
+      ['--create-queue-timeout', 'soon', '--create-queue-timeout must be 0-3600'],
+      ['--drain-seconds', '-1', '--drain-seconds must be 0-86400'],
+      ['--public-url', 'https://browsers.example.com/bcs', '--public-url: the public URL'],
+      ['--public-url', 'ftp://browsers.example.com', 'must be http:// or https://'],
     ] as const) {
       const res = await runCli(['serve', '--port', '0', flag, value], { BCS_API_KEY: key });
       expect(res.code, `${flag} ${value}`).toBe(2);
-      expect(res.stderr).toContain(`${flag} must be`);
+      expect(res.stderr).toContain(says);
     }
+  });
+
+  it('names its public URL in the banner and answers with it', async () => {
+    const s = await serve(['--public-url', 'https://browsers.example.com']);
+    expect(s.stderr()).toContain("bcs serve: answers' URLs start with https://browsers.example.com (--public-url)");
+    const created = await s.call('POST', '/browsers');
+    expect(created.body.cdp_ws_url).toMatch(/^wss:\/\/browsers\.example\.com\/browsers\//);
+    s.child.kill('SIGINT');
+    expect((await s.done).code).toBe(0);
   });
 });
