@@ -99,11 +99,14 @@ describeStores('BrowsersRepo', (open) => {
     await repo.insert(row('c'));
     await expect(repo.insert(row('x', { name: 'n' }))).rejects.toBeInstanceOf(UniqueViolation);
     await expect(repo.update('c', { name: 'n' })).rejects.toBeInstanceOf(UniqueViolation);
-    await repo.update('c', { name: 'm', tags: { k: 'v' }, timeout_seconds: 90, start_url: 'https://x.test/' });
-    expect(await repo.get('c')).toMatchObject({ name: 'm', tags: { k: 'v' }, timeout_seconds: 90, start_url: 'https://x.test/' });
+    // An update answers the row as written, as a read after it would.
+    const updated = await repo.update('c', { name: 'm', tags: { k: 'v' }, timeout_seconds: 90, start_url: 'https://x.test/' });
+    expect(updated).toMatchObject({ name: 'm', tags: { k: 'v' }, timeout_seconds: 90, start_url: 'https://x.test/' });
+    expect(await repo.get('c')).toEqual(updated);
     await repo.update('c', { start_url: null });
-    await repo.update('c', {});
+    expect(await repo.update('c', {})).toEqual(await repo.get('c'));
     expect(await repo.get('c')).toMatchObject({ name: 'm', start_url: null, tags: { k: 'v' } });
+    expect(await repo.update('nope', { name: 'z' })).toBeUndefined();
   });
 
   it('sets the process, and a profile one active session at a time holds read-write', async () => {

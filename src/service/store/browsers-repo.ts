@@ -121,13 +121,16 @@ export class BrowsersRepo {
   }
 
   /** Throws UniqueViolation when the new name is taken. Pools also set lease-scoped fields. */
-  async update(id: string, fields: BrowserUpdate): Promise<void> {
+  /** Sets the given fields; returns the row as written (one round trip), undefined when there is none. */
+  async update(id: string, fields: BrowserUpdate): Promise<BrowserRow | undefined> {
     const sets: Sql[] = [];
     if (fields.name !== undefined) sets.push(sql`name = ${fields.name}`);
     if (fields.tags !== undefined) sets.push(sql`tags = ${JSON.stringify(fields.tags)}`);
     if (fields.timeout_seconds !== undefined) sets.push(sql`timeout_seconds = ${fields.timeout_seconds}`);
     if (fields.start_url !== undefined) sets.push(sql`start_url = ${fields.start_url}`);
-    if (sets.length) await this.db.run(sql`UPDATE browsers SET ${join(sets, ', ')} WHERE id = ${id}`);
+    if (!sets.length) return this.get(id);
+    const row = await this.db.get<StoredRow>(sql`UPDATE browsers SET ${join(sets, ', ')} WHERE id = ${id} RETURNING ${COLUMNS}`);
+    return row && fromStored(row);
   }
 
   /** One page of sessions, oldest first, and whether more follow. */

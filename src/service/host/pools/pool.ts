@@ -414,8 +414,9 @@ export class LivePool {
     const { browsers } = this.deps;
     const { id } = member;
     const { timeout_seconds } = this.row.config;
+    let leased: BrowserRow | undefined;
     try {
-      await browsers.update(id, { name: body.name ?? null, tags: body.tags ?? {}, timeout_seconds, start_url: body.start_url ?? member.startUrl });
+      leased = await browsers.update(id, { name: body.name ?? null, tags: body.tags ?? {}, timeout_seconds, start_url: body.start_url ?? member.startUrl });
     } catch (err) {
       if (this.members.get(id) === member && !live.ending) {
         member.state = 'idle';
@@ -432,7 +433,7 @@ export class LivePool {
     live.timeoutMs = timeout_seconds * 1000;
     live.lastActivity = Date.now();
     if (body.start_url) member.tracker?.navigate(body.start_url).catch(() => undefined);
-    return browsers.get(id);
+    return leased;
   }
 
   private async reset(member: Member, live: LiveSession): Promise<void> {
