@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { CloudClient } from '../src/api/client.js';
@@ -72,6 +72,34 @@ function browsersOf(parents: Map<number, number>, exes: Map<number, string>, pid
   return tops.map((top) => [top, ...descendants(parents, top)]);
 }
 
+/**
+ * What a process below the service is, for the breakdown: a Chromium process by its `--type` (the browser
+ * itself when it has none; a utility by its service), else the program it runs (bwrap: the sandbox;
+ * anything else: the session's network holder and helpers), by executable name.
+ */
+async function roleOf(pid: number, exePath: string): Promise<string> {
+  const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replace(/\0/g, ' ');
+  if (exePath.includes('chrom')) {
+    const type = /--type=(\S+)/.exec(cmdline)?.[1];
+    if (!type) return 'chromium: browser';
+    if (type === 'utility') return `chromium: utility ${/--utility-sub-type=(\S+)/.exec(cmdline)?.[1]?.split('.').pop() ?? '?'}`;
+    return `chromium: ${type}${type === 'zygote' && cmdline.includes('--no-zygote-sandbox') ? ' (unsandboxed)' : ''}`;
+  }
+  return basename(exePath) || 'unknown';
+}
+
+/** PSS per session by role (MiB), largest first. */
+async function breakdown(pids: number[], exes: Map<number, string>, sessions: number): Promise<Record<string, number>> {
+  const byRole = new Map<string, number>();
+  await Promise.all(
+    pids.map(async (p) => {
+      const [role, pss] = await Promise.all([roleOf(p, exes.get(p) ?? ''), kib(p, 'smaps_rollup', 'Pss')]);
+      byRole.set(role, (byRole.get(role) ?? 0) + pss);
+    }),
+  );
+  return Object.fromEntries([...byRole].sort((a, b) => b[1] - a[1]).map(([role, k]) => [role, mib(k / sessions)]));
+}
+
 /** One idle browser launched directly (the baseline), its tree's PSS read by `measure` while it runs. */
 async function withBaseline<T>(measure: (baseline: number[]) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'bcs-idle-base-'));
@@ -124,6 +152,8 @@ interface Point {
   session_ratio: number;
   service_rss_mib: number;
   available_mib: number;
+  /** Per session, by what each process is (Chromium's by type, the sandbox's, the network holder's). */
+  by_role_mib: Record<string, number>;
 }
 const points: Point[] = [];
 const idle = { service_rss_mib: mib(await serviceRss()) };
@@ -161,6 +191,7 @@ try {
           session_ratio: ratio(all / count, base),
           service_rss_mib: mib(await serviceRss()),
           available_mib: await availableMib(),
+          by_role_mib: await breakdown(below, exes, count),
         };
       });
       points.push(point);
@@ -197,6 +228,12 @@ else {
       (p) =>
         `| ${p.sessions} | ${p.pss_per_session_mib} | ${p.browser_pss_p50_mib} / ${p.browser_pss_p99_mib} | ${p.other_pss_per_session_mib} | ${p.baseline_pss_mib} | ${p.browser_ratio} | ${p.session_ratio} | ${p.service_rss_mib} | ${p.available_mib} |`,
     ),
+    '',
+    `Per session at ${points.at(-1)?.sessions ?? 0} sessions, by process (MiB PSS):`,
+    '',
+    '| process | MiB |',
+    '|---|---|',
+    ...Object.entries(points.at(-1)?.by_role_mib ?? {}).map(([role, m]) => `| ${role} | ${m} |`),
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
