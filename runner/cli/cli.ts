@@ -10,7 +10,7 @@ import { PART_FILE, ScenarioError, formatDiagnostic, loadScenarioFile, validateS
 import { loadConfig, type SuiteConfig } from '../suite/config.js';
 import { registerAdmin } from './admin/index.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
-import { databaseUrlOption } from './database-url.js';
+import { databaseUrlOption, secretsKeyLine } from './database-url.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { findScenarioFiles } from '../suite/files.js';
 import { formatPlan } from './plan-format.js';
@@ -238,6 +238,9 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
   .addOption(
     new Option('--database-url <url>', 'keep state in this PostgreSQL database (postgres://user@host:5432/db) instead of SQLite in the data dir; the password from BCS_DATABASE_URL, PGPASSWORD or ~/.pgpass, never on the command line').env('BCS_DATABASE_URL'),
   )
+  .addOption(
+    new Option('--secrets-key-file <path>', "the 32-byte key (raw, base64 or hex) sealed secrets are encrypted with, instead of one made in the data dir; give every process on one --database-url the same file").env('BCS_SECRETS_KEY_FILE'),
+  )
   .addOption(new Option('--chromium <path>', 'Chromium executable to launch').env('BCS_CHROMIUM'))
   .addOption(new Option('--headless-shell <path>', 'what runs plain headless sessions, or off for the full Chromium in all (default: chromium-headless-shell beside the system Chromium)').env('BCS_HEADLESS_SHELL'))
   .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
@@ -259,7 +262,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
     const queueTimeoutS = integerOption('--create-queue-timeout', o.createQueueTimeout, 0, 3600);
     const drainS = integerOption('--drain-seconds', o.drainSeconds, 0, 86_400);
     const databaseUrl = databaseUrlOption(o.databaseUrl, cmd.getOptionValueSource('databaseUrl'));
-    const { startService, SandboxRequiredError, DatabaseInUseError, publicOriginOf } = await import('../../src/service/index.js');
+    const { startService, SandboxRequiredError, DatabaseInUseError, SecretsKeyError, publicOriginOf } = await import('../../src/service/index.js');
     if (o.publicUrl !== undefined) {
       try {
         publicOriginOf(o.publicUrl);
@@ -275,6 +278,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       requireSandbox: !o.unsandboxed,
       dataDir: resolve(o.dataDir),
       databaseUrl,
+      secretsKeyFile: o.secretsKeyFile ? resolve(o.secretsKeyFile) : undefined,
       chromium: o.chromium || undefined,
       headlessShell: o.headlessShell || undefined,
       logLevel: o.logLevel,
@@ -287,6 +291,10 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
       if (err instanceof DatabaseInUseError) {
         process.stderr.write(`bcs serve: refusing to start: ${err.message}\n`);
         return finish(EXIT.infrastructure);
+      }
+      if (err instanceof SecretsKeyError) {
+        process.stderr.write(`bcs serve: refusing to start: ${err.message}\n`);
+        return finish(EXIT.invalid);
       }
       if (!(err instanceof SandboxRequiredError)) throw err;
       process.stderr.write(
@@ -304,6 +312,7 @@ addApiKeyOptions(program.command('serve'), 'the admin API key (generated and pri
         `${service.headlessShell ? `; headless sessions: ${service.headlessShell.path}` : ''}; data in ${resolve(o.dataDir)}\n` +
         `bcs serve: state: ${service.database}\n` +
         (service.publicUrl ? `bcs serve: answers' URLs start with ${service.publicUrl} (--public-url)\n` : '') +
+        secretsKeyLine(service, databaseUrl !== undefined) +
         `bcs serve: ${service.sandbox?.network ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
         `bcs serve: network policy: ${service.networkPolicy}\n` +
         (service.strictWire ? '' : `bcs serve: console: ${service.baseUrl}/ (sign in with an API key)\n`) +

@@ -22,3 +22,16 @@ export function databaseUrlOption(value: unknown, source: string | undefined): s
   }
   return value;
 }
+
+/**
+ * The banner's line about the key sealed secrets are encrypted with: with state in PostgreSQL and a key the
+ * service made in its own data dir, the state can move or be shared but its secrets cannot: said loudly.
+ */
+export function secretsKeyLine(service: { secretsKey: string; secretsKeyGiven: boolean }, onPostgres: boolean): string {
+  if (service.secretsKeyGiven) return `bcs serve: secrets key: ${service.secretsKey} (--secrets-key-file)\n`;
+  if (!onPostgres) return '';
+  return (
+    `bcs serve: WARNING: secrets key: ${service.secretsKey}: state is in PostgreSQL but its sealed secrets open only with this ` +
+    'data dir\'s key; give every process on the database the same --secrets-key-file\n'
+  );
+}

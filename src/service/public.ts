@@ -40,6 +40,11 @@ export interface ServiceOptions {
    * and webdriver_ws_url as wss://). Unset: the scheme and Host of each request.
    */
   publicUrl?: string;
+  /**
+   * The key sealed secrets are encrypted with (32 bytes, raw, base64 or hex), instead of one made in `dataDir`.
+   * Give the same file to every process that serves one PostgreSQL database: what one seals, all open.
+   */
+  secretsKeyFile?: string;
   /** The admin key to accept. Without one a key is generated; either way it is stored only as a hash. */
   apiKey?: string;
   /** A Chromium executable to use instead of discovery. */
@@ -127,6 +132,10 @@ export interface RunningService {
   strictWire: boolean;
   /** The origin answers' URLs start with (ServiceOptions.publicUrl), when one is set. */
   publicUrl: string | undefined;
+  /** The key file sealed secrets (proxy passwords, credentials) are encrypted with. */
+  secretsKey: string;
+  /** Whether that key is the operator's (`secretsKeyFile`) rather than one the service made in its data dir. */
+  secretsKeyGiven: boolean;
   /** Where its state is kept: `sqlite <file>` or `postgres <url without password>`. */
   database: string;
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */

@@ -1,7 +1,9 @@
 // Encryption at rest for the few secrets the service must be able to read back (proxy passwords): API keys
 // are hashed instead, but a proxy password has to be sent to the proxy. AES-256-GCM with a random key kept
 // in a file beside the database, so a copy of the database alone (a backup, a shared bug report) holds no
-// usable secret. The key file is created on first use with mode 0600 inside the 0700 data dir.
+// usable secret. The key file is created on first use with mode 0600 inside the 0700 data dir; or the
+// operator gives one (`--secrets-key-file`): with state in PostgreSQL, every process that serves it, on
+// whatever machine, must open what another sealed, so the key travels with the deployment, not a data dir.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,13 +14,38 @@ const VERSION = 'v1';
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 
+/** A key file given by the operator that cannot be used: refused at start, before anything is served. */
+export class SecretsKeyError extends Error {
+  override name = 'SecretsKeyError';
+}
+
 export class SecretsBox {
   private key: Buffer | undefined;
 
-  constructor(private readonly keyPath: string) {}
+  constructor(readonly keyPath: string) {}
 
   static forDataDir(dataDir: string): SecretsBox {
     return new SecretsBox(join(dataDir, KEY_FILE));
+  }
+
+  /**
+   * The operator's key, read now so a bad one stops the start: 32 bytes raw, or as base64 or hex text (what
+   * `openssl rand -base64 32` or `-hex 32` writes), surrounding whitespace ignored. Never created.
+   */
+  static fromKeyFile(path: string): SecretsBox {
+    let content: Buffer;
+    try {
+      content = readFileSync(path);
+    } catch (err) {
+      throw new SecretsKeyError(`cannot read the secrets key file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    const key = parseKey(content);
+    if (!key) {
+      throw new SecretsKeyError(`the secrets key file ${path} holds no ${KEY_BYTES}-byte key (raw, base64 or hex); make one with: openssl rand -base64 ${KEY_BYTES} > ${path}`);
+    }
+    const box = new SecretsBox(path);
+    box.key = key;
+    return box;
   }
 
   /**
@@ -80,6 +107,17 @@ export class SecretsBox {
     this.key = key;
     return key;
   }
+}
+
+function parseKey(content: Buffer): Buffer | undefined {
+  if (content.length === KEY_BYTES) return content;
+  const text = content.toString('utf8').trim();
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
+    const key = Buffer.from(text, 'base64');
+    if (key.length === KEY_BYTES) return key;
+  }
+  return undefined;
 }
 
 function checkedKey(key: Buffer, path: string): Buffer {

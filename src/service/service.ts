@@ -104,6 +104,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     sandboxMode === 'off' ? { sandbox: null, reason: 'turned off' } : await detectSandbox({ dataDir: opts.dataDir, network: opts.sessionNetworks });
   // Decided before anything listens, so nothing is ever served unsandboxed by accident.
   if (opts.requireSandbox && !sandbox) throw new SandboxRequiredError(`the process sandbox is not available (${sandboxReason})`);
+  // The operator's key is read before anything opens: a bad one stops the start with nothing to undo.
+  const secrets = opts.secretsKeyFile ? SecretsBox.fromKeyFile(opts.secretsKeyFile) : SecretsBox.forDataDir(opts.dataDir);
   const database = await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
   const keys = new ApiKeysRepo(database);
   const browsers = new BrowsersRepo(database);
@@ -157,7 +159,6 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const headful = await headfulSupport(chromium.headlessShell);
   const limits = new LimitsRepo(database);
   if (opts.maxConcurrentSessions !== undefined) await limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
-  const secrets = SecretsBox.forDataDir(opts.dataDir);
   const proxies = new ProxyService({ repo: new ProxiesRepo(database), secrets, now, checkUrl: opts.proxyCheckUrl });
   const credentials = new CredentialStore({ repo: new CredentialsRepo(database), secrets, now });
   const siteConfigs = new SiteConfigs({ repo: new SiteConfigsRepo(database), proxies, now });
@@ -390,6 +391,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     strictWire,
     database: describeStore(opts),
     publicUrl: publicOrigin,
+    secretsKey: secrets.keyPath,
+    secretsKeyGiven: opts.secretsKeyFile !== undefined,
     routes: () => [...app.routeTable],
     close,
     drain,
