@@ -17,3 +17,4 @@ export { BrowserTracker } from './reset.js';
 export { headfulSupport, xEnv } from './xvfb.js';
 export type { ExistingDisplay, XDisplay } from './xvfb.js';
 export { cachedWindowFrame, defaultCacheDir } from './window-frame-cache.js';
+export { startScreencast, type ScreencastParams } from './screencast-start.js';

@@ -1,7 +1,7 @@
 // Input for headless sessions over CDP: Input.dispatchMouseEvent/KeyEvent on the tab in front (front-tab.ts),
 // Page.captureScreenshot for the screen, and the clipboard through the page with permissions granted.
 import { DomainError } from '../errors.js';
-import { CdpConnection } from '../browser/index.js';
+import { CdpConnection, startScreencast } from '../browser/index.js';
 import type { FrameOptions, FrameStream, InputDevice, MouseButton, Region } from './device.js';
 import { FrontTab } from './front-tab.js';
 import { shifted, type KeyDef } from './keysyms.js';
@@ -139,7 +139,9 @@ export class CdpInputDevice implements InputDevice {
           casting = target;
           if (before) await this.cdp.send('Page.stopScreencast', {}, before).catch(() => {});
           const { width, height } = this.size;
-          await this.cdp.send('Page.startScreencast', { format: 'jpeg', quality: opts.quality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, target);
+          const params = { format: 'jpeg', quality: opts.quality, maxWidth: width, maxHeight: height, everyNthFrame: 1 } as const;
+          // Not started (the tab went, or never came out of its renderer swap): the next follow tries it afresh.
+          if (!(await startScreencast(this.cdp, target, params, () => !stopped && casting === target)) && casting === target) casting = undefined;
         } finally {
           moving = undefined;
         }

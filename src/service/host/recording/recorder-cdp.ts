@@ -6,10 +6,7 @@
 // stalls: the video's duration is the wall time recorded, whatever Chromium sends, and ffmpeg never
 // decodes the frames a fast animation produces beyond the framerate.
 import type { Writable } from 'node:stream';
-import { CdpConnection } from '../browser/index.js';
-
-/** 2 s of tries, at most 100 ms apart: a renderer swap takes milliseconds, a loaded machine longer. */
-const SCREENCAST_START_ATTEMPTS = 30;
+import { CdpConnection, startScreencast } from '../browser/index.js';
 
 interface TargetInfo {
   targetId: string;
@@ -108,23 +105,9 @@ export class ScreencastFeed {
     });
   }
 
-  /**
-   * A new tab navigating from about:blank swaps its renderer, and for that moment Chromium answers
-   * "Not attached to an active page": the start is tried again while the page lives (a busy machine
-   * widens the moment; a recording that gave up there went on showing the tab it left).
-   */
-  private async startScreencast(targetId: string, sessionId: string): Promise<boolean> {
-    const params = { format: 'jpeg', quality: 80, maxWidth: this.size.width, maxHeight: this.size.height, everyNthFrame: 1 };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.cdp.send('Page.startScreencast', params, sessionId);
-        return true;
-      } catch {
-        const followed = !this.closed && this.current?.sessionId === sessionId && this.pages.includes(targetId);
-        if (!followed || attempt >= SCREENCAST_START_ATTEMPTS) return false;
-        await new Promise((r) => setTimeout(r, Math.min(100, 10 * attempt)));
-      }
-    }
+  private startScreencast(targetId: string, sessionId: string): Promise<boolean> {
+    const params = { format: 'jpeg', quality: 80, maxWidth: this.size.width, maxHeight: this.size.height, everyNthFrame: 1 } as const;
+    return startScreencast(this.cdp, sessionId, params, () => !this.closed && this.current?.sessionId === sessionId && this.pages.includes(targetId));
   }
 
   /**
