@@ -1,4 +1,4 @@
-export { CdpConnection } from './cdp-connection.js';
+export { CdpConnection, CdpError } from './cdp-connection.js';
 export { killProcessGroup, measureWindowFrame, readProtocolDescriptor } from './chromium.js';
 export type { ExitInfo, LaunchedChromium } from './chromium.js';
 export { findChromium, findHeadlessShell } from './chromium-path.js';

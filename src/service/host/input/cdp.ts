@@ -1,7 +1,7 @@
 // Input for headless sessions over CDP: Input.dispatchMouseEvent/KeyEvent on the tab in front (front-tab.ts),
 // Page.captureScreenshot for the screen, and the clipboard through the page with permissions granted.
 import { DomainError } from '../errors.js';
-import { CdpConnection, startScreencast } from '../browser/index.js';
+import { CdpConnection, CdpError, startScreencast } from '../browser/index.js';
 import type { FrameOptions, FrameStream, InputDevice, MouseButton, Region } from './device.js';
 import { FrontTab } from './front-tab.js';
 import { shifted, type KeyDef } from './keysyms.js';
@@ -9,6 +9,8 @@ import { shifted, type KeyDef } from './keysyms.js';
 const BUTTON_BITS: Record<MouseButton, number> = { left: 1, right: 2, middle: 4, back: 8, forward: 16 };
 /** Pixels one wheel tick scrolls, as Chromium on Linux does for a notch. */
 const WHEEL_TICK_PX = 100;
+/** What Chromium answers a call on a tab that has gone (closed, or its session detached with it). */
+const TAB_GONE = /Session with given id not found|No target with given id|Target closed|Not attached to an active page/;
 /** How often a screencast checks that its tab is still the one in front. */
 const FOLLOW_MS = 500;
 
@@ -245,8 +247,23 @@ export class CdpInputDevice implements InputDevice {
     return res.result.value;
   }
 
+  /**
+   * Sends to the tab in front. A tab that closed before we heard of it (its context closed a moment ago)
+   * refuses the call with its session gone: the call goes, once, to the tab in front now, so a click sent
+   * just after a tab closes lands on the one left instead of being lost.
+   */
   private async page<T = unknown>(method: string, params: object): Promise<T> {
-    return this.cdp.send<T>(method, params, await this.attach());
+    const sessionId = await this.attach();
+    try {
+      return await this.cdp.send<T>(method, params, sessionId);
+    } catch (err) {
+      if (!(err instanceof CdpError) || !TAB_GONE.test(err.message)) throw err;
+      if (this.sessionId === sessionId) {
+        this.sessionId = undefined;
+        this.front.forget();
+      }
+      return this.cdp.send<T>(method, params, await this.attach());
+    }
   }
 
   /**
