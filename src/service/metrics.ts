@@ -43,30 +43,21 @@ export class ServiceMetrics implements MetricsExposition {
     // Fixed for the service's life: an unbounded host has no such series at all.
     const max = capacity.max;
     if (max !== null) new Gauge({ name: 'bcs_host_max_sessions', help: 'Sessions this host runs at once (--max-sessions).', registers }).set(max);
-    new Gauge({
-      name: 'bcs_host_sessions',
-      help: "Slots of the host's capacity in use: sessions running or being created.",
-      registers,
-      collect() {
-        this.set(capacity.inUse);
-      },
-    });
-    new Gauge({
-      name: 'bcs_creates_queued',
-      help: 'Creates waiting for a free slot on a full host: the signal to add hosts.',
-      registers,
-      collect() {
-        this.set(capacity.queued);
-      },
-    });
-    new Gauge({
-      name: 'bcs_draining',
-      help: '1 while the host drains: it takes no new sessions and stops once the running ones end.',
-      registers,
-      collect() {
-        this.set(draining() ? 1 : 0);
-      },
-    });
+    // One number each, read at the scrape.
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge('bcs_host_sessions', "Slots of the host's capacity in use: sessions running or being created.", () => capacity.inUse);
+    gauge('bcs_creates_queued', 'Creates waiting for a free slot on a full host: the signal to add hosts.', () => capacity.queued);
+    gauge('bcs_draining', '1 while the host drains: it takes no new sessions and stops once the running ones end.', () => (draining() ? 1 : 0));
+    gauge('bcs_standby_ready', 'Warm standby browsers launched and ready for a handoff to a default create.', () => standby.available);
+    gauge('bcs_standby_wanted', 'Warm standby browsers the service keeps ready (its standby setting).', () => standby.wanted);
     new Gauge({
       name: 'bcs_sessions_active',
       help: 'Live browser sessions, not ending: on_demand ones, and pooled ones (every pool browser: warming, idle, leased or resetting).',
@@ -79,28 +70,12 @@ export class ServiceMetrics implements MetricsExposition {
     });
     new Gauge({
       name: 'bcs_sessions_launching',
-      help: 'Creates admitted and not yet answered (a launch or a standby handoff under way), by kind: the pending-creates signal to scale browser hosts on.',
+      help: 'Creates given a slot and not yet answered (a launch or a standby handoff under way), by kind.',
       labelNames: ['kind'],
       registers,
       collect() {
         const counts = sessions.creatingCounts();
         for (const kind of KINDS) this.set({ kind }, counts[kind]);
-      },
-    });
-    new Gauge({
-      name: 'bcs_standby_ready',
-      help: 'Warm standby browsers launched and ready for a handoff to a default create.',
-      registers,
-      collect() {
-        this.set(standby.available);
-      },
-    });
-    new Gauge({
-      name: 'bcs_standby_wanted',
-      help: 'Warm standby browsers the service keeps ready (its standby setting).',
-      registers,
-      collect() {
-        this.set(standby.wanted);
       },
     });
     const poolGauge = (name: string, help: string, read: (pool: LivePool) => number) =>
