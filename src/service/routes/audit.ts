@@ -1,4 +1,4 @@
-// The audit log: every mutating request is recorded when its response is sent (who, what, outcome; never
+// The audit log: every mutating request is recorded as its response is sent (who, what, outcome; never
 // a body, and token-like query values redacted), and `GET /audit-logs` reads it newest first with
 // page-token paging (`X-Next-Page-Token`, `X-Has-More`) as the hosted API does. The bulk export is
 // audit-export.ts.
@@ -21,11 +21,13 @@ export interface AuditDeps {
 
 /** Installs the recording hook; call it before routes are registered, after auth. */
 export function installAuditLog(app: FastifyInstance, deps: AuditDeps): void {
-  app.addHook('onResponse', async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!MUTATING.has(req.method)) return;
+  const recorded = new WeakSet<FastifyRequest>();
+  const record = (req: FastifyRequest, reply: FastifyReply) => {
+    if (!MUTATING.has(req.method) || recorded.has(req)) return;
+    recorded.add(req);
     const elapsed = reply.elapsedTime;
     const received = deps.now().getTime() - Math.round(elapsed);
-    const record = {
+    const entry = {
       ts_ms: received,
       timestamp: new Date(received).toISOString(),
       method: req.method,
@@ -40,14 +42,17 @@ export function installAuditLog(app: FastifyInstance, deps: AuditDeps): void {
       project_id: req.auth?.projectId ?? null,
       request_id: String(req.id),
     };
-    try {
-      await deps.audit.insert(record);
-    } catch (err) {
-      // The response is already sent; a failed write must be seen in the log (the record with it, so it
-      // is not lost), not break the service.
-      req.log.error({ err, audit: record }, 'could not write the audit record');
-    }
+    // The insert is under way (reads wait for it) before the answer leaves, so a client that got its answer
+    // and reads the log finds its request. A failed write must be seen in the log (the record with it, so
+    // it is not lost), not break the request.
+    void deps.audit.insert(entry).catch((err: unknown) => req.log.error({ err, audit: entry }, 'could not write the audit record'));
+  };
+  app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    record(req, reply);
+    return payload;
   });
+  // An answer written outside Fastify's send (a hijacked stream) is recorded once it is done.
+  app.addHook('onResponse', async (req: FastifyRequest, reply: FastifyReply) => record(req, reply));
   // Closing the app precedes closing the database: records of the last requests are written first.
   app.addHook('onClose', async () => {
     await deps.audit.settled();
