@@ -65,10 +65,11 @@ describe('audit log', () => {
   it('never stores bodies or credentials: plaintext keys and token-like query values stay out', async () => {
     const key = await admin.apiKeys.create({ name: 'not-in-the-log' });
     const rotated = await admin.apiKeys.rotate(key.id);
-    await svc.call('DELETE', '/browser_pools/nope?force=true&jwt=s3cret-jwt&Access_Token=t0ken&api_key=k3y');
+    // Secrets long enough that no random id holds one by chance (a request id once held 'k3y').
+    await svc.call('DELETE', '/browser_pools/nope?force=true&jwt=s3cret-jwt&Access_Token=t0ken-v4lue&api_key=k3y-v4lue');
     await svc.call('POST', `/browsers/x/cdp?jwt=another-s3cret`);
     const text = JSON.stringify(await read());
-    for (const secret of [key.key, rotated.key, 's3cret-jwt', 't0ken', 'k3y', 'another-s3cret']) expect(text).not.toContain(secret);
+    for (const secret of [key.key, rotated.key, 's3cret-jwt', 't0ken-v4lue', 'k3y-v4lue', 'another-s3cret']) expect(text).not.toContain(secret);
     const paths = (await read('&method=DELETE')).map((r) => r.path);
     expect(paths).toContain('/browser_pools/nope?force=true&jwt=REDACTED&Access_Token=REDACTED&api_key=REDACTED');
     expect((await read('&search=cdp'))[0]).toMatchObject({ path: '/browsers/x/cdp?jwt=REDACTED', route: '', status: 404 });
