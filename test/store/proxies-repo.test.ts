@@ -93,11 +93,11 @@ describeStores('ProxiesRepo', (open) => {
 
   it('links a browser to a proxy or a mode, the last link winning', async () => {
     const repo = new ProxiesRepo(await open());
-    expect(await repo.browserLink('b1')).toBeUndefined();
+    expect(await repo.browserLinks(['b1'])).toEqual(new Map());
     await repo.linkBrowser('b1', { proxy_id: 'p1', mode: null });
-    expect(await repo.browserLink('b1')).toEqual({ proxy_id: 'p1', mode: null });
+    expect((await repo.browserLinks(['b1'])).get('b1')).toEqual({ proxy_id: 'p1', mode: null, proxy_name: null });
     await repo.linkBrowser('b1', { proxy_id: null, mode: 'direct' });
-    expect(await repo.browserLink('b1')).toEqual({ proxy_id: null, mode: 'direct' });
+    expect((await repo.browserLinks(['b1'])).get('b1')).toEqual({ proxy_id: null, mode: 'direct', proxy_name: null });
     // A page of sessions reads its links in one query, with the linked proxy's name (null for an unnamed one).
     await repo.insert(row('p2', { name: 'egress' }));
     await repo.insert(row('p3', { name: null }));

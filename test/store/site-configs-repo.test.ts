@@ -84,10 +84,10 @@ describeStores('SiteConfigsRepo', (open) => {
 
   it('links a browser to the config it was created with, the last link winning', async () => {
     const repo = new SiteConfigsRepo(await open());
-    expect(await repo.browserLink('b1')).toBeUndefined();
+    expect(await repo.browserLinks(['b1'])).toEqual(new Map());
     await repo.linkBrowser('b1', 's1');
     await repo.linkBrowser('b1', 's2');
-    expect(await repo.browserLink('b1')).toBe('s2');
+    expect((await repo.browserLinks(['b1'])).get('b1')).toBe('s2');
     await repo.linkBrowser('b3', 's1');
     expect(await repo.browserLinks(['b1', 'b2', 'b3'])).toEqual(new Map([['b1', 's2'], ['b3', 's1']]));
     expect(await repo.browserLinks([])).toEqual(new Map());

@@ -18,12 +18,12 @@ const count = async (db: Database) => (await db.get<{ n: number }>(sql`SELECT co
 describeStores('TelemetryRepo', (open) => {
   it('round-trips settings, replacing them on save', async () => {
     const repo = new TelemetryRepo(await open());
-    expect(await repo.settings('b1')).toBeUndefined();
+    expect((await repo.settingsOf(['b1'])).get('b1')).toBeUndefined();
     await repo.saveSettings('b1', { categories: ['network', 'console'], export_destination: 'otel' });
-    expect(await repo.settings('b1')).toEqual({ categories: ['network', 'console'], export_destination: 'otel' });
+    expect((await repo.settingsOf(['b1'])).get('b1')).toEqual({ categories: ['network', 'console'], export_destination: 'otel' });
     await repo.saveSettings('b1', { categories: null, export_destination: null });
-    expect(await repo.settings('b1')).toEqual({ categories: null, export_destination: null });
-    expect(await repo.settings('b2')).toBeUndefined();
+    expect((await repo.settingsOf(['b1'])).get('b1')).toEqual({ categories: null, export_destination: null });
+    expect((await repo.settingsOf(['b2'])).get('b2')).toBeUndefined();
     await repo.saveSettings('b3', { categories: ['console'], export_destination: null });
     expect(await repo.settingsOf(['b1', 'b2', 'b3'])).toEqual(
       new Map([

@@ -108,10 +108,6 @@ export class ProxiesRepo {
       ON CONFLICT (browser_id) DO UPDATE SET proxy_id = excluded.proxy_id, mode = excluded.mode`);
   }
 
-  async browserLink(browserId: string): Promise<BrowserProxyLink | undefined> {
-    return this.db.get<BrowserProxyLink>(sql`SELECT proxy_id, mode FROM browser_proxies WHERE browser_id = ${browserId}`);
-  }
-
   /** The links of each of these browsers that has one, with the linked proxy's name, in one query. */
   async browserLinks(browserIds: readonly string[]): Promise<Map<string, BrowserProxyLink & { proxy_name: string | null }>> {
     const rows = await this.db.all<BrowserProxyLink & { browser_id: string; proxy_name: string | null }>(sql`

@@ -96,10 +96,6 @@ export class SiteConfigsRepo {
       ON CONFLICT (browser_id) DO UPDATE SET site_config_id = excluded.site_config_id`);
   }
 
-  async browserLink(browserId: string): Promise<string | undefined> {
-    return (await this.browserLinks([browserId])).get(browserId);
-  }
-
   /** The site config each of these browsers was created with, for those that have one, in one query. */
   async browserLinks(browserIds: readonly string[]): Promise<Map<string, string>> {
     const rows = await this.db.all<{ browser_id: string; site_config_id: string }>(

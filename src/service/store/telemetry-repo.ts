@@ -126,10 +126,6 @@ export class TelemetryRepo {
     this.stats.maxFlushMs = Math.max(this.stats.maxFlushMs, performance.now() - started);
   }
 
-  async settings(browserId: string): Promise<StoredSettings | undefined> {
-    return (await this.settingsOf([browserId])).get(browserId);
-  }
-
   /** The stored settings of each of these browsers that has any, in one query. */
   async settingsOf(browserIds: readonly string[]): Promise<Map<string, StoredSettings>> {
     const rows = await this.db.all<{ browser_id: string; categories: string | null; export_destination: string | null }>(
