@@ -4,7 +4,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import qs from 'qs';
 import { installAuth } from './auth.js';
-import { MAX_PARAM_LENGTH, answerClientError, frameworkError, noRoute, toErrorResponse } from './errors.js';
+import { MAX_PARAM_LENGTH, ServiceError, answerClientError, frameworkError, noRoute, toErrorResponse } from './errors.js';
+import { notFromReplica, type HostGuard } from './cluster/host-guard.js';
 import { newId } from './ids.js';
 import { installJsonBodies } from './json-body.js';
 import { installOpenApi } from './openapi.js';
@@ -43,6 +44,8 @@ export interface AppDeps extends ServiceContext {
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** Serve the hosted wire only: what the schemas mark as ours is hidden (strict-wire.ts). */
   strictWire: boolean;
+  /** A cluster host: what it answers at all (its replicas, its own loopback), checked before anything else. */
+  guard?: HostGuard;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -97,6 +100,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  const { guard } = deps;
+  if (guard) {
+    app.addHook('onRequest', async (req) => {
+      if (!guard(req.headers, req.socket.remoteAddress)) throw new ServiceError(403, notFromReplica.code, notFromReplica.message);
+    });
+  }
   installUnreadBodyHandling(app);
   installAuth(app, deps);
   installAuditLog(app, deps);

@@ -109,8 +109,12 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: import('no
     return;
   }
   const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'bad_request', 'the request is not valid HTTP'];
-  const body = JSON.stringify({ code, message });
-  socket.end(
-    `HTTP/1.1 ${status} ${code.replace(/_/g, ' ')}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawErrorAnswer(status, { code, message }));
+}
+
+/** A whole HTTP answer in the Error shape, for a socket with no ServerResponse (a refused upgrade); it closes the connection. */
+export function rawErrorAnswer(status: number, body: ErrorBody, headers: Record<string, string> = {}): string {
+  const text = JSON.stringify(body);
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  return `HTTP/1.1 ${status} ${body.code.replace(/_/g, ' ')}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${extra}Connection: close\r\n\r\n${text}`;
 }

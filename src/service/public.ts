@@ -45,6 +45,17 @@ export interface ServiceOptions {
    * Give the same file to every process that serves one PostgreSQL database: what one seals, all open.
    */
   secretsKeyFile?: string;
+  /**
+   * Run as one browser host of a cluster (`bcs serve --role host`): state in PostgreSQL (`databaseUrl`),
+   * shared with API replicas and other hosts. The host registers and heartbeats; it answers only requests
+   * that carry the cluster key (replicas add it) or come from its own loopback.
+   */
+  cluster?: ClusterHostOptions;
+  /**
+   * Where profiles, extensions, app bundles and replays are kept (default `dataDir`). A cluster's hosts give
+   * one shared volume, so each finds what another kept.
+   */
+  blobDir?: string;
   /** The admin key to accept. Without one a key is generated; either way it is stored only as a hash. */
   apiKey?: string;
   /** A Chromium executable to use instead of discovery. */
@@ -136,6 +147,8 @@ export interface RunningService {
   secretsKey: string;
   /** Whether that key is the operator's (`secretsKeyFile`) rather than one the service made in its data dir. */
   secretsKeyGiven: boolean;
+  /** As a cluster host: its id, the URL replicas reach it at, and whether it leads (runs pools, apps, login flows). */
+  cluster: { hostId: string; url: string; isLeader(): boolean } | undefined;
   /** Where its state is kept: `sqlite <file>` or `postgres <url without password>`. */
   database: string;
   /** Ends every session, stops listening and closes the database. Safe to call more than once. */
@@ -146,4 +159,17 @@ export interface RunningService {
    * stop (SIGTERM) while clients still use its browsers.
    */
   drain(graceMs: number): Promise<void>;
+}
+
+export interface ClusterHostOptions {
+  /** The file holding the key replicas and hosts share (32 bytes: raw, base64 or hex). */
+  clusterKeyFile: string;
+  /** The URL replicas reach this host at (http://10.0.0.5:8341); default: the address it listens on. */
+  advertiseUrl?: string;
+  /** The host's id in the cluster (stable across its restarts); default: the advertised host and port. */
+  hostId?: string;
+  /** How often the host heartbeats (default 1 s). */
+  heartbeatMs?: number;
+  /** How long a host may be silent before the cluster declares it gone and ends its sessions (default 10 s). */
+  hostSilentMs?: number;
 }

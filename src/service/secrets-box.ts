@@ -19,6 +19,23 @@ export class SecretsKeyError extends Error {
   override name = 'SecretsKeyError';
 }
 
+/**
+ * A 32-byte key from an operator's file, read now so a bad one stops the start: raw, or as base64 or hex
+ * text (what `openssl rand -base64 32` or `-hex 32` writes), surrounding whitespace ignored. `what` names
+ * the key in the error (the secrets key, the cluster key).
+ */
+export function readKeyFile(path: string, what: string): Buffer {
+  let content: Buffer;
+  try {
+    content = readFileSync(path);
+  } catch (err) {
+    throw new SecretsKeyError(`cannot read the ${what} file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const key = parseKey(content);
+  if (!key) throw new SecretsKeyError(`the ${what} file ${path} holds no ${KEY_BYTES}-byte key (raw, base64 or hex); make one with: openssl rand -base64 ${KEY_BYTES} > ${path}`);
+  return key;
+}
+
 export class SecretsBox {
   private key: Buffer | undefined;
 
@@ -33,18 +50,8 @@ export class SecretsBox {
    * `openssl rand -base64 32` or `-hex 32` writes), surrounding whitespace ignored. Never created.
    */
   static fromKeyFile(path: string): SecretsBox {
-    let content: Buffer;
-    try {
-      content = readFileSync(path);
-    } catch (err) {
-      throw new SecretsKeyError(`cannot read the secrets key file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    const key = parseKey(content);
-    if (!key) {
-      throw new SecretsKeyError(`the secrets key file ${path} holds no ${KEY_BYTES}-byte key (raw, base64 or hex); make one with: openssl rand -base64 ${KEY_BYTES} > ${path}`);
-    }
     const box = new SecretsBox(path);
-    box.key = key;
+    box.key = readKeyFile(path, 'secrets key');
     return box;
   }
 

@@ -13,6 +13,7 @@ import {
   ConcurrencyLimit,
   DEFAULT_VIEWPORT,
   HostCapacity,
+  ClusterAdmission,
   drainingRefusal,
   SessionManager,
   Standby,
@@ -52,6 +53,9 @@ import { ProxiesRepo } from './store/proxies-repo.js';
 import { CredentialProvidersRepo, CredentialsRepo } from './store/credentials-repo.js';
 import { CredentialProviders, CredentialStore, connectProvider } from './host/credentials/index.js';
 import { SecretsBox } from './secrets-box.js';
+import { ClusterKey, advertisedUrl, clusterHostId, joinCluster } from './cluster/host-role.js';
+import { hostGuard, notFromReplica } from './cluster/host-guard.js';
+import { rawErrorAnswer } from './errors.js';
 import { ServiceMetrics } from './metrics.js';
 import { ProjectsRepo } from './store/projects-repo.js';
 import { ReplaysRepo } from './store/replays-repo.js';
@@ -106,10 +110,18 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   if (opts.requireSandbox && !sandbox) throw new SandboxRequiredError(`the process sandbox is not available (${sandboxReason})`);
   // The operator's key is read before anything opens: a bad one stops the start with nothing to undo.
   const secrets = opts.secretsKeyFile ? SecretsBox.fromKeyFile(opts.secretsKeyFile) : SecretsBox.forDataDir(opts.dataDir);
-  const database = await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
+  const clusterKey = opts.cluster ? ClusterKey.fromFile(opts.cluster.clusterKeyFile) : undefined;
+  const listenOn = { host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 };
+  const hostId = opts.cluster ? clusterHostId(opts.cluster, listenOn) : undefined;
+  const clusterDb = opts.cluster ? await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, cluster: true }) : undefined;
+  const database = clusterDb ?? (await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl }));
   const keys = new ApiKeysRepo(database);
   const browsers = new BrowsersRepo(database);
-  const tokens = new CdpTokens();
+  const limits = new LimitsRepo(database);
+  // A URL any process of a cluster made works on the host that runs the session.
+  const tokens = new CdpTokens(clusterKey?.derive('session tokens'));
+  // Profiles, extensions, app bundles and replays: a volume the cluster's hosts share.
+  const blobDir = opts.blobDir ?? opts.dataDir;
   const apiKey = opts.apiKey ?? newApiKey();
   const admin = await keys.add(apiKey, { name: 'admin', now: now() });
   // A configured key that was deleted or expired through the API stays dead: a restart must not revive it.
@@ -149,7 +161,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     display: opts.display,
     egress,
     capacity,
+    cluster: hostId === undefined ? undefined : { hostId, insert: (row) => clusterAdmission.insert(row) },
   });
+  const clusterAdmission = new ClusterAdmission(database, limits);
   // Measured in the background now, so the first create does not pay for the whole measurement.
   void sessions.windowFrame();
   const telemetryEvents = new TelemetryRepo(database, { log });
@@ -157,15 +171,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const telemetry = new TelemetryHub({ repo: telemetryEvents, exporter, sessionLog: (id, line) => sessionLogs.service(id, line), log });
   telemetryHub = telemetry;
   const headful = await headfulSupport(chromium.headlessShell);
-  const limits = new LimitsRepo(database);
   if (opts.maxConcurrentSessions !== undefined) await limits.set({ max_concurrent_sessions: opts.maxConcurrentSessions || null });
   const proxies = new ProxyService({ repo: new ProxiesRepo(database), secrets, now, checkUrl: opts.proxyCheckUrl });
   const credentials = new CredentialStore({ repo: new CredentialsRepo(database), secrets, now });
   const siteConfigs = new SiteConfigs({ repo: new SiteConfigsRepo(database), proxies, now });
   const credentialProviders = new CredentialProviders({ repo: new CredentialProvidersRepo(database), secrets, connect: connectProvider, now });
   // Profiles and extensions live beside the database; loading and saving them plug into every launch and end.
-  const profiles = new ProfileStore({ repo: new ProfilesRepo(database), dir: join(opts.dataDir, 'profiles'), now, log });
-  const extensions = new ExtensionStore({ repo: new ExtensionsRepo(database), dir: join(opts.dataDir, 'extensions'), now, log, support: extensionSupport(chromium) });
+  const profiles = new ProfileStore({ repo: new ProfilesRepo(database), dir: join(blobDir, 'profiles'), now, log });
+  const extensions = new ExtensionStore({ repo: new ExtensionsRepo(database), dir: join(blobDir, 'extensions'), now, log, support: extensionSupport(chromium) });
   await profiles.prepare();
   await extensions.prepare();
   const chromePolicy = chromePolicySupport(chromium, sandbox, sandboxReason);
@@ -185,7 +198,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   });
   const pools = new PoolManager({ repo: new PoolsRepo(database), browsers, sessions, tokens, log, now, headful, chromePolicy, telemetry, launcher: browserLauncher, proxies, profiles, extensions });
   const replays = new ReplaysRepo(database);
-  const recordings = new ReplayManager({ repo: replays, dir: join(opts.dataDir, 'replays'), now, log });
+  const recordings = new ReplayManager({ repo: replays, dir: join(blobDir, 'replays'), now, log });
   const launcher = new Launcher(sandbox, Accounts.fromHost());
   const processes = new ProcessRegistry(launcher);
   const playwright = new PlaywrightExecutor({ sandbox, launcher });
@@ -245,7 +258,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     events,
     workers,
     secrets,
-    dir: join(opts.dataDir, 'deployments'),
+    dir: join(blobDir, 'deployments'),
     now,
     log,
     onStopped: (id, reason) => invocations?.deploymentStopped(id, reason),
@@ -260,8 +273,6 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     browsers: { of: async (id) => (await browsers.activeOfInvocation(id)).map((b) => b.id), end: (id, detail) => sessions.end(id, 'deleted', detail) },
     log,
   });
-  await deployments.recover();
-  await invocations.recover();
   // Managed auth: login flows run in sessions of their own with the connection's profile read-write.
   // Links made outside a request (a login flow's page, its live view) start with the public URL too.
   const hostedUrl = (connectionId: string, code: string) => `${publicOrigin ?? baseUrl}/auth/connections/${connectionId}/hosted?code=${code}`;
@@ -289,18 +300,26 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     hostedUrl,
     log,
   });
-  await loginFlows.recover();
   const healthChecks = new HealthChecks({ connections: authConnections, flows: loginFlows, launch: flowBrowsers, now, tickMs: opts.authHealthTickMs, log });
-  healthChecks.start();
+  // What exists once per database: run by the one process, or by a cluster's leader host once it leads.
+  // What the last run left in progress fails; pools refill what the last run had.
+  const startOncePerCluster = async () => {
+    await deployments.recover();
+    await invocations.recover();
+    await loginFlows.recover();
+    healthChecks.start();
+    await pools.start();
+  };
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
-    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire });
+    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire,
+    guard: clusterKey && hostGuard(clusterKey) });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);
   await sessions.recoverStale();
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
   // After stale sessions are ended: pools refill what the last run had, the standby launches its own.
-  await pools.start();
+  if (!opts.cluster) await startOncePerCluster();
   standby.start();
 
   const clientDeps = {
@@ -308,7 +327,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     tokens,
     connections: telemetry.connections,
   };
+  const guard = clusterKey && hostGuard(clusterKey);
   app.server.on('upgrade', (req, socket, head) => {
+    if (guard && !guard(req.headers, req.socket.remoteAddress)) return void socket.end(rawErrorAnswer(403, notFromReplica));
     // A stray header such as `Bearer` alone must not throw inside the upgrade event.
     if (req.headers.authorization && !bearerToken(req.headers.authorization)) delete req.headers.authorization;
     // A project-scoped key reaches only its own project's browsers over CDP and BiDi too, as over HTTP.
@@ -330,20 +351,37 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     handleBrowserUpgrade({ ...clientDeps, isValidApiKey }, req, socket, head).catch(failed);
   });
 
-  const recovered = await recordings.recover();
+  const recovered = await recordings.recover(hostId);
   if (recovered) app.log.info({ recovered }, 'finalised replays left unfinished by the previous run');
 
-  const host = opts.host ?? '127.0.0.1';
-  await app.listen({ host, port: opts.port ?? 0 });
+  const host = listenOn.host;
+  await app.listen({ host, port: listenOn.port });
   const { port } = app.server.address() as AddressInfo;
   const releaseApiPort = servicePorts.add(port);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   // App workers reach the service on loopback whatever address it serves others on.
   baseUrl = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : urlHost}:${port}`;
+  const clusterUrl = opts.cluster && advertisedUrl(opts.cluster, { host, port });
+  const membership =
+    opts.cluster && clusterDb && hostId && clusterUrl
+      ? joinCluster(opts.cluster, { db: clusterDb, id: hostId, url: clusterUrl, maxSessions: capacity.max, now, log }, {
+          load: () => ({ sessions: capacity.inUse, queued: capacity.queued, standbyReady: standby.available, draining: draining !== undefined }),
+          led: startOncePerCluster,
+          // Their replays were left recording; the files are on the shared volume, finished here.
+          lost: (gone) => {
+            log.warn({ hosts: gone.map((h) => ({ id: h.id, sessions_ended: h.sessionIds.length })) }, 'cluster hosts stopped answering: their sessions ended');
+            for (const h of gone) void recordings.recover(h.id).catch(() => undefined);
+          },
+          declaredGone: () => sessions.endAll('host_lost', 'this browser host was cut off from the cluster for longer than the others wait'),
+        })
+      : undefined;
+  await membership?.start();
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // First: replicas stop sending this host anything new.
+      await membership?.close();
       pools.close();
       await healthChecks.close();
       await loginFlows.close();
@@ -366,6 +404,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       const refusal = drainingRefusal();
       capacity.refuse(refusal);
       pools.refuse(refusal);
+      // Replicas hear it at once rather than at the next heartbeat: no create is placed here from now on.
+      void membership?.beat();
       await standby.close();
       // Sessions in use end when their clients end them (or time out); idle pool browsers serve nobody.
       const inUse = () => sessions.onDemandSessions + pools.leased;
@@ -389,10 +429,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     isolation: describeIsolation(sandbox, sandboxReason),
     networkPolicy: egress.policy.mode,
     strictWire,
-    database: describeStore(opts),
+    database: describeStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl }),
     publicUrl: publicOrigin,
     secretsKey: secrets.keyPath,
     secretsKeyGiven: opts.secretsKeyFile !== undefined,
+    cluster: membership && hostId && clusterUrl ? { hostId, url: clusterUrl, isLeader: () => membership.isLeader } : undefined,
     routes: () => [...app.routeTable],
     close,
     drain,

@@ -29,6 +29,7 @@ const row = (id: string, over: Partial<BrowserRow> = {}): BrowserRow => ({
   invocation_id: null,
   private_hosts: null,
   chrome_policy: null,
+  host_id: null,
   ...over,
 });
 
@@ -51,6 +52,7 @@ const full = row('full', {
   invocation_id: 'inv1',
   private_hosts: ['10.0.0.1', 'db.internal'],
   chrome_policy: { HomepageLocation: 'https://example.com/', Nested: { a: [1, 2] } },
+  host_id: 'host-a',
 });
 
 describeStores('BrowsersRepo', (open) => {
@@ -77,6 +79,26 @@ describeStores('BrowsersRepo', (open) => {
     expect(await repo.end('c', 'deleted', 'by test', new Date('2026-01-02T00:00:00Z'))).toBe(true);
     expect((await repo.activeOfInvocation('inv')).map((r) => r.id)).toEqual(['d']);
     expect((await repo.listActive()).map((r) => r.id)).toEqual(['a', 'b', 'd']);
+  });
+
+  it("answers where a session runs, each host's active sessions, and the on-demand count the limits hold", async () => {
+    const repo = new BrowsersRepo(await open());
+    await repo.insert(row('a', { host_id: 'h1', name: 'n', project_id: 'p' }));
+    await repo.insert(row('b', { host_id: 'h2' }));
+    await repo.insert(row('c', { host_id: 'h1', pool_id: 'pool' }));
+    await repo.insert(row('d'));
+    expect(await repo.placement('a')).toEqual({ host_id: 'h1', active: true, project_id: 'p' });
+    expect(await repo.placement('nope')).toBeUndefined();
+    expect(await repo.placementByName('p', 'n')).toEqual({ id: 'a', host_id: 'h1' });
+    expect(await repo.placementByName(null, 'n')).toBeUndefined();
+    expect((await repo.listActive('h1')).map((r) => r.id)).toEqual(['a', 'c']);
+    expect((await repo.listActive(null)).map((r) => r.id)).toEqual(['d']);
+    // Pool browsers are counted by their pools' sizes, not here.
+    expect(await repo.onDemandCounts('p')).toEqual({ org: 3, project: 1 });
+    expect(await repo.onDemandCounts(null)).toEqual({ org: 3, project: 2 });
+    await repo.end('a', 'deleted', null, new Date('2026-01-02T00:00:00Z'));
+    expect(await repo.placement('a')).toMatchObject({ active: false });
+    expect(await repo.onDemandCounts('p')).toEqual({ org: 2, project: 0 });
   });
 
   it('records an end once; an ended name is free again; remove deletes the record', async () => {

@@ -8,8 +8,9 @@ import { liveViewMode } from './live-view.js';
 
 export const browserEndReason = ours({
   type: 'string',
-  enum: ['deleted', 'timeout', 'browser_exited', 'service_shutdown', 'service_restart'],
-  description: 'Our extension: why the session ended (the hosted API only sets `deleted_at`)',
+  enum: ['deleted', 'timeout', 'browser_exited', 'service_shutdown', 'service_restart', 'host_lost'],
+  description:
+    'Our extension: why the session ended (the hosted API only sets `deleted_at`); `host_lost`: the cluster host running it stopped answering',
 });
 
 export const browserPoolRef = {

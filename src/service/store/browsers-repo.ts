@@ -32,6 +32,8 @@ export interface BrowserRow {
   private_hosts: string[] | null;
   /** The Chrome Enterprise policies the browser runs with; null for none. */
   chrome_policy: Record<string, unknown> | null;
+  /** The cluster host that runs the session; null when one process serves the database. */
+  host_id: string | null;
 }
 
 type Flag = 'headless' | 'stealth' | 'kiosk_mode' | 'sandboxed' | 'profile_save_changes';
@@ -55,7 +57,7 @@ export interface BrowserUpdate {
 }
 
 const COLUMNS = raw(`id, project_id, name, tags, headless, stealth, kiosk_mode, timeout_seconds, viewport, start_url,
-  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes, invocation_id, private_hosts, chrome_policy`);
+  created_at, deleted_at, end_reason, end_detail, pid, user_data_dir, sandboxed, pool_id, profile_id, profile_save_changes, invocation_id, private_hosts, chrome_policy, host_id`);
 
 export class BrowsersRepo {
   constructor(private readonly db: Queryable) {}
@@ -66,7 +68,7 @@ export class BrowsersRepo {
     await this.db.run(sql`INSERT INTO browsers (${COLUMNS}) VALUES (${s.id}, ${s.project_id}, ${s.name}, ${s.tags}, ${s.headless},
       ${s.stealth}, ${s.kiosk_mode}, ${s.timeout_seconds}, ${s.viewport}, ${s.start_url}, ${s.created_at}, ${s.deleted_at},
       ${s.end_reason}, ${s.end_detail}, ${s.pid}, ${s.user_data_dir}, ${s.sandboxed}, ${s.pool_id}, ${s.profile_id},
-      ${s.profile_save_changes}, ${s.invocation_id}, ${s.private_hosts}, ${s.chrome_policy})`);
+      ${s.profile_save_changes}, ${s.invocation_id}, ${s.private_hosts}, ${s.chrome_policy}, ${s.host_id})`);
   }
 
   async get(id: string): Promise<BrowserRow | undefined> {
@@ -81,8 +83,37 @@ export class BrowsersRepo {
     return row && fromStored(row);
   }
 
-  async listActive(): Promise<BrowserRow[]> {
-    return (await this.db.all<StoredRow>(sql`SELECT ${COLUMNS} FROM browsers WHERE deleted_at IS NULL ORDER BY seq`)).map(fromStored);
+  /** Active sessions, oldest first; with `hostId`, those that cluster host runs (null: a single process's). */
+  async listActive(hostId?: string | null): Promise<BrowserRow[]> {
+    const onHost = hostId === undefined ? sql`` : hostId === null ? sql` AND host_id IS NULL` : sql` AND host_id = ${hostId}`;
+    return (await this.db.all<StoredRow>(sql`SELECT ${COLUMNS} FROM browsers WHERE deleted_at IS NULL${onHost} ORDER BY seq`)).map(fromStored);
+  }
+
+  /** The host that runs (or ran) the session `id`, and whether it is still active; undefined when there is none. */
+  async placement(id: string): Promise<{ host_id: string | null; active: boolean; project_id: string | null } | undefined> {
+    const row = await this.db.get<{ host_id: string | null; deleted_at: string | null; project_id: string | null }>(
+      sql`SELECT host_id, deleted_at, project_id FROM browsers WHERE id = ${id}`,
+    );
+    return row && { host_id: row.host_id, active: row.deleted_at === null, project_id: row.project_id };
+  }
+
+  /** Like `placement`, by the name of an active session in a project. */
+  async placementByName(projectId: string | null, name: string): Promise<{ id: string; host_id: string | null } | undefined> {
+    return this.db.get<{ id: string; host_id: string | null }>(
+      sql`SELECT id, host_id FROM browsers WHERE coalesce(project_id, '') = ${projectId ?? ''} AND name = ${name} AND deleted_at IS NULL`,
+    );
+  }
+
+  /**
+   * On-demand sessions active now (pool browsers are counted by their pools' sizes), org-wide and in
+   * `projectId`: what an admission across hosts checks, inside its lock.
+   */
+  async onDemandCounts(projectId: string | null): Promise<{ org: number; project: number }> {
+    const row = await this.db.get<{ org: number | string; project: number | string }>(
+      sql`SELECT count(*) AS org, count(CASE WHEN coalesce(project_id, '') = ${projectId ?? ''} THEN 1 END) AS project
+        FROM browsers WHERE deleted_at IS NULL AND pool_id IS NULL`,
+    );
+    return { org: Number(row?.org ?? 0), project: Number(row?.project ?? 0) };
   }
 
   /** Active sessions created for an invocation, oldest first. */

@@ -2,6 +2,7 @@
 // <dataDir>/deployments/<id>/ (host/apps/deployments.ts); env var values are stored sealed.
 import type { Database, Queryable } from './database.js';
 import { join, likePattern, raw, sql } from './sql.js';
+import { forUpdate, lockNamed } from './row-lock.js';
 
 export type DeploymentStatus = 'queued' | 'in_progress' | 'running' | 'failed' | 'stopped';
 
@@ -97,10 +98,9 @@ export class DeploymentsRepo {
   goLive(id: string, versions: AppVersionRow[], opts: { force: boolean; reason: string; at: Date }): Promise<GoLiveResult> {
     const at = opts.at.toISOString();
     return this.db.transaction(async (tx): Promise<GoLiveResult> => {
-      if (tx.dialect === 'postgres') await tx.get(sql`SELECT pg_advisory_xact_lock(hashtext('bcs.app_versions'))`);
+      await lockNamed(tx, 'bcs.app_versions');
       // Locked on PostgreSQL so a concurrent stop waits for this to commit (stop changes the row first).
-      const lock = tx.dialect === 'postgres' ? raw(' FOR UPDATE') : raw('');
-      const current = await tx.get<{ status: DeploymentStatus }>(sql`SELECT status FROM deployments WHERE id = ${id}${lock}`);
+      const current = await tx.get<{ status: DeploymentStatus }>(sql`SELECT status FROM deployments WHERE id = ${id}${forUpdate(tx)}`);
       if (current?.status !== 'in_progress') return { kind: 'not_building', status: current?.status };
       const replaced = new Set<string>();
       for (const v of versions) {

@@ -3,6 +3,7 @@
 // What counts against the limits is live state, counted in memory (host/session/limits.ts).
 import type { Database, Queryable } from './database.js';
 import { join, raw, sql, type Sql } from './sql.js';
+import { lockNamed } from './row-lock.js';
 
 /** The organisation's limits as stored; null means no limit (or no default). */
 export interface StoredOrgLimits {
@@ -50,7 +51,7 @@ export class LimitsRepo {
    */
   async set(fields: Partial<StoredOrgLimits>, check?: (next: StoredOrgLimits) => void): Promise<StoredOrgLimits> {
     return this.db.transaction(async (tx) => {
-      if (tx.dialect === 'postgres') await tx.run(raw(`SELECT pg_advisory_xact_lock(hashtext('bcs.org_limits'))`));
+      await lockNamed(tx, 'bcs.org_limits');
       const next = { ...(await readOrg(tx)), ...definedOnly(fields) };
       check?.(next);
       await tx.run(sql`INSERT INTO org_limits (id, ${ORG_COLUMNS})

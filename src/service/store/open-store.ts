@@ -3,7 +3,7 @@
 import type { Database } from './database.js';
 import { openDatabase } from './sqlite/open.js';
 import { SqliteDatabase } from './sqlite/database.js';
-import { openPostgres } from './pg/database.js';
+import { openPostgres, type PgDatabase } from './pg/database.js';
 
 export interface StoreOptions {
   dataDir: string;
@@ -11,18 +11,29 @@ export interface StoreOptions {
   databaseUrl?: string;
   /** PostgreSQL connections this process keeps at most. */
   maxConnections?: number;
+  /** A cluster member (--role api or host): shares the database with the others. */
+  cluster?: boolean;
 }
 
+export async function openStore(opts: StoreOptions & { cluster: true }): Promise<PgDatabase>;
+export async function openStore(opts: StoreOptions): Promise<Database>;
 export async function openStore(opts: StoreOptions): Promise<Database> {
-  if (!opts.databaseUrl) return new SqliteDatabase(openDatabase(opts.dataDir));
+  if (!opts.databaseUrl) {
+    if (opts.cluster) throw new Error('a cluster keeps its state in PostgreSQL: give --database-url');
+    return new SqliteDatabase(openDatabase(opts.dataDir));
+  }
   checkDatabaseUrl(opts.databaseUrl);
-  const db = await openPostgres(opts.databaseUrl, { maxConnections: opts.maxConnections, applicationName: 'bcs serve' });
-  // Limits, pools and sessions are still coordinated in this process's memory: a second process on the same
-  // database would admit past the limits and lease browsers twice. Until the cluster roles coordinate
-  // through the database, one process holds the database.
-  if (!(await db.holdLock('bcs.single-process'))) {
+  const db = await openPostgres(opts.databaseUrl, { maxConnections: opts.maxConnections, applicationName: opts.cluster ? 'bcs cluster' : 'bcs serve' });
+  // A single process (--role all) coordinates limits, pools and sessions in its own memory: a second process
+  // on the database would admit past the limits and lease browsers twice, so it holds the database alone.
+  // Cluster members coordinate through the database and hold it together (shared), never beside a single one.
+  if (!(await db.holdLock('bcs.single-process', { shared: opts.cluster === true }))) {
     await db.close();
-    throw new DatabaseInUseError(`another bcs serve already uses the database ${redactDatabaseUrl(opts.databaseUrl)}; one process serves a database for now`);
+    throw new DatabaseInUseError(
+      opts.cluster
+        ? `a single-process bcs serve (--role all) already uses the database ${redactDatabaseUrl(opts.databaseUrl)}; stop it before starting cluster roles on it`
+        : `another bcs serve already uses the database ${redactDatabaseUrl(opts.databaseUrl)}; one process (--role all) holds a database alone, a cluster runs --role api and --role host on it`,
+    );
   }
   return db;
 }

@@ -48,8 +48,10 @@ export class ReplaysRepo {
   }
 
   /** Replays whose recording never finished: their service died while recording. */
-  listUnfinished(): Promise<ReplayRow[]> {
-    return this.db.all<ReplayRow>(sql`SELECT ${COLUMNS} FROM replays WHERE finished_at IS NULL ORDER BY started_at, id`);
+  /** Replays not finished; with `hostId`, those of sessions that cluster host ran (others record on). */
+  listUnfinished(hostId?: string): Promise<ReplayRow[]> {
+    const onHost = hostId === undefined ? sql`` : sql` AND browser_id IN (SELECT id FROM browsers WHERE host_id = ${hostId})`;
+    return this.db.all<ReplayRow>(sql`SELECT ${COLUMNS} FROM replays WHERE finished_at IS NULL${onHost} ORDER BY started_at, id`);
   }
 
   /** Records the end once; false when it had already finished. */

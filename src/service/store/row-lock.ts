@@ -27,3 +27,11 @@ export function modifyRow<S, R>(db: Database, row: RowChange<S, R>, change: (cur
     return next;
   });
 }
+
+/**
+ * Holds the transaction-scoped lock `name` until `tx` ends: on PostgreSQL an advisory lock, which every
+ * process on the database waits for in turn; SQLite's transaction already excludes every other writer.
+ */
+export async function lockNamed(tx: Queryable, name: string): Promise<void> {
+  if (tx.dialect === 'postgres') await tx.get(sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`);
+}

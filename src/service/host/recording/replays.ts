@@ -242,8 +242,8 @@ export class ReplayManager {
    * Replays left unfinished by a service that died: stops a recorder that outlived it, then finalises
    * what the fragmented file holds. Run at start, before requests are served.
    */
-  async recover(): Promise<number> {
-    const stale = await this.deps.repo.listUnfinished();
+  async recover(hostId?: string): Promise<number> {
+    const stale = await this.deps.repo.listUnfinished(hostId);
     for (const row of stale) {
       // One bad replay must not keep the service from starting.
       try {

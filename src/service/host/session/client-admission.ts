@@ -20,12 +20,13 @@ export type { LiveViewMode };
 
 /**
  * Session tokens (the `jwt` of `cdp_ws_url` and `webdriver_ws_url`) are an HMAC of the session id under a
- * secret that lives only in this process.
+ * secret that lives only in this process (in a cluster, one every process derives from the cluster key).
  */
 export class CdpTokens {
-  private readonly secret = randomBytes(32);
   /** Bumped when a pool browser changes hands, so an earlier holder's URL stops working. */
   private readonly generations = new Map<string, number>();
+
+  constructor(private readonly secret: Buffer = randomBytes(32)) {}
 
   tokenFor(sessionId: string): string {
     const generation = this.generations.get(sessionId) ?? 0;

@@ -5,6 +5,7 @@ export { fetchDiscovery, rewriteDiscovery } from './cdp-discovery.js';
 export type { DiscoveryDocument, ProxyAddress } from './cdp-discovery.js';
 export { cdpTokenToQuery, parseCdpPath } from './cdp-paths.js';
 export { ConcurrencyLimit } from './limits.js';
+export { ClusterAdmission } from './cluster-admission.js';
 export { FileTail } from './log-tail.js';
 export { SUPERVISOR_PROCESSES, SessionLogs } from './logs.js';
 export type { LogLine, SupervisorProcess } from './logs.js';

@@ -12,7 +12,7 @@ export const DEFAULT_TIMEOUT_SECONDS = 60;
 export function sessionRow(
   id: string,
   params: BrowserCreateParams,
-  at: { projectId: string | null; poolId: string | null; sandboxed: boolean; userDataDir: string; now: Date },
+  at: { projectId: string | null; poolId: string | null; sandboxed: boolean; userDataDir: string; now: Date; hostId: string | null },
 ): BrowserRow {
   return {
     id,
@@ -38,6 +38,7 @@ export function sessionRow(
     invocation_id: params.invocation_id ?? null,
     private_hosts: params.network?.private_hosts?.length ? [...params.network.private_hosts] : null,
     chrome_policy: effectivePolicy(params.chrome_policy),
+    host_id: at.hostId,
   };
 }
 

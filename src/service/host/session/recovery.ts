@@ -7,6 +7,8 @@ import { PID_FILE, removeDir, killProcessGroup } from '../browser/index.js';
 
 export interface RecoveryDeps {
   repo: BrowsersRepo;
+  /** A cluster host recovers only its own sessions; a single process, every active one. */
+  hostId?: string;
   sessionsDir: string;
   now: () => Date;
   isLive(id: string): boolean;
@@ -22,7 +24,7 @@ export interface RecoveryDeps {
  * folders hold a pid file instead. Returns how many sessions were ended.
  */
 export async function recoverStale(deps: RecoveryDeps, track: (work: Promise<unknown>) => void): Promise<number> {
-  const stale = await deps.repo.listActive();
+  const stale = await deps.repo.listActive(deps.hostId);
   for (const row of stale) {
     if (row.pid && (await isOurChromium(row.pid, join(deps.sessionsDir, row.id)))) {
       await deps.closeCleanly?.(row);

@@ -264,8 +264,9 @@ export class SessionManager {
 
   private async record(id: string, params: BrowserCreateParams, projectId: string | null, poolId: string | null): Promise<BrowserRow> {
     const { sandbox, userDataDir } = sessionLayout(this.env, id);
-    const row = sessionRow(id, params, { projectId, poolId, sandboxed: sandbox !== null, userDataDir, now: this.deps.now() });
-    await writeRecord(row, () => this.deps.repo.insert(row));
+    const { cluster } = this.deps;
+    const row = sessionRow(id, params, { projectId, poolId, sandboxed: sandbox !== null, userDataDir, now: this.deps.now(), hostId: cluster?.hostId ?? null });
+    await writeRecord(row, () => (cluster ? cluster.insert(row) : this.deps.repo.insert(row)));
     return row;
   }
 
@@ -464,10 +465,15 @@ export class SessionManager {
   }
 
   /** Ends every session and stops every launched browser (service shutdown); waits until all are gone. */
+  /** Ends every live session and goes on serving (a cluster host that was cut off: its records say they ended). */
+  async endAll(reason: BrowserEndReason, detail: string): Promise<void> {
+    await Promise.all([...this.live.keys()].map((id) => this.end(id, reason, detail)));
+  }
+
   async closeAll(reason: BrowserEndReason, detail: string): Promise<void> {
     this.closing = true;
     if (this.sweeper) clearInterval(this.sweeper);
-    await Promise.all([...this.live.keys()].map((id) => this.end(id, reason, detail)));
+    await this.endAll(reason, detail);
     // Launches under way finish and stop themselves; what is left unregistered is stopped here.
     await Promise.all(this.launches);
     await Promise.all([...this.unregistered].map((warm) => this.discard(warm)));
@@ -481,6 +487,7 @@ export class SessionManager {
     return recoverStale(
       {
         repo: this.deps.repo,
+        hostId: this.deps.cluster?.hostId,
         sessionsDir: this.deps.sessionsDir,
         now: this.deps.now,
         isLive: (id) => this.live.has(id),

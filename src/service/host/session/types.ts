@@ -90,6 +90,11 @@ export interface SessionManagerDeps {
   egress: LaunchEnv['egress'];
   /** How many sessions this host runs at once; unbounded when left out. */
   capacity?: HostCapacity;
+  /**
+   * In a cluster: this host's id, written into each session's record, and how a record is written so
+   * the limits hold across hosts (cluster-admission.ts). Left out, one process holds the database.
+   */
+  cluster?: { hostId: string; insert(row: BrowserRow): Promise<void> };
 }
 
 /**

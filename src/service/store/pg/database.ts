@@ -45,12 +45,14 @@ export class PgDatabase implements Database {
   /**
    * Takes the session-level advisory lock `name` on a connection of its own and keeps it until close (or
    * until this process dies: the server frees it with the connection). False when another holds it.
+   * `shared`: held beside other shared holders, refused only while someone holds it exclusively.
    */
-  async holdLock(name: string): Promise<boolean> {
+  async holdLock(name: string, opts: { shared?: boolean } = {}): Promise<boolean> {
     const client = new pg.Client({ connectionString: this.url, application_name: 'bcs lock' });
     client.on('error', () => {});
     await client.connect();
-    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [name]);
+    const fn = opts.shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock';
+    const { rows } = await client.query<{ ok: boolean }>(`SELECT ${fn}(hashtext($1)) AS ok`, [name]);
     if (!rows[0]?.ok) {
       await client.end();
       return false;

@@ -324,4 +324,24 @@ export const pgMigrations: string[] = [
     site_config_id TEXT NOT NULL
   );
   `,
+  // A cluster: the browser hosts that share this database, and which of them runs each session. Times
+  // are the database's own clock (now()), so hosts on machines whose clocks differ agree on who is late.
+  `
+  ALTER TABLE browsers ADD COLUMN host_id TEXT;
+  CREATE INDEX browsers_active_host ON browsers (host_id) WHERE deleted_at IS NULL;
+
+  CREATE TABLE hosts (
+    id            TEXT PRIMARY KEY,
+    url           TEXT NOT NULL,
+    max_sessions  INTEGER,
+    sessions      INTEGER NOT NULL DEFAULT 0,
+    queued        INTEGER NOT NULL DEFAULT 0,
+    standby_ready INTEGER NOT NULL DEFAULT 0,
+    draining      INTEGER NOT NULL DEFAULT 0,
+    leader        INTEGER NOT NULL DEFAULT 0,
+    started_at    TIMESTAMPTZ NOT NULL DEFAULT now(),
+    heartbeat_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+    gone_at       TIMESTAMPTZ
+  );
+  `,
 ];

@@ -350,4 +350,6 @@ export const migrations: string[] = [
   `ALTER TABLE org_limits ADD COLUMN default_project_max_concurrent_sessions INTEGER;`,
   // A session's Chrome Enterprise policies (JSON object), as given at create.
   `ALTER TABLE browsers ADD COLUMN chrome_policy TEXT;`,
+  // The browser host that runs a session (a cluster's hosts share one database); null on a single process.
+  `ALTER TABLE browsers ADD COLUMN host_id TEXT;`,
 ];

@@ -1,0 +1,214 @@
+// One service across processes: two browser hosts and two API replicas on one real PostgreSQL. Clients
+// talk to replicas only; a create is placed on a host, everything addressed to a session reaches the host
+// that runs it through either replica (HTTP, SSE, CDP and BiDi WebSockets, the live view), the limits hold
+// across hosts, a host answers nobody but its replicas, and a host that goes silent is declared gone.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Kernel from '@onkernel/sdk';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startReplica, type RunningReplica } from '../../src/service/cluster/replica.js';
+import { newApiKey } from '../../src/service/ids.js';
+import { createDatabase, dropDatabase } from '../helpers/postgres.js';
+import { eventually, startTestService, type TestService } from '../helpers/service.js';
+import { postgresServer } from '../helpers/stores.js';
+
+const { url: pgServer, missing } = postgresServer();
+const suite = pgServer ? describe : describe.skip;
+if (!pgServer) console.log(`cluster tests skipped: ${missing}`);
+
+let databaseUrl: string;
+let dir: string;
+let keyFile: string;
+const apiKey = newApiKey();
+const hosts: TestService[] = [];
+const replicas: RunningReplica[] = [];
+
+/** Calls a replica with the admin key; answers status and parsed body. */
+async function call(replica: RunningReplica, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(replica.baseUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+function startHost(id: string, extra: Parameters<typeof startTestService>[0] = {}): Promise<TestService> {
+  return startTestService({
+    databaseUrl,
+    apiKey,
+    cluster: { clusterKeyFile: keyFile, hostId: id, heartbeatMs: 200, hostSilentMs: 2000 },
+    blobDir: join(dir, 'blobs'),
+    ...extra,
+  });
+}
+
+/** A session's record as the database holds it. */
+async function recordOf(sessionId: string): Promise<{ host_id: string | null; end_reason: string | null; end_detail: string | null } | undefined> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query('SELECT host_id, end_reason, end_detail FROM browsers WHERE id = $1', [sessionId])).rows[0];
+  } finally {
+    await client.end();
+  }
+}
+
+const hostOf = async (sessionId: string) => (await recordOf(sessionId))?.host_id ?? null;
+
+suite('a cluster of two hosts and two replicas', () => {
+  beforeAll(async () => {
+    databaseUrl = await createDatabase(pgServer!);
+    dir = await mkdtemp(join(tmpdir(), 'bcs-cluster-'));
+    keyFile = join(dir, 'cluster.key');
+    await writeFile(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+    hosts.push(await startHost('host-1'), await startHost('host-2'));
+    for (let i = 0; i < 2; i++) replicas.push(await startReplica({ databaseUrl, clusterKeyFile: keyFile, refreshMs: 100, hostSilentMs: 2000 }));
+    await eventually(() => replicas.every((r) => r.hosts().length === 2) || undefined, 10_000);
+  });
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.close()));
+    await Promise.all(hosts.map((h) => h.close()));
+    if (databaseUrl) await dropDatabase(databaseUrl);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A session on `host`, created through `via`: placement picks the emptier host, so the other is filled first if need be. */
+  async function sessionOn(hostId: string, via: RunningReplica): Promise<{ session_id: string; cdp_ws_url: string; webdriver_ws_url: string; browser_live_view_url: string }> {
+    const fillers: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await via.refresh();
+      const created = await call(via, 'POST', '/browsers', {});
+      expect(created.status).toBe(200);
+      if ((await hostOf(created.body.session_id)) === hostId) {
+        for (const id of fillers) await call(via, 'DELETE', `/browsers/${id}`);
+        return created.body;
+      }
+      fillers.push(created.body.session_id);
+    }
+    throw new Error(`no session was placed on ${hostId}`);
+  }
+
+  it('registers both hosts; one of them leads', async () => {
+    const seen = replicas[0]!.hosts();
+    expect(seen.map((h) => h.id)).toEqual(['host-1', 'host-2']);
+    await eventually(() => (hosts.filter((h) => h.cluster?.isLeader()).length === 1 ? true : undefined), 10_000);
+  });
+
+  it('drives a session on host 2 through replica 1: the SDK, Playwright over CDP, BiDi, exec, read_file, the live view', async () => {
+    const replica = replicas[0]!;
+    const created = await sessionOn('host-2', replica);
+    const id = created.session_id;
+    // URLs in the answer point at the replica the client used.
+    expect(new URL(created.cdp_ws_url).host).toBe(new URL(replica.baseUrl).host);
+    const kernel = new Kernel({ apiKey, baseURL: replica.baseUrl, maxRetries: 0 });
+    expect((await kernel.browsers.retrieve(id)).session_id).toBe(id);
+
+    const browser = await chromium.connectOverCDP(created.cdp_ws_url);
+    try {
+      const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+      await page.setContent('<title>on host 2</title>');
+      expect(await page.title()).toBe('on host 2');
+    } finally {
+      await browser.close();
+    }
+
+    const bidi = new WebSocket(created.webdriver_ws_url);
+    const status = await new Promise<any>((resolve, reject) => {
+      bidi.once('open', () => bidi.send(JSON.stringify({ id: 1, method: 'session.status', params: {} })));
+      bidi.once('message', (data) => resolve(JSON.parse(String(data))));
+      bidi.once('error', reject);
+    });
+    bidi.close();
+    expect(status).toMatchObject({ id: 1, type: 'success' });
+
+    const exec = await call(replica, 'POST', `/browsers/${id}/process/exec`, { command: 'sh', args: ['-c', 'echo from-host-2 > /tmp/cluster.txt; echo ok'] });
+    expect(exec.status).toBe(200);
+    const read = await fetch(`${replica.baseUrl}/browsers/${id}/fs/read_file?path=${encodeURIComponent('/tmp/cluster.txt')}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(read.status).toBe(200);
+    expect(await read.text()).toBe('from-host-2\n');
+
+    const live = await fetch(created.browser_live_view_url);
+    expect(live.status).toBe(200);
+    expect(live.headers.get('content-type')).toMatch(/text\/html/);
+
+    // The other replica reaches the same session, by its name too.
+    await call(replica, 'PATCH', `/browsers/${id}`, { name: 'named-on-2' });
+    expect((await call(replicas[1]!, 'GET', '/browsers/named-on-2')).body.session_id).toBe(id);
+    expect((await call(replicas[1]!, 'DELETE', `/browsers/${id}`)).status).toBe(204);
+    expect(hosts[1]!.sessions.get(id)).toBeUndefined();
+  });
+
+  it('holds the concurrency limit across hosts: 40 parallel creates through both replicas admit exactly the limit', async () => {
+    expect((await call(replicas[0]!, 'PATCH', '/org/limits', { max_concurrent_sessions: 5 })).status).toBe(200);
+    try {
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => call(replicas[i % 2]!, 'POST', '/browsers', {})));
+        const admitted = answers.filter((a) => a.status === 200);
+        expect(admitted.length).toBe(5);
+        expect(answers.filter((a) => a.status === 429).length).toBe(35);
+        expect(answers.find((a) => a.status === 429)?.body.code).toBe('concurrency_limit_exceeded');
+        await Promise.all(admitted.map((a) => call(replicas[0]!, 'DELETE', `/browsers/${a.body.session_id}`)));
+      }
+    } finally {
+      await call(replicas[0]!, 'PATCH', '/org/limits', { max_concurrent_sessions: null });
+    }
+  });
+
+  it('answers nobody but its replicas and its own loopback', async () => {
+    const external = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+    if (!external) return console.log('skipped the off-loopback check: this machine has no non-loopback IPv4 address');
+    const guarded = await startHost('host-guard', { host: '0.0.0.0', cluster: { clusterKeyFile: keyFile, hostId: 'host-guard', advertiseUrl: 'http://127.0.0.1:1', heartbeatMs: 200, hostSilentMs: 2000 } });
+    try {
+      const port = new URL(guarded.baseUrl).port;
+      const refused = await fetch(`http://${external}:${port}/browsers`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ code: 'cluster_key_required' });
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('declares a silent host gone: its sessions end as host_lost, replicas stop routing to it', async () => {
+    const host = await startHost('host-3');
+    await eventually(() => (replicas[0]!.hosts().some((h) => h.id === 'host-3') ? true : undefined), 10_000);
+    const created = await host.call('POST', '/browsers');
+    expect(created.status).toBe(200);
+    // Heartbeats stop as a dead host's would (its process still runs here: the test plays a partition).
+    await stopBeating(host);
+    const id = created.body.session_id;
+    const ended = await eventually(async () => ((await recordOf(id))?.end_reason === 'host_lost' ? recordOf(id) : undefined), 15_000);
+    expect(ended!.end_detail).toMatch(/stopped answering/);
+    // Answered by another host from the record: the session is gone, and its own host ended it too.
+    expect((await call(replicas[0]!, 'GET', `/browsers/${id}`)).status).toBe(404);
+    await eventually(() => (host.sessions.get(id) === undefined ? true : undefined), 15_000);
+    expect(replicas[0]!.hosts().some((h) => h.id === 'host-3')).toBe(false);
+    await host.close();
+  });
+});
+
+/** Stops a host's heartbeat without stopping the host (a partition, as the database sees it). */
+async function stopBeating(host: TestService): Promise<void> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // Heartbeats land in the past from now on: the host looks silent to everyone else.
+    await client.query(`CREATE OR REPLACE FUNCTION bcs_test_silence() RETURNS trigger AS $$ BEGIN NEW.heartbeat_at := now() - interval '1 hour'; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await client.query(`CREATE TRIGGER bcs_test_silence BEFORE UPDATE ON hosts FOR EACH ROW WHEN (NEW.id = '${host.cluster!.hostId}') EXECUTE FUNCTION bcs_test_silence()`);
+  } finally {
+    await client.end();
+  }
+}
