@@ -9,8 +9,8 @@ import pkg from '../../package.json' with { type: 'json' };
 import { PART_FILE, ScenarioError, formatDiagnostic, loadScenarioFile, validateScenario, type Diagnostic } from '../../src/scenario/index.js';
 import { loadConfig, type SuiteConfig } from '../suite/config.js';
 import { registerAdmin } from './admin/index.js';
+import { registerServe } from './serve.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
-import { databaseUrlOption, secretsKeyLine } from './database-url.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { findScenarioFiles } from '../suite/files.js';
 import { formatPlan } from './plan-format.js';
@@ -224,117 +224,7 @@ program
     }
   });
 
-addApiKeyOptions(program.command('serve'), 'the admin API key (generated and printed once when none is given)')
-  .description('run the Browser Cloud API service standalone')
-  .option('--host <host>', 'address to bind', '127.0.0.1')
-  .option('--port <port>', 'port to listen on (0 picks a free one)', '8340')
-  .addOption(new Option('--public-url <url>', "the origin clients reach it by behind a TLS proxy, load balancer or ingress (https://browsers.example.com): every URL in an answer starts with it (default: each request's own scheme and host)").env('BCS_PUBLIC_URL'))
-  .option('--unsandboxed', 'start even where the process sandbox (bubblewrap) does not work: sessions then run on the host (see the banner)')
-  .addOption(
-    new Option('--data-dir <dir>', 'where the database and session files live').default(
-      join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'browser-scenarios'),
-    ),
-  )
-  .addOption(
-    new Option('--database-url <url>', 'keep state in this PostgreSQL database (postgres://user@host:5432/db) instead of SQLite in the data dir; the password from BCS_DATABASE_URL, PGPASSWORD or ~/.pgpass, never on the command line').env('BCS_DATABASE_URL'),
-  )
-  .addOption(
-    new Option('--secrets-key-file <path>', "the 32-byte key (raw, base64 or hex) sealed secrets are encrypted with, instead of one made in the data dir; give every process on one --database-url the same file").env('BCS_SECRETS_KEY_FILE'),
-  )
-  .addOption(new Option('--chromium <path>', 'Chromium executable to launch').env('BCS_CHROMIUM'))
-  .addOption(new Option('--headless-shell <path>', 'what runs plain headless sessions, or off for the full Chromium in all (default: chromium-headless-shell beside the system Chromium)').env('BCS_HEADLESS_SHELL'))
-  .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
-  .option('--standby <n>', 'browsers kept launched so POST /browsers with default options is a handoff (0 turns it off)', '1')
-  .option('--max-sessions <n>', "sessions this host runs at once, on-demand and pooled (what its memory holds); a create beyond waits in line, then answers 503 with Retry-After (default: no bound but the org's limits)")
-  .option('--create-queue-timeout <seconds>', 'how long a create waits in line for a free slot on a full host', '30')
-  .option('--drain-seconds <seconds>', 'on SIGTERM, stop taking new sessions and wait this long for the running ones to end before stopping (SIGINT, or a second signal, stops at once)', '0')
-  .addOption(
-    new Option('--network-policy <policy>', "sessions' egress: hosted refuses private and loopback addresses not in a browser's network.private_hosts; local also lets them reach this host's loopback")
-      .choices(['hosted', 'local'])
-      .default('hosted'),
-  )
-  .option('--strict-wire', "serve the hosted API's wire only: our extension routes answer 404, our extension fields are left out of answers and refused in requests (to try clients against what the hosted service has)")
-  .action(async (o, cmd: Command) => {
-    const apiKey = resolveApiKey(o);
-    const port = integerOption('--port', o.port, 0, 65535);
-    const standby = integerOption('--standby', o.standby, 0, 100);
-    const maxSessions = o.maxSessions === undefined ? undefined : integerOption('--max-sessions', o.maxSessions, 1, 100_000);
-    const queueTimeoutS = integerOption('--create-queue-timeout', o.createQueueTimeout, 0, 3600);
-    const drainS = integerOption('--drain-seconds', o.drainSeconds, 0, 86_400);
-    const databaseUrl = databaseUrlOption(o.databaseUrl, cmd.getOptionValueSource('databaseUrl'));
-    const { startService, SandboxRequiredError, DatabaseInUseError, SecretsKeyError, publicOriginOf } = await import('../../src/service/index.js');
-    if (o.publicUrl !== undefined) {
-      try {
-        publicOriginOf(o.publicUrl);
-      } catch (err) {
-        throw new UsageError(`--public-url: ${(err as Error).message}`);
-      }
-    }
-    const service = await startService({
-      host: o.host,
-      port,
-      publicUrl: o.publicUrl,
-      apiKey,
-      requireSandbox: !o.unsandboxed,
-      dataDir: resolve(o.dataDir),
-      databaseUrl,
-      secretsKeyFile: o.secretsKeyFile ? resolve(o.secretsKeyFile) : undefined,
-      chromium: o.chromium || undefined,
-      headlessShell: o.headlessShell || undefined,
-      logLevel: o.logLevel,
-      standby,
-      maxSessions,
-      createQueueTimeoutMs: queueTimeoutS * 1000,
-      networkPolicy: o.networkPolicy,
-      strictWire: o.strictWire === true,
-    }).catch((err: unknown) => {
-      if (err instanceof DatabaseInUseError) {
-        process.stderr.write(`bcs serve: refusing to start: ${err.message}\n`);
-        return finish(EXIT.infrastructure);
-      }
-      if (err instanceof SecretsKeyError) {
-        process.stderr.write(`bcs serve: refusing to start: ${err.message}\n`);
-        return finish(EXIT.invalid);
-      }
-      if (!(err instanceof SandboxRequiredError)) throw err;
-      process.stderr.write(
-        `bcs serve: refusing to start: ${err.message}.\n` +
-          'bcs serve: without the sandbox every session runs on this host, where what runs in it can reach what its user can. ' +
-          'Install bubblewrap (apt-get install bubblewrap) or start with --unsandboxed to accept that.\n',
-      );
-      return finish(EXIT.infrastructure);
-    });
-    if (!service) return;
-    process.stdout.write(`BCS_BASE_URL=${service.baseUrl}\n`);
-    if (service.apiKeyGenerated) process.stdout.write(`BCS_API_KEY=${service.apiKey}\n`);
-    process.stderr.write(
-      `bcs serve: listening on ${service.baseUrl}; chromium ${service.chromium.path} (${service.chromium.source})` +
-        `${service.headlessShell ? `; headless sessions: ${service.headlessShell.path}` : ''}; data in ${resolve(o.dataDir)}\n` +
-        `bcs serve: state: ${service.database}\n` +
-        (service.publicUrl ? `bcs serve: answers' URLs start with ${service.publicUrl} (--public-url)\n` : '') +
-        secretsKeyLine(service, databaseUrl !== undefined) +
-        `bcs serve: ${service.sandbox?.network ? '' : 'WARNING: '}isolation: ${service.isolation}\n` +
-        `bcs serve: network policy: ${service.networkPolicy}\n` +
-        (service.strictWire ? '' : `bcs serve: console: ${service.baseUrl}/ (sign in with an API key)\n`) +
-        (service.strictWire ? 'bcs serve: wire: the hosted API only (--strict-wire): no extension routes or fields of ours\n' : '') +
-        (service.apiKeyGenerated ? 'bcs serve: the API key above is shown only once; only its hash is stored\n' : ''),
-    );
-    let stopping = false;
-    const stop = async (signal: NodeJS.Signals) => {
-      // A second signal, or SIGINT (a person at a terminal), stops at once; SIGTERM (an orchestrator) drains.
-      if (stopping || signal === 'SIGINT' || drainS === 0) {
-        process.stderr.write('bcs serve: stopping; closing every browser\n');
-        await service.close();
-      } else {
-        stopping = true;
-        process.stderr.write(`bcs serve: draining: no new sessions; stopping once the running ones end, in ${drainS} s at most\n`);
-        await service.drain(drainS * 1000);
-      }
-      finish(0);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+registerServe(program, finish);
 
 program
   .command('show-trace')

@@ -2,3 +2,5 @@ export { SandboxRequiredError, startService, type RunningService, type ServiceOp
 export { DatabaseInUseError } from './store/open-store.js';
 export { publicOriginOf } from './routes/ws-origin.js';
 export { SecretsKeyError } from './secrets-box.js';
+export { startReplica, type ReplicaOptions, type RunningReplica } from './cluster/replica.js';
+export { clusterKeyHeaderOf } from './cluster/cluster-key.js';

@@ -33,3 +33,8 @@ export class ClusterKey {
     return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `bcs ${purpose}`, 32));
   }
 }
+
+/** The header a request to a cluster host carries, from the key file (`bcs probe` on a host). */
+export function clusterKeyHeaderOf(path: string): { name: string; value: string } {
+  return { name: CLUSTER_KEY_HEADER, value: ClusterKey.fromFile(path).header };
+}
