@@ -14,6 +14,8 @@ import { startReplica, type RunningReplica } from '../../src/service/cluster/rep
 import { newApiKey } from '../../src/service/ids.js';
 import { createDatabase, dropDatabase } from '../helpers/postgres.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
+import { SseReader } from '../helpers/sse.js';
+import { replaySkipReason } from '../helpers/replays.js';
 import { postgresServer } from '../helpers/stores.js';
 
 const { url: pgServer, missing } = postgresServer();
@@ -140,15 +142,93 @@ suite('a cluster of two hosts and two replicas', () => {
     expect(read.status).toBe(200);
     expect(await read.text()).toBe('from-host-2\n');
 
+    // An event stream, streamed through the replica as the host writes it.
+    const sse = await SseReader.open<{ message: string }>(`${replica.baseUrl}/browsers/${id}/logs/stream?source=path&path=${encodeURIComponent('/tmp/cluster.txt')}`, {
+      authorization: `Bearer ${apiKey}`,
+    });
+    expect(sse.res.status).toBe(200);
+    await sse.reader!.waitFor((frame) => frame.message === 'from-host-2');
+    await call(replica, 'POST', `/browsers/${id}/process/exec`, { command: 'sh', args: ['-c', 'echo appended >> /tmp/cluster.txt'] });
+    await sse.reader!.waitFor((frame) => frame.message === 'appended');
+    sse.reader!.close();
+
+    // A page of sessions (served by the leader) shows this one as its own host does.
+    const listed = (await call(replicas[1]!, 'GET', '/browsers')).body.find((b: { session_id: string }) => b.session_id === id);
+    const own = (await call(replicas[1]!, 'GET', `/browsers/${id}`)).body;
+    const still = (b: object) => ({ ...b, uptime_seconds: 0, usage: undefined });
+    expect(still(listed)).toEqual(still(own));
+
     const live = await fetch(created.browser_live_view_url);
     expect(live.status).toBe(200);
     expect(live.headers.get('content-type')).toMatch(/text\/html/);
+    // Its socket, piped through the replica: the first screen frame arrives.
+    const viewUrl = new URL(created.browser_live_view_url);
+    const viewer = new WebSocket(`ws://${viewUrl.host}/browsers/${id}/live?token=${viewUrl.searchParams.get('token')}`);
+    const frame = await new Promise<Buffer>((resolve, reject) => {
+      viewer.on('message', (data, isBinary) => isBinary && resolve(data as Buffer));
+      viewer.once('error', reject);
+    });
+    viewer.close();
+    expect(frame.length).toBeGreaterThan(100);
 
     // The other replica reaches the same session, by its name too.
     await call(replica, 'PATCH', `/browsers/${id}`, { name: 'named-on-2' });
     expect((await call(replicas[1]!, 'GET', '/browsers/named-on-2')).body.session_id).toBe(id);
     expect((await call(replicas[1]!, 'DELETE', `/browsers/${id}`)).status).toBe(204);
     expect(hosts[1]!.sessions.get(id)).toBeUndefined();
+  });
+
+  it.skipIf(replaySkipReason)('records a replay on one host and serves it through any replica, and from the shared volume on another host once the session ended', async () => {
+    const created = await sessionOn('host-2', replicas[0]!);
+    const id = created.session_id;
+    const replay = await call(replicas[0]!, 'POST', `/browsers/${id}/replays`, { framerate: 5 });
+    expect(replay.status).toBe(200);
+    expect((await call(replicas[1]!, 'POST', `/browsers/${id}/replays/${replay.body.replay_id}/stop`)).status).toBe(200);
+    const download = async () => fetch(`${replicas[1]!.baseUrl}/browsers/${id}/replays/${replay.body.replay_id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const first = await download();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('video/mp4');
+    const bytes = Buffer.from(await first.arrayBuffer());
+    expect(bytes.subarray(4, 8).toString()).toBe('ftyp');
+    await call(replicas[0]!, 'DELETE', `/browsers/${id}`);
+    // The file is on the volume the hosts share: the leader (host 1) serves it as well as host 2 did.
+    const leader = hosts.find((h) => h.cluster?.isLeader())!;
+    const fromLeader = await fetch(`${leader.baseUrl}/browsers/${id}/replays/${replay.body.replay_id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(fromLeader.status).toBe(200);
+    expect(Buffer.from(await fromLeader.arrayBuffer()).equals(bytes)).toBe(true);
+  });
+
+  it('leases pool browsers through both replicas: 12 parallel acquires of a pool of 3 give 3 leases, the rest wait and are served as browsers come back', async () => {
+    expect((await call(replicas[0]!, 'POST', '/browser_pools', { name: 'shared', size: 3 })).status).toBe(200);
+    await eventually(async () => ((await call(replicas[1]!, 'GET', '/browser_pools/shared')).body.available_count === 3 ? true : undefined), 30_000);
+    const acquires = Array.from({ length: 12 }, (_, i) => call(replicas[i % 2]!, 'POST', '/browser_pools/shared/acquire', { acquire_timeout_seconds: 60 }));
+    const settled: ({ status: number; body: any } | undefined)[] = Array(12).fill(undefined);
+    acquires.forEach((a, i) => void a.then((r) => (settled[i] = r)));
+    await eventually(() => (settled.filter(Boolean).length === 3 ? true : undefined), 30_000);
+    const held = new Set<string>();
+    const take = (r: { status: number; body: any }) => {
+      expect(r.status).toBe(200);
+      // Never leased twice: a browser is held by one lease at a time.
+      expect(held.has(r.body.session_id)).toBe(false);
+      held.add(r.body.session_id);
+    };
+    const seen = new Set<number>();
+    const newlyServed = () => settled.flatMap((r, i) => (r && !seen.has(i) ? (seen.add(i), [r]) : []));
+    newlyServed().forEach(take);
+    expect((await call(replicas[0]!, 'GET', '/browser_pools/shared')).body.acquired_count).toBe(3);
+    // Each release serves exactly one waiter, with the browser given back.
+    for (let served = 3; served < 12; served++) {
+      const giveBack = [...held][0]!;
+      held.delete(giveBack);
+      expect((await call(replicas[served % 2]!, 'POST', '/browser_pools/shared/release', { session_id: giveBack })).status).toBe(204);
+      await eventually(() => (settled.filter(Boolean).length === served + 1 ? true : undefined), 30_000);
+      const [next] = newlyServed();
+      take(next!);
+      expect(next!.body.session_id).toBe(giveBack);
+    }
+    await Promise.all(acquires);
+    for (const id of held) await call(replicas[0]!, 'POST', '/browser_pools/shared/release', { session_id: id });
+    expect((await call(replicas[1]!, 'DELETE', '/browser_pools/shared')).status).toBe(204);
   });
 
   it('holds the concurrency limit across hosts: 40 parallel creates through both replicas admit exactly the limit', async () => {
