@@ -92,6 +92,9 @@ async function serveService(o: Record<string, any>, role: 'all' | 'host', databa
   const apiKey = resolveApiKey(o);
   // Each host would otherwise add a key of its own at every start, printed to whoever reads its log.
   if (role === 'host' && !apiKey) throw new UsageError('--role host: give the admin API key with --api-key-file or BCS_API_KEY (a cluster never generates one)');
+  // Links a host makes outside a request (a login flow's live view and hosted page) must reach it through a
+  // replica: clients never reach a host directly.
+  if (role === 'host' && !o.publicUrl) throw new UsageError("--role host: give the replicas' public origin with --public-url (or BCS_PUBLIC_URL): clients reach hosts only through it");
   const port = integerOption('--port', o.port, 0, 65535);
   const standby = integerOption('--standby', o.standby, 0, 100);
   const maxSessions = o.maxSessions === undefined ? undefined : integerOption('--max-sessions', o.maxSessions, 1, 100_000);

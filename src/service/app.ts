@@ -103,6 +103,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const { guard } = deps;
   if (guard) {
     app.addHook('onRequest', async (req) => {
+      // The numbers only, for a Prometheus that scrapes each host: it still needs an org-wide key.
+      if (req.method === 'GET' && req.routeOptions.url === '/metrics') return;
       if (!guard(req.headers, req.socket.remoteAddress)) throw new ServiceError(403, notFromReplica.code, notFromReplica.message);
     });
   }

@@ -5,11 +5,10 @@ import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { closeWithin, trackSockets } from './http-shutdown.js';
 import { clientOrigins, publicOriginOf } from './routes/ws-origin.js';
-import { bearerToken, type RouteEntry } from './auth.js';
+import type { RouteEntry } from './auth.js';
 import { chromePolicySupport, defaultCacheDir, findChromium, findHeadlessShell, type ChromiumExecutable, headfulSupport } from './host/browser/index.js';
 import {
   CdpTokens,
-  handleBrowserUpgrade,
   ConcurrencyLimit,
   DEFAULT_VIEWPORT,
   HostCapacity,
@@ -18,7 +17,6 @@ import {
   SessionManager,
   Standby,
   SessionLogs,
-  upgradeTarget,
 } from './host/session/index.js';
 import { PoolManager } from './host/pools/index.js';
 import { ExtensionStore, extensionSupport } from './host/extensions/index.js';
@@ -27,7 +25,7 @@ import { ProxyService, type EgressRefusal } from './host/proxy/index.js';
 import { EgressPolicy, ServicePorts } from './host/network/index.js';
 import { Accounts, describeIsolation, detectSandbox, Launcher, ProcessRegistry, type Sandbox } from './host/process/index.js';
 import { Computers } from './host/input/index.js';
-import { LiveViews, liveViewPageUrl, liveViewPath } from './host/live/index.js';
+import { LiveViews, liveViewPageUrl } from './host/live/index.js';
 import { PlaywrightExecutor } from './host/playwright/index.js';
 import { ReplayManager } from './host/recording/index.js';
 import { TelemetryHub, OtlpExporter } from './host/telemetry/index.js';
@@ -54,8 +52,8 @@ import { CredentialProvidersRepo, CredentialsRepo } from './store/credentials-re
 import { CredentialProviders, CredentialStore, connectProvider } from './host/credentials/index.js';
 import { SecretsBox } from './secrets-box.js';
 import { ClusterKey, advertisedUrl, clusterHostId, joinCluster } from './cluster/host-role.js';
-import { hostGuard, notFromReplica } from './cluster/host-guard.js';
-import { rawErrorAnswer } from './errors.js';
+import { hostGuard } from './cluster/host-guard.js';
+import { serveUpgrades } from './upgrades.js';
 import { ServiceMetrics } from './metrics.js';
 import { ProjectsRepo } from './store/projects-repo.js';
 import { ReplaysRepo } from './store/replays-repo.js';
@@ -322,34 +320,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   if (!opts.cluster) await startOncePerCluster();
   standby.start();
 
-  const clientDeps = {
-    sessions,
-    tokens,
-    connections: telemetry.connections,
-  };
-  const guard = clusterKey && hostGuard(clusterKey);
-  app.server.on('upgrade', (req, socket, head) => {
-    if (guard && !guard(req.headers, req.socket.remoteAddress)) return void socket.end(rawErrorAnswer(403, notFromReplica));
-    // A stray header such as `Bearer` alone must not throw inside the upgrade event.
-    if (req.headers.authorization && !bearerToken(req.headers.authorization)) delete req.headers.authorization;
-    // A project-scoped key reaches only its own project's browsers over CDP and BiDi too, as over HTTP.
-    const live = liveViewPath(req.url);
-    const sessionId = live?.sessionId ?? upgradeTarget(req.url)?.sessionId;
-    const isValidApiKey = async (key: string) => {
-      const record = await keys.authenticate(key, now());
-      if (!record) return false;
-      if (record.project_id === null) return true;
-      // The session's record, ended ones included: a key of its project is told the browser is gone (404), not refused.
-      return sessionId !== undefined && (await browsers.get(sessionId))?.project_id === record.project_id;
-    };
-    // Admission now waits on the store; whatever goes wrong there ends this socket, never the process.
-    const failed = (err: unknown) => {
-      app?.log.error({ err }, 'a WebSocket upgrade failed');
-      socket.destroy();
-    };
-    if (live) return void liveViews.admit(live, req, socket, head, { bearer: bearerToken(req.headers.authorization), isValidApiKey }).catch(failed);
-    handleBrowserUpgrade({ ...clientDeps, isValidApiKey }, req, socket, head).catch(failed);
-  });
+  serveUpgrades(app.server, { clusterKey, keys, browsers, sessions, tokens, telemetry, liveViews, now, logError: (obj, msg) => app?.log.error(obj, msg) });
 
   const recovered = await recordings.recover(hostId);
   if (recovered) app.log.info({ recovered }, 'finalised replays left unfinished by the previous run');

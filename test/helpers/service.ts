@@ -4,7 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
+import { writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { startReplica, startService, type RunningReplica, type RunningService, type ServiceOptions } from '../../src/service/index.js';
 import { testDatabaseUrl } from './stores.js';
 import { dropDatabase, releaseHolders } from './postgres.js';
 
@@ -22,6 +24,25 @@ export interface Reply {
 }
 
 const databasesByDataDir = new Map<string, string>();
+const CLUSTER_KEY = 'cluster.key';
+
+/**
+ * With BCS_TEST_CLUSTER=1 (and the run on PostgreSQL), every test service is a browser host of a cluster of
+ * its own behind one API replica, which is what clients reach (and the host's public URL): the tests that
+ * speak only HTTP and WebSockets then run through a replica. A restart on the same data dir is the same
+ * host (its id and key are kept there).
+ */
+async function clusterFor(databaseUrl: string | undefined, dataDir: string, opts: Partial<ServiceOptions>): Promise<{ options: Partial<ServiceOptions>; replica: RunningReplica } | undefined> {
+  if (process.env.BCS_TEST_CLUSTER !== '1' || opts.cluster) return undefined;
+  if (!databaseUrl) throw new Error('BCS_TEST_CLUSTER=1 needs the services on PostgreSQL (BCS_TEST_DATABASE=postgres)');
+  const keyFile = join(dataDir, CLUSTER_KEY);
+  await writeFile(keyFile, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+  const replica = await startReplica({ databaseUrl, clusterKeyFile: keyFile, refreshMs: 100 });
+  const hostId = `host-${createHash('sha256').update(dataDir).digest('hex').slice(0, 8)}`;
+  return { options: { cluster: { clusterKeyFile: keyFile, hostId, heartbeatMs: 200 }, publicUrl: replica.baseUrl }, replica };
+}
 
 export interface TestServiceOptions extends Partial<ServiceOptions> {
   /** 'sqlite': SQLite in the data dir even when the run puts services on PostgreSQL (tests of the file itself). */
@@ -40,7 +61,23 @@ export async function startTestService({ store, ...opts }: TestServiceOptions = 
   if (ownDatabase) databasesByDataDir.set(opts.dataDir ?? dataDir, ownDatabase);
   // A start on a data dir another service used plays a restart: that one is gone (or plays dead).
   if (kept) await releaseHolders(kept);
-  const service = await startService({ logLevel: 'silent', sweepIntervalMs: 200, standby: 0, networkPolicy: 'local', ...opts, dataDir, databaseUrl });
+  const cluster = await clusterFor(databaseUrl, dataDir, opts);
+  const started = await startService({
+    logLevel: 'silent',
+    sweepIntervalMs: 200,
+    standby: 0,
+    networkPolicy: 'local',
+    ...cluster?.options,
+    ...opts,
+    dataDir,
+    databaseUrl,
+  }).catch(async (err: unknown) => {
+    await cluster?.replica.close();
+    throw err;
+  });
+  const replica = cluster?.replica;
+  if (replica) await eventually(async () => (await replica.refresh(), replica.hosts().length ? true : undefined), 10_000);
+  const service: RunningService = replica ? { ...started, baseUrl: replica.baseUrl } : started;
   const call: TestService['call'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${service.apiKey}`, ...o.headers };
     let body: string | undefined = o.raw;
@@ -64,6 +101,7 @@ export async function startTestService({ store, ...opts }: TestServiceOptions = 
     databaseUrl,
     call,
     close: async () => {
+      await replica?.close();
       await service.close();
       if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
       // A database kept for a test's own data dir outlives this service (it may start again); the run's

@@ -104,17 +104,27 @@ describe.skipIf(!server)('bcs serve: a cluster of processes', () => {
     const noApiKey = await runCli(['serve', '--role', 'host', '--port', '0', '--host-id', 'h'], { BCS_DATABASE_URL: databaseUrl, BCS_CLUSTER_KEY_FILE: join(dir, 'cluster.key') });
     expect(noApiKey.code).toBe(2);
     expect(noApiKey.stderr).toContain('a cluster never generates one');
+    const noPublicUrl = await runCli(['serve', '--role', 'host', '--port', '0', '--host-id', 'h'], { BCS_DATABASE_URL: databaseUrl, BCS_CLUSTER_KEY_FILE: join(dir, 'cluster.key'), BCS_API_KEY: key });
+    expect(noPublicUrl.code).toBe(2);
+    expect(noPublicUrl.stderr).toContain('--public-url');
+    const stray = await runCli(['serve', '--port', '0', '--host-id', 'h'], { BCS_API_KEY: key });
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('belong to a cluster role');
   });
 
   it.skipIf(noSandbox)('survives a host SIGKILLed holding sessions, a lease and a connected client', async () => {
     const blobs = join(dir, 'blobs');
-    // Host 1 starts first and leads: the pool's browsers run there.
-    const host1 = await start(['--role', 'host', '--host-id', 'host-1', '--blob-dir', blobs]);
-    await eventually(async () => ((await query<{ leader: number }>('SELECT leader FROM hosts WHERE id = $1', ['host-1']))[0]?.leader === 1 ? true : undefined), 15_000);
-    const host2 = await start(['--role', 'host', '--host-id', 'host-2', '--blob-dir', blobs, '--max-sessions', '5']);
+    // Replicas first: hosts are told the origin clients reach them by (the load balancer's, here replica 1).
     const replica1 = await start(['--role', 'api']);
     const replica2 = await start(['--role', 'api']);
     expect(replica1.stderr()).toContain('role: API replica');
+    expect(replica1.stderr()).toContain('hosts: none yet');
+    const host = ['--role', 'host', '--blob-dir', blobs, '--public-url', replica1.baseUrl];
+    // Host 1 starts first and leads: the pool's browsers run there.
+    const host1 = await start([...host, '--host-id', 'host-1']);
+    await eventually(async () => ((await query<{ leader: number }>('SELECT leader FROM hosts WHERE id = $1', ['host-1']))[0]?.leader === 1 ? true : undefined), 15_000);
+    const host2 = await start([...host, '--host-id', 'host-2', '--max-sessions', '5']);
+    expect(host2.stderr()).toContain("role: host 'host-2' of a cluster");
     await eventually(async () => (Object.keys(await hostSessions(replica1)).length === 2 ? true : undefined), 15_000);
     // The probe an orchestrator runs answers for both roles.
     const { runCli } = await import('../helpers/cli.js');

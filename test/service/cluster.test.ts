@@ -256,6 +256,15 @@ suite('a cluster of two hosts and two replicas', () => {
       const refused = await fetch(`http://${external}:${port}/browsers`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(refused.status).toBe(403);
       expect(await refused.json()).toMatchObject({ code: 'cluster_key_required' });
+      // A WebSocket too; the metrics alone answer a scraper (with an org-wide key).
+      const socket = await new Promise<number>((resolve) => {
+        const ws = new WebSocket(`ws://${external}:${port}/browsers/x/cdp?jwt=y`);
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.once('error', () => resolve(-1));
+      });
+      expect(socket).toBe(403);
+      expect((await fetch(`http://${external}:${port}/metrics`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+      expect((await fetch(`http://${external}:${port}/metrics`)).status).toBe(401);
     } finally {
       await guarded.close();
     }

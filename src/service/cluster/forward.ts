@@ -49,7 +49,14 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, target: T
     agent: hostAgent,
   });
   upstream.on('response', (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answered(answer.headers));
+    const headers = answered(answer.headers);
+    // A host that answers before it read the whole body (a refused upload) closes its connection; so does
+    // the replica with the client's, or the rest of that body would be read as the client's next request.
+    if (/\bclose\b/i.test(String(answer.headers.connection ?? '')) || !req.complete) {
+      headers.connection = 'close';
+      req.unpipe(upstream);
+    }
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
     // An event stream is written as it comes: headers now, each event as the host sends it.
     res.flushHeaders();
     answer.pipe(res);
