@@ -66,6 +66,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
             },
           },
     genReqId: () => `req_${newId(16)}`,
+    // A cluster host is reached through a replica (the guard holds it to that), which adds the client's
+    // address to X-Forwarded-For: one hop is trusted, so the audit log names the client, not the replica.
+    trustProxy: deps.guard ? (_address: string, hop: number) => hop === 0 : false,
     // A CDP path may carry the session token (`/browsers/{id}/cdp/jwt/<token>/json/version`): it is moved into
     // the query before anything reads the URL, so logs, 404 messages and the audit log never show it.
     rewriteUrl: (req) => cdpTokenToQuery(req.url ?? '/'),

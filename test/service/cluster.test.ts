@@ -30,10 +30,10 @@ const hosts: TestService[] = [];
 const replicas: RunningReplica[] = [];
 
 /** Calls a replica with the admin key; answers status and parsed body. */
-async function call(replica: RunningReplica, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+async function call(replica: RunningReplica, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(replica.baseUrl + path, {
     method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -245,6 +245,15 @@ suite('a cluster of two hosts and two replicas', () => {
     } finally {
       await call(replicas[0]!, 'PATCH', '/org/limits', { max_concurrent_sessions: null });
     }
+  });
+
+  it("audits the client's address as its replica saw it, not one the client made up", async () => {
+    const made = await call(replicas[1]!, 'POST', '/org/projects', { name: 'audited' }, { 'x-forwarded-for': '6.6.6.6' });
+    expect(made.status).toBe(200);
+    const window = `start=${new Date(Date.now() - 60_000).toISOString()}&end=${new Date(Date.now() + 60_000).toISOString()}`;
+    const records = (await call(replicas[0]!, 'GET', `/audit-logs?${window}&limit=100`)).body as { request_id: string; client_ip: string; domain: string }[];
+    const record = records.find((r) => r.request_id === made.headers.get('x-request-id'));
+    expect(record).toMatchObject({ client_ip: '127.0.0.1', domain: new URL(replicas[1]!.baseUrl).host });
   });
 
   it('answers nobody but its replicas and its own loopback', async () => {

@@ -14,10 +14,14 @@ export interface Target {
   url: URL;
   /** Added to every request passed on (the cluster key, X-Forwarded-For). */
   headers: OutgoingHttpHeaders;
+  /** The replica's connections to hosts (hostAgent). */
+  agent: Agent;
 }
 
 /** Connections to hosts are kept open between requests: a new TCP handshake per request would cost more than the hop. */
-export const hostAgent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
+export function hostAgent(): Agent {
+  return new Agent({ keepAlive: true, maxFreeSockets: 64 });
+}
 
 function passedOn(headers: IncomingHttpHeaders, extra: OutgoingHttpHeaders, keepUpgrade: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
@@ -46,7 +50,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, target: T
     method: req.method,
     path: req.url,
     headers: passedOn(req.headers, target.headers, false),
-    agent: hostAgent,
+    agent: target.agent,
   });
   upstream.on('response', (answer) => {
     const headers = answered(answer.headers);

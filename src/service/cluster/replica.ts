@@ -49,6 +49,8 @@ export interface RunningReplica {
 
 export const DEFAULT_HOST_SILENT_MS = 10_000;
 const SHUTDOWN_GRACE_MS = 5000;
+/** Sessions whose host a replica remembers (a few MB at most). */
+const PLACEMENTS_KEPT = 50_000;
 /** What a session's requests start with: `/browsers/{id or name}/...` and the live view page `/live/{id}`. */
 const SESSION_PATH = /^\/(?:browsers|live)\/([^/]+)/;
 
@@ -70,13 +72,23 @@ export async function startReplica(opts: ReplicaOptions): Promise<RunningReplica
   const metrics = new ReplicaMetrics(directory);
   await directory.start();
 
+  const agent = hostAgent();
   const targetFor = (req: IncomingMessage, host: HostRow): Target => ({
+    agent,
     url: new URL(host.url),
     headers: {
       [CLUSTER_KEY_HEADER]: key.header,
       'x-forwarded-for': [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', '),
     },
   });
+
+  const placements = new Map<string, { host_id: string | null }>();
+  const remember = (id: string, placed: { host_id: string | null }) => {
+    if (placements.has(id)) return;
+    // Oldest first out: a Map iterates in insertion order.
+    if (placements.size >= PLACEMENTS_KEPT) placements.delete(placements.keys().next().value!);
+    placements.set(id, { host_id: placed.host_id });
+  };
 
   /** The project a request acts in, for finding a session by name (names are unique per project). */
   const projectOf = async (req: IncomingMessage): Promise<string | null | undefined> => {
@@ -101,7 +113,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<RunningReplica
         idOrName = undefined; // a malformed escape: the leader answers it as any host would (400)
       }
       if (idOrName !== undefined) {
-        const placed = await browsers.placement(idOrName);
+        // A session never moves: where it runs is read once per id, then kept.
+        const placed = placements.get(idOrName) ?? (await browsers.placement(idOrName));
+        if (placed) remember(idOrName, placed);
         let hostId = placed?.host_id ?? null;
         if (!placed) {
           const projectId = await projectOf(req);
@@ -174,7 +188,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<RunningReplica
         await closeWithin(() => new Promise<void>((resolve) => server.close(() => resolve())), sockets, SHUTDOWN_GRACE_MS, (open) =>
           log.warn({ open }, 'connections still open at shutdown were cut'),
         );
-        hostAgent.destroy();
+        agent.destroy();
         await db.close();
       })()),
   };
