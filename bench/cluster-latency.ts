@@ -7,7 +7,8 @@
 //     without the cluster key, so "direct" is exactly the same host without the replica's hop and lookup.
 // (2) POST /browsers {} + DELETE through a replica vs on the single node (standby 0 on both, cold launches).
 // (4) 100 parallel creates under max_concurrent_sessions 10: half through each replica vs all on the single
-//     node; per-request latency of the 200s and the 429s, and the wall time of the burst.
+//     node, and (to tell the replicas' share) straight to the cluster's host; per-request latency of the 200s and
+//     the 429s, and the wall time of the burst.
 // (3) acquire -> release (reuse) cycles on a pool of 4, K workers for a fixed time, half through each
 //     replica vs the single node; ABBA blocks; cycles per second. Then the lease path without the reset:
 //     16 parallel acquires on a full pool of 16, timed to the last answer (acquires per second).
@@ -173,18 +174,18 @@ for (let i = 0; i < 3 + creates; i++) {
 }
 
 // (4) Admission: 100 parallel creates under a limit of 10.
-const admission = {
-  cluster: { admitted: [] as number[], refused: [] as number[], wall: [] as number[], counts: [] as string[] },
-  single: { admitted: [] as number[], refused: [] as number[], wall: [] as number[], counts: [] as string[] },
-};
+// A third side tells the replicas' share from the host's: the same burst sent to the cluster's host directly.
+const burstSide = () => ({ admitted: [] as number[], refused: [] as number[], wall: [] as number[], counts: [] as string[] });
+const admission = { cluster: burstSide(), host: burstSide(), single: burstSide() };
 await ok(r1, 'PATCH', '/org/limits', { max_concurrent_sessions: LIMIT });
 await ok(single.baseUrl, 'PATCH', '/org/limits', { max_concurrent_sessions: LIMIT });
 for (let i = 0; i < 1 + rounds; i++) {
   const sides = [
     { name: 'cluster' as const, base: (k: number) => (k % 2 ? r2 : r1) },
+    { name: 'host' as const, base: () => host.baseUrl },
     { name: 'single' as const, base: () => single.baseUrl },
   ];
-  for (const side of i % 2 ? sides.reverse() : sides) {
+  for (const side of [...sides.slice(i % 3), ...sides.slice(0, i % 3)]) {
     await settle(300);
     const started = performance.now();
     const answers = await Promise.all(Array.from({ length: BURST }, (_, k) => timed(side.base(k), 'POST', '/browsers', {})));
@@ -280,6 +281,7 @@ const s = {
   admitCluster: summarize(admission.cluster.admitted), admitSingle: summarize(admission.single.admitted),
   refuseCluster: summarize(admission.cluster.refused), refuseSingle: summarize(admission.single.refused),
   wallCluster: summarize(admission.cluster.wall), wallSingle: summarize(admission.single.wall),
+  admitHost: summarize(admission.host.admitted), refuseHost: summarize(admission.host.refused), wallHost: summarize(admission.host.wall),
   acquireCluster: summarize(loops.cluster.acquire), acquireSingle: summarize(loops.single.acquire),
   releaseCluster: summarize(loops.cluster.release), releaseSingle: summarize(loops.single.release),
   burstCluster: summarize(bursts.cluster.wall), burstSingle: summarize(bursts.single.wall),
@@ -307,9 +309,10 @@ const result = {
     cluster_with_delete_ms: s.cycleCluster, single_with_delete_ms: s.cycleSingle, with_delete_ratio_p50: ratio(s.cycleCluster.p50, s.cycleSingle.p50),
   },
   admission: {
-    rounds, burst: BURST, limit: LIMIT, admitted_refused: { cluster: admission.cluster.counts, single: admission.single.counts },
+    rounds, burst: BURST, limit: LIMIT, admitted_refused: { cluster: admission.cluster.counts, host_direct: admission.host.counts, single: admission.single.counts },
     cluster_200_ms: s.admitCluster, single_200_ms: s.admitSingle, cluster_429_ms: s.refuseCluster, single_429_ms: s.refuseSingle,
     cluster_wall_ms: s.wallCluster, single_wall_ms: s.wallSingle,
+    host_direct_200_ms: s.admitHost, host_direct_429_ms: s.refuseHost, host_direct_wall_ms: s.wallHost,
     ratio_429_p50: ratio(s.refuseCluster.p50, s.refuseSingle.p50), ratio_200_p50: ratio(s.admitCluster.p50, s.admitSingle.p50), ratio_wall_p50: ratio(s.wallCluster.p50, s.wallSingle.p50),
   },
   pool_cycles: {
@@ -341,6 +344,8 @@ printReport(
     [`cluster: ${BURST} parallel creates, limit ${LIMIT}: the 200s`, s.admitCluster], [`single: ${BURST} parallel creates: the 200s`, s.admitSingle],
     [`cluster: ${BURST} parallel creates: the 429s`, s.refuseCluster], [`single: ${BURST} parallel creates: the 429s`, s.refuseSingle],
     [`cluster: ${BURST} parallel creates, wall`, s.wallCluster], [`single: ${BURST} parallel creates, wall`, s.wallSingle],
+    [`cluster host direct: ${BURST} parallel creates: the 200s`, s.admitHost], [`cluster host direct: the 429s`, s.refuseHost],
+    [`cluster host direct: ${BURST} parallel creates, wall`, s.wallHost],
     ['cluster: pool acquire (in the loop)', s.acquireCluster], ['single: pool acquire (in the loop)', s.acquireSingle],
     ['cluster: pool release, reuse (in the loop)', s.releaseCluster], ['single: pool release, reuse (in the loop)', s.releaseSingle],
     [`cluster: ${ACQUIRE_BURST} parallel acquires, wall`, s.burstCluster], [`single: ${ACQUIRE_BURST} parallel acquires, wall`, s.burstSingle],
@@ -349,7 +354,7 @@ printReport(
   `Routing overhead p50/p99: CDP +${r.routing.cdp_overhead_p50_ms}/+${r.routing.cdp_overhead_p99_ms} ms (goal <= +1 ms p50: ${met(r.routing.cdp_overhead_p50_ms <= 1)}), ` +
     `click +${r.routing.click_overhead_p50_ms}/+${r.routing.click_overhead_p99_ms} ms (${met(r.routing.click_overhead_p50_ms <= 1)}), GET +${r.routing.get_overhead_p50_ms}/+${r.routing.get_overhead_p99_ms} ms. ` +
     `Create cluster / single p50 ${r.create.ratio_p50}x, p99 ${r.create.ratio_p99}x (goal <= 1.1x: ${met(r.create.ratio_p50 <= 1.1)}); with DELETE ${r.create.with_delete_ratio_p50}x. ` +
-    `Admission (admitted/refused per round: cluster ${admission.cluster.counts.join(' ')}, single ${admission.single.counts.join(' ')}): 429 p50 ${r.admission.ratio_429_p50}x, 200 p50 ${r.admission.ratio_200_p50}x, wall ${r.admission.ratio_wall_p50}x. ` +
+    `Admission (admitted/refused per round: cluster ${admission.cluster.counts.join(' ')}, host direct ${admission.host.counts.join(' ')}, single ${admission.single.counts.join(' ')}): 429 p50 ${r.admission.ratio_429_p50}x (host direct / single ${ratio(s.refuseHost.p50, s.refuseSingle.p50)}x), 200 p50 ${r.admission.ratio_200_p50}x, wall ${r.admission.ratio_wall_p50}x. ` +
     `Pool cycles (pool ${POOL_SIZE}, ${workers} workers): cluster ${r.pool_cycles.cluster.per_s}/s (${loops.cluster.cycles}), single ${r.pool_cycles.single.per_s}/s (${loops.single.cycles}), ` +
     `${r.pool_cycles.ratio}x (goal >= 500/s: ${met(r.pool_cycles.cluster.per_s >= 500)}). ` +
     `${ACQUIRE_BURST} parallel acquires (no reset): cluster ${r.acquire_burst.cluster_acquires_per_s_p50}/s, single ${r.acquire_burst.single_acquires_per_s_p50}/s at the p50 wall (${r.acquire_burst.ratio_wall_p50}x)`,

@@ -30,6 +30,19 @@ const END_REASONS = browserEndReason.enum;
 /** From a standby handoff (milliseconds) through a cold launch (about a second) to a slow one under load. */
 const CREATE_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
 
+/** Makes gauges of `registry` that hold one number each, read at the scrape. */
+export function scrapedGauge(registry: Registry): (name: string, help: string, read: () => number) => Gauge {
+  return (name, help, read) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+}
+
 export class ServiceMetrics implements MetricsExposition {
   /** One per service: tests run many services in one process, and prom-client's global registry is shared. */
   private readonly registry = new Registry();
@@ -43,16 +56,7 @@ export class ServiceMetrics implements MetricsExposition {
     // Fixed for the service's life: an unbounded host has no such series at all.
     const max = capacity.max;
     if (max !== null) new Gauge({ name: 'bcs_host_max_sessions', help: 'Sessions this host runs at once (--max-sessions).', registers }).set(max);
-    // One number each, read at the scrape.
-    const gauge = (name: string, help: string, read: () => number) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          this.set(read());
-        },
-      });
+    const gauge = scrapedGauge(this.registry);
     gauge('bcs_host_sessions', "Slots of the host's capacity in use: sessions running or being created.", () => capacity.inUse);
     gauge('bcs_creates_queued', 'Creates waiting for a free slot on a full host: the signal to add hosts.', () => capacity.queued);
     gauge('bcs_draining', '1 while the host drains: it takes no new sessions and stops once the running ones end.', () => (draining() ? 1 : 0));

@@ -2,7 +2,7 @@
 // as they come, body and answer streamed, nothing buffered; WebSocket upgrades are passed on and, once the
 // host switches protocols, the two sockets are piped byte for byte. The client's own headers go along
 // unchanged (its Host too, so the URLs in an answer point back at the replica) with the cluster key added.
-import { Agent, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { Agent, request, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorBody } from '../../api/types.js';
 
@@ -32,6 +32,19 @@ function passedOn(headers: IncomingHttpHeaders, extra: OutgoingHttpHeaders, keep
   return { ...out, ...extra };
 }
 
+/** `req` as the host gets it. An upgrade's socket is the client's from the switch on: never from or back to the pool. */
+function requestTo(target: Target, req: IncomingMessage, upgrade: boolean): ClientRequest {
+  return request({
+    protocol: target.url.protocol,
+    hostname: target.url.hostname,
+    port: target.url.port,
+    method: req.method,
+    path: req.url,
+    headers: passedOn(req.headers, target.headers, upgrade),
+    agent: upgrade ? false : target.agent,
+  });
+}
+
 function answered(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
@@ -43,15 +56,7 @@ function answered(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
  * any of its answer was sent; after, the client's connection is cut, as the host's was).
  */
 export function forwardHttp(req: IncomingMessage, res: ServerResponse, target: Target, refuse: (status: number, body: ErrorBody) => void): void {
-  const upstream = request({
-    protocol: target.url.protocol,
-    hostname: target.url.hostname,
-    port: target.url.port,
-    method: req.method,
-    path: req.url,
-    headers: passedOn(req.headers, target.headers, false),
-    agent: target.agent,
-  });
+  const upstream = requestTo(target, req, false);
   upstream.on('response', (answer) => {
     const headers = answered(answer.headers);
     // A host that answers before it read the whole body (a refused upload) closes its connection; so does
@@ -79,16 +84,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, target: T
 
 /** Passes a WebSocket upgrade to `target`; once the host accepts, the sockets are piped both ways. */
 export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: Target, refuse: (status: number, body: ErrorBody) => void): void {
-  const upstream = request({
-    protocol: target.url.protocol,
-    hostname: target.url.hostname,
-    port: target.url.port,
-    method: req.method,
-    path: req.url,
-    headers: passedOn(req.headers, target.headers, true),
-    // The socket is the client's from the switch on: never returned to a pool.
-    agent: false,
-  });
+  const upstream = requestTo(target, req, true);
   upstream.on('upgrade', (answer, hostSocket, hostHead) => {
     socket.write(statusBlock(answer));
     if (hostHead.length) socket.write(hostHead);

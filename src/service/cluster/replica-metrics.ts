@@ -7,6 +7,7 @@ import type { ErrorBody } from '../../api/types.js';
 import { bearerToken } from '../auth.js';
 import type { ApiKeysRepo } from '../store/api-keys-repo.js';
 import type { HostDirectory } from './host-directory.js';
+import { scrapedGauge } from '../metrics.js';
 
 export class ReplicaMetrics {
   private readonly registry = new Registry();
@@ -15,15 +16,7 @@ export class ReplicaMetrics {
 
   constructor(directory: Pick<HostDirectory, 'live'>) {
     const registers = [this.registry];
-    const gauge = (name: string, help: string, read: () => number) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          this.set(read());
-        },
-      });
+    const gauge = scrapedGauge(this.registry);
     const sum = (read: (h: HostDirectory['live'][number]) => number) => () => directory.live.reduce((n, h) => n + read(h), 0);
     gauge('bcs_cluster_hosts', 'Browser hosts heard from lately and not gone.', () => directory.live.length);
     gauge('bcs_cluster_hosts_draining', 'Hosts draining: they take no new sessions.', sum((h) => (h.draining ? 1 : 0)));
