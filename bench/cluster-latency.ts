@@ -1,6 +1,8 @@
 // Benchmark: the cluster (API replicas in front of a browser host, all on one PostgreSQL) against a single
-// `bcs serve --database-url` (one process, its own database on the same PostgreSQL server). Everything runs
-// in this process, interleaved pair by pair (the order alternating), warm-ups first:
+// `bcs serve --database-url` (one process, its own database on the same PostgreSQL server). The cluster's host
+// (the leader) and the single node run in this process, the two replicas as `bcs serve --role api` processes
+// (--in-process-replicas: in this process). Interleaved pair by pair (the order alternating), warm-ups first,
+// in this order (pools last: a pool's size counts against the admission limit):
 // (1) routing overhead on one session created through replica 1: a CDP round trip (Runtime.evaluate 1 + 1 over
 //     a raw WebSocket) on cdp_ws_url as answered (through the replica) vs the same URL pointed at the host
 //     itself; the same for POST .../computer/click_mouse and a plain GET /browsers/{id}. Hosts answer loopback
@@ -13,21 +15,24 @@
 //     replica vs the single node; ABBA blocks; cycles per second. Then the lease path without the reset:
 //     16 parallel acquires on a full pool of 16, timed to the last answer (acquires per second).
 // Without PostgreSQL installed it says so and exits 0.
-//   node dist/bench/cluster-latency.js [--runs 300] [--creates 25] [--rounds 5] [--seconds 6] [--workers 4] [--json]
+//   node dist/bench/cluster-latency.js [--runs 1000] [--creates 30] [--rounds 5] [--seconds 6] [--workers 4]
+//     [--in-process-replicas] [--json]
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { startReplica, startService, type RunningService } from '../src/service/index.js';
+import { startReplica, startService } from '../src/service/index.js';
 import { createDatabase, findPostgres, startPostgres } from './postgres-server.js';
 import { machine, printReport, ratio } from './report.js';
 import { summarize, type Summary } from './stats.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv[process.argv.indexOf(name) + 1]) || fallback;
-const runs = arg('--runs', 300);
-const clickRuns = Math.max(50, Math.round(runs * 2 / 3));
-const creates = arg('--creates', 25);
+const runs = arg('--runs', 1000);
+const clickRuns = Math.max(50, Math.round(runs / 2));
+const creates = arg('--creates', 30);
 const rounds = arg('--rounds', 5);
 const seconds = arg('--seconds', 6);
 const POOL_SIZE = 4;
@@ -42,6 +47,12 @@ if ('missing' in found) {
   process.exit(0);
 }
 const load_at_start = loadavg().map((l) => Math.round(l * 100) / 100);
+let commit = 'unknown';
+try {
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: 'pipe' }).toString().trim();
+} catch {
+  // not a git checkout
+}
 const postgres = await startPostgres(found.bin);
 const [clusterDb, singleDb] = [await createDatabase(postgres.url), await createDatabase(postgres.url)];
 const dir = await mkdtemp(join(tmpdir(), 'bcs-bench-cluster-'));
@@ -50,29 +61,50 @@ await writeFile(clusterKeyFile, randomBytes(32).toString('base64'), { mode: 0o60
 const apiKey = `bench-${randomBytes(16).toString('hex')}`;
 const common = { apiKey, logLevel: 'silent', standby: 0, networkPolicy: 'local' } as const;
 
-const replicas = [
-  await startReplica({ databaseUrl: clusterDb, clusterKeyFile, refreshMs: 100, logLevel: 'error' }),
-  await startReplica({ databaseUrl: clusterDb, clusterKeyFile, refreshMs: 100, logLevel: 'error' }),
-];
+// Replicas: by default two `bcs serve --role api` processes, as a cluster runs them; with --in-process-replicas,
+// startReplica in this process (as test/service/cluster.test.ts does), sharing the host's event loop.
+const inProcessReplicas = process.argv.includes('--in-process-replicas');
+async function replicaProcess(): Promise<{ baseUrl: string; close(): Promise<unknown> }> {
+  const bcs = fileURLToPath(new URL('../../runner/bcs.js', import.meta.url));
+  const args = ['serve', '--role', 'api', '--port', '0', '--database-url', clusterDb, '--cluster-key-file', clusterKeyFile, '--log-level', 'error'];
+  const child = spawn(process.execPath, [bcs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  process.once('exit', () => child.kill()); // a run that fails leaves no replica behind
+  let said = '';
+  child.stderr!.on('data', (d: Buffer) => (said = (said + d.toString()).slice(-2000)));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      const found = /BCS_BASE_URL=(\S+)/.exec((out += d.toString()));
+      if (found) resolve(found[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`a replica exited (${code}): ${said}`)));
+  });
+  return { baseUrl, close: () => new Promise((resolve) => (child.exitCode !== null ? resolve(0) : (child.once('exit', resolve), child.kill('SIGTERM')))) };
+}
+const replicas = inProcessReplicas
+  ? [await startReplica({ databaseUrl: clusterDb, clusterKeyFile, refreshMs: 100, logLevel: 'error' }), await startReplica({ databaseUrl: clusterDb, clusterKeyFile, refreshMs: 100, logLevel: 'error' })]
+  : [await replicaProcess(), await replicaProcess()];
+const [r1, r2] = replicas.map((r) => r.baseUrl) as [string, string];
 const host = await startService({
   ...common,
   dataDir: join(dir, 'host-1'),
   databaseUrl: clusterDb,
   cluster: { clusterKeyFile, hostId: 'host-1', heartbeatMs: 200 },
   blobDir: join(dir, 'blobs'),
-  publicUrl: replicas[0]!.baseUrl,
+  publicUrl: r1,
 });
 const single = await startService({ ...common, dataDir: join(dir, 'single'), databaseUrl: singleDb });
 if (host.chromium.path !== single.chromium.path || host.headlessShell?.path !== single.headlessShell?.path) {
   throw new Error(`the two services found different browsers: ${host.chromium.path} / ${single.chromium.path}`);
 }
+// Ready when the host leads and both replicas route to it (a page of pools is the leader's to answer).
 const deadline = Date.now() + 15_000;
-while (!(host.cluster?.isLeader() && replicas.every((r) => r.hosts().some((h) => h.id === 'host-1' && h.leader)))) {
+const routed = async (base: string) => (await call(base, 'GET', '/browser_pools')).status === 200;
+while (!(host.cluster?.isLeader() && (await routed(r1)) && (await routed(r2)))) {
   if (Date.now() > deadline) throw new Error('the host did not join the cluster as its leader within 15 s');
-  await Promise.all(replicas.map((r) => r.refresh()));
-  await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 100));
 }
-const [r1, r2] = replicas.map((r) => r.baseUrl) as [string, string];
+await new Promise((r) => setTimeout(r, 1000));
 
 /** One API call with the admin key; answers status and parsed body (the body is always read). */
 async function call(base: string, method: string, path: string, body?: object): Promise<{ status: number; body: any }> {
@@ -140,6 +172,7 @@ const direct = new URL(session.cdp_ws_url);
 direct.host = new URL(host.baseUrl).host;
 if (new URL(session.cdp_ws_url).host !== new URL(r1).host) throw new Error(`cdp_ws_url does not point at the replica: ${session.cdp_ws_url}`);
 const [viaCdp, hostCdp] = [await rawCdp(session.cdp_ws_url), await rawCdp(direct.toString())];
+await settle(1000); // the new session's own start-up work (its page, the service's CDP connection) is done
 const [cdpReplica, cdpHost] = await pairs(runs, 30, viaCdp.evaluate, hostCdp.evaluate);
 viaCdp.close();
 hostCdp.close();
@@ -292,11 +325,12 @@ const diff = (a: Summary, b: Summary, p: 'p50' | 'p99') => Math.round((a[p] - b[
 const result = {
   benchmark: 'cluster-latency',
   date: new Date().toISOString(),
+  commit,
   machine: { ...machine(), load_at_start },
   chromium,
   sandboxed,
   postgres: { version: basename(dirname(found.bin)), bin: found.bin },
-  topology: 'one browser host (host-1, the leader) and two API replicas in this process, on one PostgreSQL; single node: startService on its own database of the same server',
+  topology: `one browser host (host-1, the leader) in this process and two API replicas ${inProcessReplicas ? 'in this process' : 'as bcs serve --role api processes'}, on one PostgreSQL; single node: startService in this process on its own database of the same server`,
   routing: {
     runs, click_runs: clickRuns,
     cdp_replica_ms: s.cdpReplica, cdp_host_ms: s.cdpHost, cdp_overhead_p50_ms: diff(s.cdpReplica, s.cdpHost, 'p50'), cdp_overhead_p99_ms: diff(s.cdpReplica, s.cdpHost, 'p99'),
@@ -333,7 +367,7 @@ const r = result;
 const met = (yes: boolean) => (yes ? 'met' : 'MISSED');
 printReport(
   result,
-  `cluster-latency: ${runs} CDP and GET pairs, ${clickRuns} click pairs, ${creates} creates, ${rounds} admission rounds, ${seconds} s of pool cycles each; ` +
+  `cluster-latency at ${commit} (replicas ${inProcessReplicas ? 'in this process' : 'as bcs serve --role api processes'}): ${runs} CDP and GET pairs, ${clickRuns} click pairs, ${creates} creates, ${rounds} admission rounds, ${seconds} s of pool cycles each; ` +
     `chromium ${chromium.source} (${chromium.path}, shell ${chromium.headless_shell}), sandboxed ${sandboxed}, PostgreSQL ${r.postgres.version}, load at start ${load_at_start.join(' ')}`,
   [
     ['replica: CDP Runtime.evaluate', s.cdpReplica], ['host direct: CDP Runtime.evaluate', s.cdpHost],
