@@ -51,7 +51,8 @@ import { ProxiesRepo } from './store/proxies-repo.js';
 import { CredentialProvidersRepo, CredentialsRepo } from './store/credentials-repo.js';
 import { CredentialProviders, CredentialStore, connectProvider } from './host/credentials/index.js';
 import { SecretsBox } from './secrets-box.js';
-import { ClusterKey, advertisedUrl, clusterHostId, joinCluster } from './cluster/host-role.js';
+import { advertisedUrl, clusterHostId, joinCluster } from './cluster/host-role.js';
+import { ClusterKey } from './cluster/cluster-key.js';
 import { hostGuard } from './cluster/host-guard.js';
 import { serveUpgrades } from './upgrades.js';
 import { ServiceMetrics } from './metrics.js';
@@ -109,6 +110,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // The operator's key is read before anything opens: a bad one stops the start with nothing to undo.
   const secrets = opts.secretsKeyFile ? SecretsBox.fromKeyFile(opts.secretsKeyFile) : SecretsBox.forDataDir(opts.dataDir);
   const clusterKey = opts.cluster ? ClusterKey.fromFile(opts.cluster.clusterKeyFile) : undefined;
+  // What a cluster host answers at all, over HTTP and WebSocket alike.
+  const guard = clusterKey && hostGuard(clusterKey);
   const listenOn = { host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 };
   const hostId = opts.cluster ? clusterHostId(opts.cluster, listenOn) : undefined;
   const clusterDb = opts.cluster ? await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, cluster: true }) : undefined;
@@ -311,7 +314,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
     deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire,
-    guard: clusterKey && hostGuard(clusterKey) });
+    guard });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);
   await sessions.recoverStale();
@@ -320,7 +323,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   if (!opts.cluster) await startOncePerCluster();
   standby.start();
 
-  serveUpgrades(app.server, { clusterKey, keys, browsers, sessions, tokens, telemetry, liveViews, now, logError: (obj, msg) => app?.log.error(obj, msg) });
+  serveUpgrades(app.server, { guard, keys, browsers, sessions, tokens, telemetry, liveViews, now, logError: (obj, msg) => app?.log.error(obj, msg) });
 
   const recovered = await recordings.recover(hostId);
   if (recovered) app.log.info({ recovered }, 'finalised replays left unfinished by the previous run');

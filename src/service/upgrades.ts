@@ -3,8 +3,7 @@
 // an API key admits it, a project-scoped key only to its own project's browsers, as over HTTP.
 import type { Server } from 'node:http';
 import { bearerToken } from './auth.js';
-import { hostGuard, notFromReplica } from './cluster/host-guard.js';
-import type { ClusterKey } from './cluster/cluster-key.js';
+import { notFromReplica, type HostGuard } from './cluster/host-guard.js';
 import { rawErrorAnswer } from './errors.js';
 import type { LiveViews } from './host/live/index.js';
 import { liveViewPath } from './host/live/index.js';
@@ -14,7 +13,8 @@ import type { ApiKeysRepo } from './store/api-keys-repo.js';
 import type { BrowsersRepo } from './store/browsers-repo.js';
 
 export interface UpgradeDeps {
-  clusterKey: ClusterKey | undefined;
+  /** A cluster host's guard (host-guard.ts); undefined for a single process. */
+  guard: HostGuard | undefined;
   keys: ApiKeysRepo;
   browsers: BrowsersRepo;
   sessions: SessionManager;
@@ -26,8 +26,7 @@ export interface UpgradeDeps {
 }
 
 export function serveUpgrades(server: Server, deps: UpgradeDeps): void {
-  const { keys, browsers, now, liveViews } = deps;
-  const guard = deps.clusterKey && hostGuard(deps.clusterKey);
+  const { keys, browsers, now, liveViews, guard } = deps;
   const clientDeps = { sessions: deps.sessions, tokens: deps.tokens, connections: deps.telemetry.connections };
   server.on('upgrade', (req, socket, head) => {
     if (guard && !guard(req.headers, req.socket.remoteAddress)) return void socket.end(rawErrorAnswer(403, notFromReplica));

@@ -3,7 +3,6 @@
 import type { PgDatabase } from '../store/pg/database.js';
 import { HostsRepo, type HostLoad, type LostHost } from '../store/hosts-repo.js';
 import type { ClusterHostOptions } from '../public.js';
-import { ClusterKey } from './cluster-key.js';
 import { HostMembership } from './membership.js';
 
 export const LEADER_LOCK = 'bcs.leader';
@@ -56,5 +55,3 @@ export function joinCluster(
     log: deps.log,
   });
 }
-
-export { ClusterKey };

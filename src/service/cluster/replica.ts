@@ -18,6 +18,7 @@ import { ProjectsRepo } from '../store/projects-repo.js';
 import { CLUSTER_KEY_HEADER, ClusterKey } from './cluster-key.js';
 import { forwardHttp, forwardUpgrade, hostAgent, type Target } from './forward.js';
 import { HostDirectory } from './host-directory.js';
+import { DEFAULT_HOST_SILENT_MS } from './host-role.js';
 import { leaderOf, placeCreate } from './placement.js';
 import { ReplicaMetrics } from './replica-metrics.js';
 
@@ -47,7 +48,6 @@ export interface RunningReplica {
   close(): Promise<void>;
 }
 
-export const DEFAULT_HOST_SILENT_MS = 10_000;
 const SHUTDOWN_GRACE_MS = 5000;
 /** Sessions whose host a replica remembers (a few MB at most). */
 const PLACEMENTS_KEPT = 50_000;
