@@ -30,6 +30,7 @@ import { registerCredentialRoutes } from './routes/credentials.js';
 import { registerFsRoutes } from './routes/fs.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
+import { registerPoolMemberRoutes } from './cluster/pool-member-routes.js';
 import { registerOrgRoutes } from './routes/org.js';
 import { registerPlaywrightRoutes } from './routes/playwright.js';
 import { registerPoolRoutes } from './routes/pools.js';
@@ -160,6 +161,7 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerSiteConfigRoutes,
   registerConsoleRoutes,
   registerMetricsRoutes,
+  (app, ctx) => ctx.poolMemberRoutes && registerPoolMemberRoutes(app, ctx.poolMemberRoutes),
 ];
 
 /**

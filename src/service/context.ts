@@ -1,6 +1,8 @@
 // What route modules are given: the service's parts, passed in rather than reached for.
 import type { CdpTokens, SessionManager, SessionLogs } from './host/session/index.js';
-import type { PoolManager } from './host/pools/index.js';
+import type { PoolManager, PoolMembers } from './host/pools/index.js';
+import type { PoolsRepo } from './store/pools-repo.js';
+import type { ClusterKey } from './cluster/cluster-key.js';
 import type { Computers } from './host/input/index.js';
 import type { PlaywrightExecutor } from './host/playwright/index.js';
 import type { ReplayManager } from './host/recording/index.js';
@@ -28,6 +30,8 @@ import type { ClientOrigins } from './routes/ws-origin.js';
 export interface ServiceContext {
   /** Browser pools, and the org limits they and on-demand sessions are checked against. */
   pools: PoolManager;
+  /** A cluster host: what its leader asks of the pool browsers it runs (cluster/pool-member-routes.ts). */
+  poolMemberRoutes?: { members: PoolMembers; pools: PoolsRepo; key: ClusterKey };
   limits: LimitsRepo;
   keys: ApiKeysRepo;
   browsers: BrowsersRepo;

@@ -18,7 +18,8 @@ import {
   Standby,
   SessionLogs,
 } from './host/session/index.js';
-import { PoolManager } from './host/pools/index.js';
+import { PoolManager, PoolMembers } from './host/pools/index.js';
+import { PoolHosts } from './cluster/pool-hosts.js';
 import { ExtensionStore, extensionSupport } from './host/extensions/index.js';
 import { ProfileStore } from './host/profiles/index.js';
 import { ProxyService, type EgressRefusal } from './host/proxy/index.js';
@@ -197,7 +198,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     // Invocations start after pools (deployments recover into them); a create only asks once serving.
     checkInvocation: (projectId, id, field) => invocations!.checkRunning(projectId, id, field),
   });
-  const pools = new PoolManager({ repo: new PoolsRepo(database), browsers, sessions, tokens, log, now, headful, chromePolicy, telemetry, launcher: browserLauncher, proxies, profiles, extensions });
+  const poolMembers = new PoolMembers({ hostId: hostId ?? '', sessions, browsers, tokens, log, launcher: browserLauncher, proxies, profiles, telemetry });
+  // A cluster's leader keeps every pool's books and spreads their browsers over the hosts.
+  const poolHosts = clusterKey && new PoolHosts(poolMembers, clusterKey);
+  const poolsRepo = new PoolsRepo(database);
+  const pools = new PoolManager({ repo: poolsRepo, browsers, sessions, log, now, headful, chromePolicy, telemetry, members: poolMembers, place: poolHosts?.place, proxies, profiles, extensions });
   const replays = new ReplaysRepo(database);
   const recordings = new ReplayManager({ repo: replays, dir: join(blobDir, 'replays'), now, log });
   const launcher = new Launcher(sandbox, Accounts.fromHost());
@@ -226,12 +231,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       liveViews.release,
     ],
     // The profile's save is pending from here; then the pool refills.
-    end: [profiles.ending, pools.memberEnded, metrics.sessionEnded],
+    end: [profiles.ending, poolMembers.memberEnded, metrics.sessionEnded],
     // Chromium is gone and its files complete: a read-write session's user data becomes its profile.
     stopped: [profiles.stopped],
     // Chromium was restarted in a session (extensions or a profile loaded): what was connected to the old
     // one follows the new one.
-    restarted: [sessionLogs.onRestart, telemetry.onRestart, computers.onRestart, recordings.onRestart, pools.memberRestarted],
+    restarted: [sessionLogs.onRestart, telemetry.onRestart, computers.onRestart, recordings.onRestart, poolMembers.memberRestarted],
   });
   const limit = new ConcurrencyLimit(limits, {
     onDemand: (projectId) => (projectId === undefined ? sessions.onDemandSessions : sessions.onDemandIn(projectId)),
@@ -309,12 +314,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     await invocations.recover();
     await loginFlows.recover();
     healthChecks.start();
-    await pools.start();
+    await pools.start(poolHosts?.all());
   };
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
     deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire,
-    guard });
+    guard, poolMemberRoutes: clusterKey && { members: poolMembers, pools: poolsRepo, key: clusterKey } });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);
   await sessions.recoverStale();
@@ -340,7 +345,15 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     opts.cluster && clusterDb && hostId && clusterUrl
       ? joinCluster(opts.cluster, { db: clusterDb, id: hostId, url: clusterUrl, maxSessions: capacity.max, now, log }, {
           load: () => ({ sessions: capacity.inUse, queued: capacity.queued, standbyReady: standby.available, draining: draining !== undefined }),
-          led: startOncePerCluster,
+          led: async (live) => {
+            poolHosts?.update(live);
+            await startOncePerCluster();
+          },
+          // Pool browsers on other hosts end without telling the leader: the records say which did.
+          leading: async (live) => {
+            poolHosts?.update(live);
+            if (pools.spansHosts) pools.reconcile(await browsers.activePoolMemberIds());
+          },
           // Their replays were left recording; the files are on the shared volume, finished here.
           lost: (gone) => {
             log.warn({ hosts: gone.map((h) => ({ id: h.id, sessions_ended: h.sessionIds.length })) }, 'cluster hosts stopped answering: their sessions ended');

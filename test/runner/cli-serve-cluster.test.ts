@@ -1,8 +1,8 @@
 // The cluster as operators run it: real `bcs serve --role host` and `--role api` processes on one real
 // PostgreSQL, with the product's defaults (1 s heartbeats, 10 s of silence before a host is declared gone).
 // A host is SIGKILLed holding sessions, a pool lease and a connected Playwright: the client's socket
-// closes at once, the sessions end as host_lost, the pool is refilled on the other host (its new leader),
-// and nothing the dead host launched runs on.
+// closes at once, the sessions end as host_lost, the pool (spread over both hosts) is refilled on the
+// other host, which leads now and keeps the browsers it already ran, and nothing the dead host launched runs on.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -120,7 +120,7 @@ describe.skipIf(!server)('bcs serve: a cluster of processes', () => {
     expect(replica1.stderr()).toContain('role: API replica');
     expect(replica1.stderr()).toContain('hosts: none yet');
     const host = ['--role', 'host', '--blob-dir', blobs, '--public-url', replica1.baseUrl];
-    // Host 1 starts first and leads: the pool's browsers run there.
+    // Host 1 starts first and leads: it keeps the pool's books, whichever host runs its browsers.
     const host1 = await start([...host, '--host-id', 'host-1']);
     await eventually(async () => ((await query<{ leader: number }>('SELECT leader FROM hosts WHERE id = $1', ['host-1']))[0]?.leader === 1 ? true : undefined), 15_000);
     const host2 = await start([...host, '--host-id', 'host-2', '--max-sessions', '5']);
@@ -134,8 +134,15 @@ describe.skipIf(!server)('bcs serve: a cluster of processes', () => {
     const pool = await call(replica2, 'POST', '/browser_pools', { name: 'kept', size: 3 });
     expect(pool.status).toBe(200);
     await eventually(async () => ((await call(replica1, 'GET', '/browser_pools/kept')).body.available_count === 3 ? true : undefined), 30_000);
-    const lease = await call(replica1, 'POST', '/browser_pools/kept/acquire', {});
-    expect(lease.status).toBe(200);
+    // The pool is spread over both hosts; the lease kept is one of host 1's, the others go back.
+    const leases = [];
+    for (let i = 0; i < 3; i++) leases.push(await call(i % 2 ? replica2 : replica1, 'POST', '/browser_pools/kept/acquire', {}));
+    expect(leases.map((l) => l.status)).toEqual([200, 200, 200]);
+    const leaseHosts = await Promise.all(leases.map(async (l) => (await query<{ host_id: string }>('SELECT host_id FROM browsers WHERE id = $1', [l.body.session_id]))[0]!.host_id));
+    expect(new Set(leaseHosts)).toEqual(new Set(['host-1', 'host-2']));
+    const lease = leases[leaseHosts.indexOf('host-1')]!;
+    for (const other of leases) if (other !== lease) expect((await call(replica2, 'POST', '/browser_pools/kept/release', { session_id: other.body.session_id })).status).toBe(204);
+    expect((await call(replica1, 'GET', '/browser_pools/kept')).body).toMatchObject({ acquired_count: 1, available_count: 2 });
 
     // Placement weighs load against capacity: host 1 (no bound) is the emptier one next to host 2's five.
     const onHost1: { session_id: string; cdp_ws_url: string }[] = [];
@@ -165,7 +172,7 @@ describe.skipIf(!server)('bcs serve: a cluster of processes', () => {
       const rows = await query<{ end_reason: string | null }>('SELECT end_reason FROM browsers WHERE id = ANY($1)', [ids]);
       return rows.every((r) => r.end_reason === 'host_lost') ? true : undefined;
     }, 20_000);
-    // Host 2 leads now and refills the pool there.
+    // Host 2 leads now: it takes in the pool browsers it ran and refills the rest of the pool there.
     await eventually(async () => ((await call(replica1, 'GET', '/browser_pools/kept')).body.available_count === 3 ? true : undefined), 30_000);
     const members = await query<{ host_id: string }>('SELECT host_id FROM browsers WHERE pool_id = $1 AND deleted_at IS NULL', [pool.body.id]);
     expect(members.map((m) => m.host_id)).toEqual(['host-2', 'host-2', 'host-2']);

@@ -201,6 +201,12 @@ suite('a cluster of two hosts and two replicas', () => {
   it('leases pool browsers through both replicas: 12 parallel acquires of a pool of 3 give 3 leases, the rest wait and are served as browsers come back', async () => {
     expect((await call(replicas[0]!, 'POST', '/browser_pools', { name: 'shared', size: 3 })).status).toBe(200);
     await eventually(async () => ((await call(replicas[1]!, 'GET', '/browser_pools/shared')).body.available_count === 3 ? true : undefined), 30_000);
+    // The pool is spread over both hosts: one lost takes only its share.
+    const spread = async () => {
+      const ids = (await call(replicas[0]!, 'GET', '/browsers?limit=100')).body.filter((b: any) => b.pool?.name === 'shared').map((b: any) => b.session_id);
+      return Promise.all(ids.map(hostOf));
+    };
+    expect(new Set(await spread())).toEqual(new Set(['host-1', 'host-2']));
     const acquires = Array.from({ length: 12 }, (_, i) => call(replicas[i % 2]!, 'POST', '/browser_pools/shared/acquire', { acquire_timeout_seconds: 60 }));
     const settled: ({ status: number; body: any } | undefined)[] = Array(12).fill(undefined);
     acquires.forEach((a, i) => void a.then((r) => (settled[i] = r)));
@@ -228,7 +234,22 @@ suite('a cluster of two hosts and two replicas', () => {
     }
     await Promise.all(acquires);
     for (const id of held) await call(replicas[0]!, 'POST', '/browser_pools/shared/release', { session_id: id });
+    // A pool browser ended by its own host (here a DELETE, which goes to the host that runs it, not to the
+    // leader that keeps the pool's books): the leader sees it from the records and refills.
+    const follower = hosts.find((h) => !h.cluster?.isLeader())!.cluster!.hostId;
+    const members = (await call(replicas[0]!, 'GET', '/browsers?limit=100')).body.filter((b: any) => b.pool?.name === 'shared');
+    const onFollower = (await Promise.all(members.map(async (b: any) => ((await hostOf(b.session_id)) === follower ? b.session_id : undefined)))).find(Boolean);
+    expect(onFollower).toBeDefined();
+    expect((await call(replicas[1]!, 'DELETE', `/browsers/${onFollower}`)).status).toBe(204);
+    await eventually(async () => {
+      const pool = (await call(replicas[1]!, 'GET', '/browser_pools/shared')).body;
+      const ids = (await call(replicas[0]!, 'GET', '/browsers?limit=100')).body.filter((b: any) => b.pool?.name === 'shared').map((b: any) => b.session_id);
+      return pool.available_count === 3 && ids.length === 3 && !ids.includes(onFollower) ? true : undefined;
+    }, 30_000);
+    expect(new Set(await spread())).toEqual(new Set(['host-1', 'host-2']));
     expect((await call(replicas[1]!, 'DELETE', '/browser_pools/shared')).status).toBe(204);
+    // Every browser of the pool ended, on both hosts.
+    await eventually(async () => ((await spread()).length === 0 ? true : undefined), 15_000);
   });
 
   it('holds the concurrency limit across hosts: 40 parallel creates through both replicas admit exactly the limit', async () => {

@@ -1,7 +1,7 @@
 // What makes a service one browser host of a cluster: the cluster key read (before anything starts), the
 // host's identity and address, and its membership (registration, heartbeat, leader lock).
 import type { PgDatabase } from '../store/pg/database.js';
-import { HostsRepo, type HostLoad, type LostHost } from '../store/hosts-repo.js';
+import { HostsRepo, type HostLoad, type HostRow, type LostHost } from '../store/hosts-repo.js';
 import type { ClusterHostOptions } from '../public.js';
 import { HostMembership } from './membership.js';
 
@@ -11,7 +11,8 @@ export const DEFAULT_HOST_SILENT_MS = 10_000;
 
 export interface HostRoleEvents {
   load(): Omit<HostLoad, 'leader'>;
-  led(): Promise<void>;
+  led(hosts: HostRow[]): Promise<void>;
+  leading(hosts: HostRow[]): Promise<void>;
   lost(hosts: LostHost[]): void;
   declaredGone(): Promise<void>;
 }

@@ -2,7 +2,7 @@
 // hosts that went silent (their sessions end as host_lost) and tries for the leader lock, whose holder runs
 // what exists once per cluster (pools, apps, login flows). A host that finds itself declared gone (it was
 // cut off longer than the others waited) ends what it still runs: its records say those sessions ended.
-import type { HostLoad, HostsRepo, LostHost } from '../store/hosts-repo.js';
+import type { HostLoad, HostRow, HostsRepo, LostHost } from '../store/hosts-repo.js';
 
 export interface MembershipDeps {
   hosts: HostsRepo;
@@ -12,8 +12,10 @@ export interface MembershipDeps {
   load(): Omit<HostLoad, 'leader'>;
   /** Takes the leader lock if it is free; true once held (held until the process's database closes). */
   tryLead(): Promise<boolean>;
-  /** This host became the leader: start what runs once per cluster. */
-  led(): Promise<void>;
+  /** This host became the leader: start what runs once per cluster, given the live hosts. */
+  led(hosts: HostRow[]): Promise<void>;
+  /** Every later beat of the leader, with the live hosts as read now. */
+  leading(hosts: HostRow[]): Promise<void>;
   /** Hosts found silent and declared gone, with the sessions that ended with them. */
   lost(hosts: LostHost[]): void;
   /** This host was declared gone while it ran: end what it runs; it registers again after. */
@@ -61,10 +63,12 @@ export class HostMembership {
       }
       const lost = await deps.hosts.reapSilent(deps.silentMs, deps.now());
       if (lost.length) deps.lost(lost);
-      if (!this.leading && !this.closed && (await deps.tryLead())) {
+      if (this.leading) {
+        await deps.leading(await deps.hosts.live(deps.silentMs));
+      } else if (!this.closed && (await deps.tryLead())) {
         this.leading = true;
         deps.log.info({ host_id: deps.id }, 'this host leads the cluster: it runs pools, apps and login flows');
-        await deps.led();
+        await deps.led(await deps.hosts.live(deps.silentMs));
       }
     } catch (err) {
       // The database unreachable for a moment: the next beat tries again; others see this host late meanwhile.

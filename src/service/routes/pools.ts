@@ -103,11 +103,12 @@ export function registerPoolRoutes(app: FastifyInstance, deps: PoolRouteDeps): v
     },
     async (req, reply) => {
       const pool = await find(req);
+      // Checked before a browser is leased: a bad setting leaves the pool as it was.
+      if (req.body.telemetry) deps.telemetry?.validate(req.body.telemetry, 'body.telemetry');
       const seconds = req.body.acquire_timeout_seconds ?? pool.defaultAcquireTimeoutSeconds;
       const row = await pool.acquire(req.body, seconds * 1000, clientGone(reply));
       // 204 tells the client the poll ran out; it asks again.
       if (!row) return reply.code(204).send();
-      if (req.body.telemetry && deps.telemetry) await deps.telemetry.applyCreate(row.id, req.body.telemetry, 'body.telemetry');
       return present(req, row);
     },
   );

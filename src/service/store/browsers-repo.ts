@@ -89,6 +89,12 @@ export class BrowsersRepo {
     return (await this.db.all<StoredRow>(sql`SELECT ${COLUMNS} FROM browsers WHERE deleted_at IS NULL${onHost} ORDER BY seq`)).map(fromStored);
   }
 
+  /** The ids of the pool browsers active now, on every host (a cluster's leader checks its pools' against them). */
+  async activePoolMemberIds(): Promise<Set<string>> {
+    const rows = await this.db.all<{ id: string }>(sql`SELECT id FROM browsers WHERE deleted_at IS NULL AND pool_id IS NOT NULL`);
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** The host that runs (or ran) the session `id`, and whether it is still active; undefined when there is none. */
   async placement(id: string): Promise<{ host_id: string | null; active: boolean; project_id: string | null } | undefined> {
     const row = await this.db.get<{ host_id: string | null; deleted_at: string | null; project_id: string | null }>(

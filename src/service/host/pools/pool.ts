@@ -1,44 +1,26 @@
-// One browser pool's live state: its browsers (warming, idle, leased, being reset), the acquires waiting
-// for one (first come, first served), and filling back up to size. Pool browsers are ordinary sessions
-// recorded with the pool's id; while idle they are parked (no inactivity timeout, no CDP clients).
+// One browser pool's books: which browsers it has and on which host (this one, or in a cluster any host,
+// members.ts), which are idle and which leased, the acquires waiting for one (first come, first served),
+// and filling back up to size. Kept by one process only (the single process, or a cluster's leader), so
+// leases and the waiters' order are exact without a lock; the browsers themselves run where they were placed.
 //
 // Fill rate: the hosted service fills `fill_rate_per_minute` percent of the pool per minute because a
 // VM takes tens of seconds to boot. A browser here starts in well under a second, so the rate is applied
 // as how many of the pool's browsers may launch at once, ceil(size x rate / 100) and at least one: a pool
 // of 3 at 25% launches one at a time and is full in about three launch times; a pool of 40 at 25%
 // launches 10 at a time. Launching starts as soon as the pool is created, and after any browser leaves.
-import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { BrowserCreateParams, BrowserPoolAcquireParams, BrowserTelemetryRequest } from '../../../api/types.js';
+import type { BrowserPoolAcquireParams } from '../../../api/types.js';
 import { DomainError, conflict, notFound, unavailable } from '../errors.js';
 import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow } from '../../store/pools-repo.js';
-import { BrowserTracker, DEFAULT_VIEWPORT } from '../browser/index.js';
-import type { BrowserLauncher } from '../browsers/index.js';
-import { DOWNLOADS_DIR } from '../fs/index.js';
-import type { ProfileStore } from '../profiles/index.js';
-import type { ProxyService } from '../proxy/index.js';
-import type { LiveSession, Logger, SessionManager } from '../session/index.js';
-import { UniqueViolation } from '../../store/unique.js';
+import type { Logger } from '../session/index.js';
+import { nameTaken, type MemberInfo, type MemberOps } from './members.js';
 
 const MAX_BACKOFF_MS = 30_000;
-const RESET_TIMEOUT_MS = 15_000;
-
-type MemberState = 'warming' | 'idle' | 'leased' | 'resetting';
 
 interface Member {
   readonly id: string;
-  state: MemberState;
-  tracker?: BrowserTracker;
-  /** As launched: a reused browser keeps the config it was created with, whatever the pool says since. */
-  readonly startUrl: string | null;
-  readonly viewport: { width: number; height: number };
-  readonly headless: boolean;
-  /** The pool's profile when launched, and how many saves of it had happened then (ProfileStore.generation). */
-  readonly profileId: string | null;
-  readonly profileGeneration: number;
-  /** Restarted with extensions or a profile of its holder's: no longer the pool's config, so not reused. */
-  diverged?: boolean;
+  readonly host: MemberOps;
+  state: 'idle' | 'leased' | 'resetting';
 }
 
 interface Waiter {
@@ -50,30 +32,22 @@ interface Waiter {
 }
 
 export interface PoolDeps {
-  sessions: SessionManager;
-  browsers: BrowsersRepo;
-  tokens: { revoke(sessionId: string): void };
+  browsers: Pick<BrowsersRepo, 'getActiveByName'>;
   log: Logger;
-  /** Launches the pool's browsers as every session is launched. */
-  launcher: Pick<BrowserLauncher, 'launch'>;
-  /** Resolves the pool's `proxy_id` at each launch (the pool stores only the id). */
-  proxies?: PoolProxies;
-  /** Tells browsers started from an older state of the pool's profile. */
-  profiles?: Pick<ProfileStore, 'generation'>;
-}
-
-export type PoolProxies = Pick<ProxyService, 'poolRoute' | 'linkBrowser' | 'addReferrers' | 'presentFor' | 'recordUse'>;
-
-/** What pools need of the telemetry hub: checking a config's settings before any browser launches with them. */
-export interface PoolTelemetry {
-  validate(req: BrowserTelemetryRequest | null | undefined, field: string): void;
+  /** The host the pool's next browser launches on. */
+  place(pool: LivePool): MemberOps;
+  /** Whether the service is stopping (a failed launch then is no reason to back off and retry). */
+  closing(): boolean;
 }
 
 export class LivePool {
   private readonly members = new Map<string, Member>();
   private readonly idle: string[] = [];
   private readonly waiters: Waiter[] = [];
-  private launching = 0;
+  /** Browsers being launched, by host id (counted towards the pool's size and each host's share). */
+  private readonly launching = new Map<string, number>();
+  /** Members that ended while their launch was still being answered. */
+  private readonly endedEarly = new Set<string>();
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
   /** Why acquires are refused once the service stops or drains (a deleted pool answers 404 instead). */
@@ -106,7 +80,16 @@ export class LivePool {
 
   /** Browsers being launched for the pool right now (not yet members). */
   get launchingCount(): number {
-    return this.launching;
+    let n = 0;
+    for (const k of this.launching.values()) n += k;
+    return n;
+  }
+
+  /** The pool's browsers on one host, launched or launching (placement spreads a pool over hosts). */
+  countOn(hostId: string): number {
+    let n = this.launching.get(hostId) ?? 0;
+    for (const m of this.members.values()) if (m.host.hostId === hostId) n++;
+    return n;
   }
 
   /** How many of the pool's browsers may launch at once (see the top of this file). */
@@ -128,9 +111,16 @@ export class LivePool {
   }
 
   fill(): void {
-    while (!this.closed && !this.retry && this.members.size + this.launching < this.row.config.size && this.launching < this.parallelLaunches) {
-      this.launching++;
-      void this.warmOne();
+    while (!this.closed && !this.retry && this.members.size + this.launchingCount < this.row.config.size && this.launchingCount < this.parallelLaunches) {
+      let host: MemberOps;
+      try {
+        host = this.deps.place(this);
+      } catch (err) {
+        this.backOff((err as Error).message);
+        return;
+      }
+      this.launching.set(host.hostId, (this.launching.get(host.hostId) ?? 0) + 1);
+      void this.warmOne(host);
     }
   }
 
@@ -146,94 +136,45 @@ export class LivePool {
     this.retry.unref();
   }
 
-  private async warmOne(): Promise<void> {
-    const { sessions } = this.deps;
-    const config = this.row.config;
-    const params: BrowserCreateParams = {
-      headless: config.headless,
-      stealth: config.stealth,
-      kiosk_mode: config.kiosk_mode,
-      timeout_seconds: config.timeout_seconds,
-      ...(config.viewport ? { viewport: config.viewport } : {}),
-      ...(config.start_url ? { start_url: config.start_url } : {}),
-      // Read-only: pool browsers never write the profile back.
-      ...(config.profile_id ? { profile: { id: config.profile_id } } : {}),
-      ...(config.extension_ids?.length ? { extensions: config.extension_ids.map((id) => ({ id })) } : {}),
-      ...(config.network ? { network: config.network } : {}),
-      ...(config.chrome_policy ? { chrome_policy: config.chrome_policy } : {}),
-    };
-    // Read before the launch copies the profile, so a save that lands meanwhile marks this browser stale.
-    const profileId = config.profile_id ?? null;
-    const profileGeneration = profileId ? (this.deps.profiles?.generation(profileId) ?? 0) : 0;
-    let row: BrowserRow;
+  private async warmOne(host: MemberOps): Promise<void> {
+    let id: string;
     try {
-      const proxy = config.proxy_id ? await this.deps.proxies?.poolRoute(this.row.project_id, config.proxy_id, 'browser_pool_config.proxy_id') : undefined;
-      row = await this.deps.launcher.launch({
-        projectId: this.row.project_id,
-        params,
-        poolId: this.id,
-        upstream: proxy,
-        proxyLink: proxy ? { proxy_id: proxy.proxyId, mode: null } : undefined,
-        telemetry: { settings: config.telemetry, field: 'browser_pool_config.telemetry' },
-      });
+      id = await host.launch(this.row);
     } catch (err) {
-      this.launching--;
-      if (!this.closed && !sessions.isClosing) this.backOff((err as Error).message);
+      this.launched(host);
+      if (!this.closed && !this.deps.closing()) this.backOff((err as Error).message);
       return;
     }
-    this.launching--;
-    const member: Member = {
-      id: row.id,
-      state: 'warming',
-      startUrl: row.start_url,
-      viewport: params.viewport ?? DEFAULT_VIEWPORT,
-      headless: row.headless,
-      profileId,
-      profileGeneration,
-    };
-    this.members.set(row.id, member);
+    this.launched(host);
+    if (this.endedEarly.delete(id)) {
+      if (!this.closed) this.backOff('the browser ended before it was ready');
+      return;
+    }
+    this.members.set(id, { id, host, state: 'resetting' });
     if (this.closed || this.members.size > this.row.config.size) {
-      void sessions.end(row.id, 'deleted', `${this.label} no longer needs it`);
-      return;
-    }
-    const live = sessions.get(row.id);
-    try {
-      if (!live) return;
-      const tracker = await BrowserTracker.open(live.chromium.wsEndpoint);
-      if (live.ending || this.members.get(row.id) !== member) return tracker.close();
-      member.tracker = tracker;
-      live.cleanups.push(() => tracker.close());
-    } catch (err) {
-      void sessions.end(row.id, 'browser_exited', `the pool could not connect to its browser: ${(err as Error).message}`);
+      this.members.delete(id);
+      void host.end(id, `${this.label} no longer needs it`).catch(() => undefined);
       return;
     }
     this.failures = 0;
-    if (this.profileStale(member)) {
-      // Its profile was updated while it started: replaced rather than leased with the old state.
-      this.members.delete(row.id);
-      void sessions.end(row.id, 'deleted', `${this.label}: its profile was updated while it started`);
-      this.fill();
-      return;
-    }
-    this.becomeIdle(member);
+    this.becomeIdle(this.members.get(id)!);
     this.fill();
   }
 
-  /** Started from an older state of the pool's profile, and the pool refreshes on profile updates. */
-  private profileStale(member: Member): boolean {
-    const { profile_id: profileId, refresh_on_profile_update: refresh } = this.row.config;
-    if (!member.profileId || member.profileId !== profileId || refresh === false) return false;
-    return member.profileGeneration < (this.deps.profiles?.generation(profileId) ?? 0);
+  private launched(host: MemberOps): void {
+    const left = (this.launching.get(host.hostId) ?? 1) - 1;
+    if (left > 0) this.launching.set(host.hostId, left);
+    else this.launching.delete(host.hostId);
   }
 
-  /** The pool's profile was updated: idle browsers started from its older state are replaced. */
-  async refreshProfile(): Promise<void> {
-    const stale = this.idle.filter((id) => {
-      const member = this.members.get(id);
-      return member !== undefined && this.profileStale(member);
-    });
-    for (const id of stale) this.idle.splice(this.idle.indexOf(id), 1);
-    await Promise.all(stale.map((id) => this.deps.sessions.end(id, 'deleted', `replaced in ${this.label} after its profile was updated`)));
+  /** Takes in browsers a host already runs for this pool (a new leader adopts the last one's). */
+  adopt(host: MemberOps, found: MemberInfo[]): void {
+    for (const m of found) {
+      if (this.members.has(m.id)) continue;
+      const member: Member = { id: m.id, host, state: m.state };
+      this.members.set(m.id, member);
+      if (m.state === 'idle') this.becomeIdle(member);
+    }
   }
 
   /** Leases an idle browser now, or waits up to `timeoutMs` for one; undefined means none came (204). */
@@ -270,41 +211,24 @@ export class LivePool {
     const member = this.members.get(sessionId);
     if (!member) throw new DomainError('not_found', 'not_found', `browser '${sessionId}' is not in ${this.label}`);
     if (member.state !== 'leased') throw conflict(`browser '${sessionId}' is not acquired from ${this.label} (it is ${member.state})`);
-    const { sessions, browsers, tokens, log } = this.deps;
-    const live = sessions.get(sessionId)!;
     member.state = 'resetting';
-    live.parked = true;
-    sessions.dropClients(sessionId);
-    tokens.revoke(sessionId);
-    await sessions.released(live);
-    await browsers.update(sessionId, { name: null, tags: {}, start_url: member.startUrl });
-    // A browser with a profile is replaced rather than reset: a reset would clear the profile's cookies and
-    // storage too, and the next holder must start from the profile as it is, not from the last lease.
-    if (!reuse || this.closed || this.members.size > this.row.config.size || member.profileId || member.diverged) {
-      const why = !reuse
-        ? `released to ${this.label} with reuse: false`
-        : member.profileId
-          ? `released to ${this.label}; replaced so the next holder starts from the profile`
-          : member.diverged
-            ? `released to ${this.label}; replaced since its holder restarted it with other extensions or a profile`
-            : `${this.label} no longer needs it`;
-      await sessions.end(sessionId, 'deleted', why);
-      return;
-    }
+    const keep = reuse && !this.closed && this.members.size <= this.row.config.size;
+    const why = !reuse ? `released to ${this.label} with reuse: false` : `${this.label} no longer needs it`;
+    let after: 'idle' | 'ended';
     try {
-      await withTimeout(this.reset(member, live), RESET_TIMEOUT_MS, 'the reset took too long');
+      after = await member.host.release(sessionId, keep, this.label, why);
     } catch (err) {
-      log.warn({ session_id: sessionId, err: (err as Error).message }, 'could not reset a pool browser; replacing it');
-      await sessions.end(sessionId, 'deleted', `released to ${this.label}, could not be reset for reuse: ${(err as Error).message}`);
-      return;
+      if (this.members.get(sessionId) === member) member.state = 'leased';
+      throw err;
     }
-    if (this.members.get(sessionId) === member && !live.ending) this.becomeIdle(member);
+    if (this.members.get(sessionId) !== member) return;
+    if (after === 'idle' && !this.closed) this.becomeIdle(member);
+    else this.dropped(sessionId);
   }
 
   /** Destroys the idle browsers; the pool refills with its current config. Leased ones are untouched. */
   async flush(why = 'flushed'): Promise<void> {
-    const ids = this.idle.splice(0);
-    await Promise.all(ids.map((id) => this.deps.sessions.end(id, 'deleted', `${why} from ${this.label}`)));
+    await this.endIdle(this.idle.length, `${why} from ${this.label}`);
   }
 
   /** Applies an updated config to browsers launched from now on; shrinking destroys surplus idle ones. */
@@ -312,44 +236,48 @@ export class LivePool {
     this.row = row;
     if (discardIdle) await this.flush('discarded on update');
     const surplus = Math.min(this.members.size - row.config.size, this.idle.length);
-    if (surplus > 0) {
-      const ids = this.idle.splice(0, surplus);
-      await Promise.all(ids.map((id) => this.deps.sessions.end(id, 'deleted', `${this.label} shrank`)));
-    }
+    if (surplus > 0) await this.endIdle(surplus, `${this.label} shrank`);
     this.fill();
   }
 
-  /** Told when a leased browser's Chromium was restarted (loaded extensions or a profile). */
-  async memberRestarted(live: LiveSession): Promise<void> {
-    const member = this.members.get(live.id);
-    if (!member) return;
-    member.diverged = true;
-    member.tracker?.close();
-    member.tracker = undefined;
-    // The tracker's connection is what a reset would use; without one the release replaces the browser anyway.
-    const tracker = await BrowserTracker.open(live.chromium.wsEndpoint).catch(() => undefined);
-    if (!tracker) return;
-    if (live.ending || this.members.get(live.id) !== member) return tracker.close();
-    member.tracker = tracker;
-    live.cleanups.push(() => tracker.close());
+  private async endIdle(count: number, why: string): Promise<void> {
+    const ids = this.idle.splice(0, count);
+    for (const id of ids) this.members.get(id)!.state = 'resetting';
+    await Promise.all(ids.map((id) => this.members.get(id)?.host.end(id, why).catch((err: unknown) => this.endFailed(id, err))));
   }
 
-  /** Told when one of the pool's sessions starts ending, however that happened (DELETE, timeout, crash). */
+  /** A member's host said it ended, however that happened (DELETE, timeout, crash, its host lost). */
   memberEnded(sessionId: string): void {
-    const member = this.members.get(sessionId);
-    if (!member) return;
+    if (!this.members.has(sessionId)) {
+      if (this.launchingCount > 0) this.endedEarly.add(sessionId);
+      return;
+    }
+    this.dropped(sessionId);
+    this.fill();
+  }
+
+  /** The ids of members on hosts other than this process's, to check against the sessions still active. */
+  remoteMembers(localHostId: string): string[] {
+    return [...this.members.values()].filter((m) => m.host.hostId !== localHostId).map((m) => m.id);
+  }
+
+  private dropped(sessionId: string): void {
     this.members.delete(sessionId);
     const i = this.idle.indexOf(sessionId);
     if (i >= 0) this.idle.splice(i, 1);
-    member.tracker?.close();
-    if (member.state === 'warming' && !this.closed) this.backOff('the browser ended before it was ready');
-    this.fill();
+  }
+
+  private endFailed(id: string, err: unknown): void {
+    // The host did not answer: it ends the browser with the rest of its sessions when it is declared gone.
+    this.deps.log.warn({ pool_id: this.id, session_id: id, err: (err as Error).message }, 'could not end a pool browser');
+    this.dropped(id);
   }
 
   /** The pool was deleted: waiters get 404, and every browser ends, leased ones too. */
   async destroy(): Promise<void> {
     this.stop((w) => w.reject(notFound('browser pool', this.row.name ?? this.row.id)));
-    await Promise.all([...this.members.keys()].map((id) => this.deps.sessions.end(id, 'deleted', `${this.label} was deleted`)));
+    const all = [...this.members.values()];
+    await Promise.all(all.map((m) => m.host.end(m.id, `${this.label} was deleted`).catch((err: unknown) => this.endFailed(m.id, err))));
   }
 
   /** Service shutdown: stop filling and answer waiters; the session manager ends the browsers. */
@@ -393,68 +321,47 @@ export class LivePool {
     }
   }
 
-  /**
-   * Claims an idle browser synchronously (so no other acquire can take it) and leases it once its record
-   * holds the lease's name and tags; undefined when none is idle. A name taken meanwhile puts the browser back.
-   */
+  /** Claims an idle browser synchronously (so no other acquire can take it) and leases it; undefined when none is idle. */
   private leaseIdle(body: BrowserPoolAcquireParams): Promise<BrowserRow | undefined> | undefined {
-    const { sessions, browsers } = this.deps;
     for (;;) {
       const id = this.idle.shift();
       if (id === undefined) return undefined;
       const member = this.members.get(id);
-      const live = sessions.get(id);
-      if (!member || !live || live.ending) continue;
+      if (!member) continue;
       member.state = 'leased';
-      return this.lease(member, live, body);
+      return this.lease(member, body);
     }
   }
 
-  private async lease(member: Member, live: LiveSession, body: BrowserPoolAcquireParams): Promise<BrowserRow | undefined> {
-    const { browsers } = this.deps;
+  private async lease(member: Member, body: BrowserPoolAcquireParams): Promise<BrowserRow | undefined> {
     const { id } = member;
-    const { timeout_seconds } = this.row.config;
     let leased: BrowserRow | undefined;
     try {
-      leased = await browsers.update(id, { name: body.name ?? null, tags: body.tags ?? {}, timeout_seconds, start_url: body.start_url ?? member.startUrl });
+      leased = await member.host.lease(id, {
+        ...(body.name ? { name: body.name } : {}),
+        ...(body.tags ? { tags: body.tags } : {}),
+        ...(body.start_url ? { start_url: body.start_url } : {}),
+        ...(body.telemetry ? { telemetry: body.telemetry } : {}),
+        timeout_seconds: this.row.config.timeout_seconds,
+      });
     } catch (err) {
-      if (this.members.get(id) === member && !live.ending) {
+      if (this.members.get(id) === member && err instanceof DomainError && err.kind === 'conflict') {
+        // The name was taken meanwhile: the browser is free for the next waiter, served after this answer.
         member.state = 'idle';
         this.idle.unshift(id);
-        // Served after this failure is answered; the browser is free for the next waiter.
         queueMicrotask(() => this.serveWaiters());
+      } else if (this.members.get(id) === member) {
+        this.dropped(id);
+        this.fill();
       }
-      if (err instanceof UniqueViolation) throw nameTaken(body.name!);
       throw err;
     }
-    // Ended while its record was written: another idle browser, if there is one.
-    if (this.members.get(id) !== member || live.ending) return this.leaseIdle(body);
-    live.parked = false;
-    live.timeoutMs = timeout_seconds * 1000;
-    live.lastActivity = Date.now();
-    if (body.start_url) member.tracker?.navigate(body.start_url).catch(() => undefined);
-    return leased;
+    if (leased) return leased;
+    // Gone while it was leased: another idle browser, if there is one.
+    if (this.members.get(id) === member) {
+      this.dropped(id);
+      this.fill();
+    }
+    return this.leaseIdle(body);
   }
-
-  private async reset(member: Member, live: LiveSession): Promise<void> {
-    if (!member.tracker) throw new Error('the pool has no connection to the browser');
-    const frame = member.headless ? await this.deps.sessions.windowFrameOf(live.id) : { width: 0, height: 0 };
-    await member.tracker.reset({ width: member.viewport.width + frame.width, height: member.viewport.height + frame.height });
-    // Files the last holder downloaded are theirs, not the next holder's.
-    const downloads = live.view.hostPath(DOWNLOADS_DIR);
-    const names = await readdir(downloads);
-    await Promise.all(names.map((name) => rm(join(downloads, name), { recursive: true, force: true })));
-  }
-}
-
-function nameTaken(name: string): DomainError {
-  return conflict(`a browser named '${name}' is already active in this project`);
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -2,15 +2,16 @@
 // recreated (and refilled) when the service starts. Each pool's browsers live in a LivePool (pool.ts).
 import { checkNetwork } from '../network/index.js';
 import { admitChromePolicy, effectivePolicy } from '../browser/index.js';
-import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef } from '../../../api/types.js';
+import type { BrowserPool, BrowserPoolConfig, BrowserPoolRef, BrowserTelemetryRequest } from '../../../api/types.js';
 import type { BrowserPoolCreateParams, BrowserPoolUpdateParams } from '../../../api/schemas/pools.js';
 import { DomainError, conflict, notFound } from '../errors.js';
 import { newId } from '../../ids.js';
 import type { BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow, PoolsRepo, StoredPoolConfig } from '../../store/pools-repo.js';
 import type { ExtensionStore } from '../extensions/index.js';
-import type { ConcurrencyLimit, Logger, SessionEndListener, SessionManager, SessionReleaseHook, SessionRestartHook } from '../session/index.js';
-import { LivePool, type PoolDeps, type PoolProxies, type PoolTelemetry } from './pool.js';
+import type { ConcurrencyLimit, Logger, SessionManager, SessionReleaseHook } from '../session/index.js';
+import { LivePool } from './pool.js';
+import type { MemberOps, PoolMembers, PoolProxies } from './members.js';
 import { applyPoolResources } from './resources.js';
 import type { ProfileStore } from '../profiles/index.js';
 import { lookUpInProject } from '../find-in-project.js';
@@ -27,17 +28,24 @@ export interface PoolManagerDeps {
   repo: PoolsRepo;
   browsers: BrowsersRepo;
   sessions: SessionManager;
-  tokens: { revoke(sessionId: string): void };
   log: Logger;
   now: () => Date;
   headful: { available: boolean; reason: string };
   /** Whether pool browsers can run with chrome_policy here (browser/chrome-policy.ts). */
   chromePolicy: { available: boolean; reason: string };
   telemetry: PoolTelemetry;
-  launcher: PoolDeps['launcher'];
+  /** The pool browsers this host runs. */
+  members: PoolMembers;
+  /** Where a pool's next browser launches; this host unless given (a cluster's leader spreads them). */
+  place?: (pool: LivePool) => MemberOps;
   proxies?: PoolProxies;
   profiles?: ProfileStore;
   extensions?: ExtensionStore;
+}
+
+/** What pools need of the telemetry hub: checking a config's settings before any browser launches with them. */
+export interface PoolTelemetry {
+  validate(req: BrowserTelemetryRequest | null | undefined, field: string): void;
 }
 
 export class PoolManager {
@@ -56,23 +64,9 @@ export class PoolManager {
       [...this.pools.values()].filter((p) => uses(p.row.config)).map((p) => `browser pool '${p.row.name ?? p.id}'`);
     deps.profiles?.addReferrers((profileId) => usedBy((c) => c.profile_id === profileId));
     deps.extensions?.addReferrers((extensionId) => usedBy((c) => c.extension_ids?.includes(extensionId) ?? false));
-    // A session wrote the profile back: pools that opted in replace the idle browsers started from its old state.
-    deps.profiles?.onUpdated((profileId) => {
-      for (const pool of this.pools.values()) {
-        if (pool.row.config.profile_id === profileId && pool.row.config.refresh_on_profile_update !== false) void pool.refreshProfile();
-      }
-    });
+    // A browser of this host ended: its pool (when its books are kept here) refills.
+    deps.members.onEnded = (poolId, sessionId) => this.pools.get(poolId)?.memberEnded(sessionId);
   }
-
-  /** Session end hook: a pool member ended, so its pool refills. */
-  readonly memberEnded: SessionEndListener = (session) => {
-    if (session.poolId) this.pools.get(session.poolId)?.memberEnded(session.id);
-  };
-
-  /** Restart hook: a pool browser restarted with other extensions or a profile is replaced on release. */
-  readonly memberRestarted: SessionRestartHook = async (session) => {
-    if (session.poolId) await this.pools.get(session.poolId)?.memberRestarted(session);
-  };
 
   /** Lease release hook: a lease may have switched the browser's proxy (PATCH); the next holder gets the pool's route again. */
   readonly leaseReleased: SessionReleaseHook = async ({ id, proxy: forwarder }) => {
@@ -90,9 +84,34 @@ export class PoolManager {
     this.limit = limit;
   }
 
-  /** Recreates the stored pools and starts filling them (service start, after stale sessions are ended). */
-  async start(): Promise<void> {
-    for (const row of await this.deps.repo.all()) this.add(row);
+  /**
+   * Recreates the stored pools and starts filling them (service start, after stale sessions are ended),
+   * taking in first the browsers that `hosts` already run for them (a cluster's new leader).
+   */
+  async start(hosts: MemberOps[] = []): Promise<void> {
+    const rows = await this.deps.repo.all();
+    const found = await Promise.all(hosts.map(async (host) => ({ host, members: await host.list().catch(() => []) })));
+    for (const row of rows) {
+      const pool = this.add(row, false);
+      for (const { host, members } of found) pool.adopt(host, members.filter((m) => m.pool_id === row.id));
+    }
+    for (const pool of this.pools.values()) pool.fill();
+  }
+
+  /**
+   * Drops the members on other hosts that are no longer active (a cluster's leader, every heartbeat): those
+   * hosts end their browsers without telling the leader, which refills from what the records say.
+   */
+  reconcile(active: ReadonlySet<string>): void {
+    for (const pool of this.pools.values()) {
+      for (const id of pool.remoteMembers(this.deps.members.hostId)) if (!active.has(id)) pool.memberEnded(id);
+    }
+  }
+
+  /** Whether any pool keeps browsers on other hosts (the leader then checks them every beat). */
+  get spansHosts(): boolean {
+    for (const pool of this.pools.values()) if (pool.remoteMembers(this.deps.members.hostId).length) return true;
+    return false;
   }
 
   close(): void {
@@ -104,11 +123,9 @@ export class PoolManager {
     for (const pool of this.pools.values()) pool.refuse(err);
   }
 
-  /** Pool browsers acquired and not yet released, over every pool. */
+  /** Pool browsers acquired and not yet released that this host runs. */
   get leased(): number {
-    let n = 0;
-    for (const pool of this.pools.values()) n += pool.acquiredCount;
-    return n;
+    return this.deps.members.leased;
   }
 
   /** Browsers reserved by pools (of one project when given): the sum of their sizes, whatever is running right now. */
@@ -126,7 +143,7 @@ export class PoolManager {
   }
 
   ref(poolId: string): BrowserPoolRef {
-    const name = this.pools.get(poolId)?.row.name;
+    const name = this.pools.has(poolId) ? this.pools.get(poolId)!.row.name : this.deps.members.poolName(poolId);
     return name ? { id: poolId, name } : { id: poolId };
   }
 
@@ -205,11 +222,12 @@ export class PoolManager {
     await pool.destroy();
   }
 
-  private add(row: PoolRow): LivePool {
-    const { sessions, browsers, tokens, log, launcher, proxies, profiles } = this.deps;
-    const pool = new LivePool(row, { sessions, browsers, tokens, log, launcher, proxies, profiles });
+  private add(row: PoolRow, fill = true): LivePool {
+    const { browsers, log, members, sessions } = this.deps;
+    const place = this.deps.place ?? (() => members);
+    const pool = new LivePool(row, { browsers, log, place, closing: () => sessions.isClosing });
     this.pools.set(row.id, pool);
-    pool.fill();
+    if (fill) pool.fill();
     return pool;
   }
 
