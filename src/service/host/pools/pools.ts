@@ -147,12 +147,23 @@ export class PoolManager {
     return name ? { id: poolId, name } : { id: poolId };
   }
 
-  /** By id, else by name, within the project. */
+  /**
+   * By id, else by name, within the project. From memory: this process holds every pool it serves (the
+   * leader of a cluster all of them), so an acquire or a release reads nothing from the database to find it.
+   */
   async find(projectId: string | null, idOrName: string): Promise<LivePool> {
-    const pool = this.pools.get((await lookUpInProject(this.deps.repo, projectId, idOrName, 'browser pool')).id);
+    const pool = this.pools.get((await lookUpInProject(this.held, projectId, idOrName, 'browser pool')).id);
     if (!pool) throw notFound('browser pool', idOrName);
     return pool;
   }
+
+  private readonly held = {
+    get: async (id: string) => this.pools.get(id)?.row,
+    getByName: async (projectId: string | null, name: string) => {
+      for (const pool of this.pools.values()) if (pool.row.name === name && (pool.row.project_id ?? null) === projectId) return pool.row;
+      return undefined;
+    },
+  };
 
   async list(q: Parameters<PoolsRepo['list']>[0]): Promise<{ pools: LivePool[]; hasMore: boolean }> {
     const page = await this.deps.repo.list(q);
