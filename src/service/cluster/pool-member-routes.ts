@@ -65,9 +65,16 @@ export function registerPoolMemberRoutes(app: FastifyInstance, deps: { members: 
     return row;
   });
 
-  app.post<IdRoute & { Body: FromSchema<typeof releaseBody> }>(`${POOL_MEMBERS_PATH}/:id/release`, opts({ params: idParams, body: releaseBody }), async (req) => ({
-    state: await members.release(req.params.id, req.body.keep, req.body.label, req.body.why),
-  }));
+  // Two lines: one once the holder is cut off (the leader answers its client then), one when the browser
+  // is reset or ended (the leader's pool takes it back or refills).
+  app.post<IdRoute & { Body: FromSchema<typeof releaseBody> }>(`${POOL_MEMBERS_PATH}/:id/release`, opts({ params: idParams, body: releaseBody }), async (req, reply) => {
+    const ticket = await members.release(req.params.id, req.body.keep, req.body.label, req.body.why);
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    reply.raw.write(`${JSON.stringify({ released: true })}\n`);
+    const state = await ticket.after.catch(() => 'ended' as const);
+    reply.raw.end(`${JSON.stringify({ state })}\n`);
+  });
 
   app.post<IdRoute & { Body: FromSchema<typeof endBody> }>(`${POOL_MEMBERS_PATH}/:id/end`, opts({ params: idParams, body: endBody }), async (req, reply) => {
     await members.end(req.params.id, req.body.why);

@@ -1,4 +1,4 @@
 export { PoolManager, presentPool } from './pools.js';
 export type { PoolSettings, PoolUpdate } from './pools.js';
 export type { LivePool } from './pool.js';
-export { PoolMembers, type MemberOps, type MemberInfo, type LeaseTerms } from './members.js';
+export { PoolMembers, type MemberOps, type MemberInfo, type LeaseTerms, type ReleaseTicket } from './members.js';

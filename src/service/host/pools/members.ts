@@ -28,6 +28,11 @@ export interface LeaseTerms {
   telemetry?: BrowserTelemetryRequest | null;
 }
 
+/** A release's first half is done (the holder is cut off); `after` says what became of the browser. */
+export interface ReleaseTicket {
+  after: Promise<'idle' | 'ended'>;
+}
+
 export interface MemberInfo {
   id: string;
   pool_id: string;
@@ -45,8 +50,11 @@ export interface MemberOps {
   launch(pool: PoolRow): Promise<string>;
   /** Leases it: undefined when the browser is gone; a 409 DomainError when the name is taken. */
   lease(id: string, terms: LeaseTerms): Promise<BrowserRow | undefined>;
-  /** Takes it back: reset for reuse when `keep` (the pool wants it) and it can be, else ended with `why`. */
-  release(id: string, keep: boolean, label: string, why: string): Promise<'idle' | 'ended'>;
+  /**
+   * Takes it back: resolves once the holder is cut off (connections, token, name and tags); then the browser
+   * is reset for reuse when `keep` (the pool wants it) and it can be, else ended with `why`.
+   */
+  release(id: string, keep: boolean, label: string, why: string): Promise<ReleaseTicket>;
   end(id: string, why: string): Promise<void>;
   /** The pool browsers this host runs (a new leader adopts them). */
   list(): Promise<MemberInfo[]>;
@@ -203,11 +211,11 @@ export class PoolMembers implements MemberOps {
     return leased;
   }
 
-  async release(id: string, keep: boolean, label: string, why: string): Promise<'idle' | 'ended'> {
+  async release(id: string, keep: boolean, label: string, why: string): Promise<ReleaseTicket> {
     const member = this.members.get(id);
-    const { sessions, browsers, tokens, log } = this.deps;
+    const { sessions, browsers, tokens } = this.deps;
     const live = sessions.get(id);
-    if (!member || !live || live.ending) return 'ended';
+    if (!member || !live || live.ending) return { after: Promise.resolve('ended') };
     if (member.state !== 'leased') throw conflict(`browser '${id}' is not acquired from ${label} (it is ${member.state})`);
     member.state = 'resetting';
     live.parked = true;
@@ -224,8 +232,15 @@ export class PoolMembers implements MemberOps {
           ? `released to ${label}; replaced so the next holder starts from the profile`
           : `released to ${label}; replaced since its holder restarted it with other extensions or a profile`;
       await sessions.end(id, 'deleted', reason);
-      return 'ended';
+      return { after: Promise.resolve('ended') };
     }
+    // The reset runs after the answer: the holder is done with the browser, and the next one waits for it.
+    return { after: this.recycle(member, live, label) };
+  }
+
+  private async recycle(member: Member, live: LiveSession, label: string): Promise<'idle' | 'ended'> {
+    const { sessions, log } = this.deps;
+    const { id } = member;
     try {
       await withTimeout(this.reset(member, live), RESET_TIMEOUT_MS, 'the reset took too long');
     } catch (err) {

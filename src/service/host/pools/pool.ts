@@ -13,7 +13,7 @@ import { DomainError, conflict, notFound, unavailable } from '../errors.js';
 import type { BrowserRow, BrowsersRepo } from '../../store/browsers-repo.js';
 import type { PoolRow } from '../../store/pools-repo.js';
 import type { Logger } from '../session/index.js';
-import { nameTaken, type MemberInfo, type MemberOps } from './members.js';
+import { nameTaken, type MemberInfo, type MemberOps, type ReleaseTicket } from './members.js';
 
 const MAX_BACKOFF_MS = 30_000;
 
@@ -21,6 +21,8 @@ interface Member {
   readonly id: string;
   readonly host: MemberOps;
   state: 'idle' | 'leased' | 'resetting';
+  /** Flushed while it was being reset: ended when the reset is done rather than made idle with the old config. */
+  discard?: string;
 }
 
 interface Waiter {
@@ -214,20 +216,32 @@ export class LivePool {
     member.state = 'resetting';
     const keep = reuse && !this.closed && this.members.size <= this.row.config.size;
     const why = !reuse ? `released to ${this.label} with reuse: false` : `${this.label} no longer needs it`;
-    let after: 'idle' | 'ended';
+    let ticket: ReleaseTicket;
     try {
-      after = await member.host.release(sessionId, keep, this.label, why);
+      ticket = await member.host.release(sessionId, keep, this.label, why);
     } catch (err) {
       if (this.members.get(sessionId) === member) member.state = 'leased';
       throw err;
     }
-    if (this.members.get(sessionId) !== member) return;
-    if (after === 'idle' && !this.closed) this.becomeIdle(member);
-    else this.dropped(sessionId);
+    // Answered now; the browser comes back idle once it is reset (the next acquire waits for it).
+    void ticket.after
+      .catch((err: unknown) => {
+        this.deps.log.warn({ pool_id: this.id, session_id: sessionId, err: (err as Error).message }, 'a released pool browser was not recycled');
+        return 'ended' as const;
+      })
+      .then(async (after) => {
+        if (this.members.get(sessionId) !== member) return;
+        const surplus = this.members.size > this.row.config.size ? `${this.label} no longer needs it` : undefined;
+        if (after === 'idle' && !this.closed && !member.discard && !surplus) return this.becomeIdle(member);
+        this.dropped(sessionId);
+        if (after === 'idle') await member.host.end(sessionId, member.discard ?? surplus ?? `${this.label} is closed`).catch((err: unknown) => this.endFailed(sessionId, err));
+        this.fill();
+      });
   }
 
-  /** Destroys the idle browsers; the pool refills with its current config. Leased ones are untouched. */
+  /** Destroys the idle browsers (and those being reset, once they are); the pool refills with its current config. Leased ones are untouched. */
   async flush(why = 'flushed'): Promise<void> {
+    for (const m of this.members.values()) if (m.state === 'resetting') m.discard = `${why} from ${this.label}`;
     await this.endIdle(this.idle.length, `${why} from ${this.label}`);
   }
 
