@@ -15,6 +15,8 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { INetworkPolicyPeer } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyPeer';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
@@ -22,6 +24,7 @@ import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClai
 import type { IProbe } from 'kubernetes-models/v1/Probe';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { stringify } from 'yaml';
 
 /** What an operator chooses; everything else follows from the CLI's contract. */
@@ -51,6 +54,15 @@ export interface ClusterOptions {
   databasePeers: INetworkPolicyPeer[];
   /** Who else may reach the hosts' port besides the API replicas (a Prometheus, for /metrics); empty: no one. */
   hostScrapers: INetworkPolicyPeer[];
+  /**
+   * Where the Kubernetes API server's endpoints are (the addresses of the `kubernetes` Service's
+   * EndpointSlice in `default`), for the hosts' egress: each host sets its pod's deletion cost there. Empty: no
+   * egress rule for it, since NetworkPolicy sees the endpoint's address, not the Service's, and opening the
+   * port to every address would open it to every service in the cluster; hosts then log that they cannot set it.
+   */
+  kubernetesApiPeers: INetworkPolicyPeer[];
+  /** The port those endpoints listen on: 443 on most managed clusters, 6443 on kubeadm's. */
+  kubernetesApiPort: number;
 }
 
 export const defaultOptions: ClusterOptions = {
@@ -66,6 +78,8 @@ export const defaultOptions: ClusterOptions = {
   databasePort: 5432,
   databasePeers: [],
   hostScrapers: [],
+  kubernetesApiPeers: [],
+  kubernetesApiPort: 443,
 };
 
 export const API_PORT = 8340;
@@ -96,6 +110,8 @@ export const SECRET_DATABASE = { name: 'bcs-database', url: 'url' } as const;
 const NAME = 'browser-scenarios';
 export const apiLabels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/component': 'api' };
 export const hostLabels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/component': 'host' };
+/** The identity host pods call the Kubernetes API as (their deletion cost); replicas call it as no one. */
+export const HOST_SERVICE_ACCOUNT = 'bcs-host';
 
 /** Private, link-local and shared address space: the hosts' sessions browse the internet, not the cluster or the cloud's metadata service. */
 const NOT_INTERNET_V4 = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'];
@@ -153,6 +169,7 @@ function checkOptions(o: ClusterOptions): void {
   whole('minHosts', 1);
   whole('maxHosts', o.minHosts);
   whole('databasePort', 1);
+  whole('kubernetesApiPort', 1);
   if (!o.image) throw new Error('image must be named');
   const url = new URL(o.publicUrl);
   if (url.origin !== o.publicUrl) throw new Error(`publicUrl must be an origin only (scheme, host, port): ${o.publicUrl}`);
@@ -311,6 +328,9 @@ function hosts(o: ClusterOptions): Model<unknown>[] {
     ],
     env: [
       { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      // The pod whose deletion cost the host keeps (src/service/cluster/pod-deletion-cost.ts).
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
       ...sharedEnv(o),
       { name: 'BCS_SECRETS_KEY_FILE', value: `${KEYS_DIR}/${SECRET_KEYS.secretsKey}` },
     ],
@@ -328,6 +348,7 @@ function hosts(o: ClusterOptions): Model<unknown>[] {
     volumeMounts: [keysMount, { name: 'data', mountPath: DATA_DIR }, { name: 'blobs', mountPath: BLOB_DIR }, { name: 'shm', mountPath: '/dev/shm' }],
   };
   return [
+    ...hostAccess(o),
     new PersistentVolumeClaim({
       metadata: meta(o, 'bcs-blobs', { 'app.kubernetes.io/name': NAME }),
       spec: {
@@ -345,7 +366,10 @@ function hosts(o: ClusterOptions): Model<unknown>[] {
         template: {
           metadata: { labels: hostLabels },
           spec: {
-            automountServiceAccountToken: false,
+            // The token lets the host set its pod's deletion cost, all its Role allows. Its mount
+            // (/var/run/secrets/kubernetes.io/serviceaccount) is outside what a session's sandbox shows.
+            serviceAccountName: HOST_SERVICE_ACCOUNT,
+            automountServiceAccountToken: true,
             enableServiceLinks: false,
             // A user namespace of the pod's own: required for procMount Unmasked, and the service's uid is then
             // no one on the node.
@@ -388,6 +412,36 @@ function hosts(o: ClusterOptions): Model<unknown>[] {
   ];
 }
 
+/** The hosts' service account and the one thing it may do: patch a pod, to set that pod's deletion cost. */
+function hostAccess(o: ClusterOptions): Model<unknown>[] {
+  return [
+    new ServiceAccount({
+      metadata: meta(o, HOST_SERVICE_ACCOUNT, hostLabels),
+      // Only a pod that asks for the token gets it (the host Deployment does): nothing else that names this
+      // account by mistake carries its rights.
+      automountServiceAccountToken: false,
+    }),
+    new Role({
+      metadata: meta(o, HOST_SERVICE_ACCOUNT, hostLabels),
+      rules: [
+        {
+          // RBAC can name the objects a rule covers (resourceNames), but a Deployment's pods are named when they
+          // are made, so no name can be written here: the rule covers every pod in the namespace, which holds
+          // only this service's. No get: the host only writes its annotation, a JSON merge patch.
+          apiGroups: [''],
+          resources: ['pods'],
+          verbs: ['patch'],
+        },
+      ],
+    }),
+    new RoleBinding({
+      metadata: meta(o, HOST_SERVICE_ACCOUNT, hostLabels),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: HOST_SERVICE_ACCOUNT },
+      subjects: [{ kind: 'ServiceAccount', name: HOST_SERVICE_ACCOUNT, namespace: o.namespace }],
+    }),
+  ];
+}
+
 function networkPolicies(o: ClusterOptions): NetworkPolicy[] {
   return [
     new NetworkPolicy({
@@ -407,6 +461,8 @@ function networkPolicies(o: ClusterOptions): NetworkPolicy[] {
           // DNS, wherever the cluster's resolver is.
           { ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
           { ...(o.databasePeers.length ? { to: o.databasePeers } : {}), ports: [{ protocol: 'TCP', port: o.databasePort }] },
+          // The API server, for the pod's deletion cost: only at the addresses given (see kubernetesApiPeers).
+          ...(o.kubernetesApiPeers.length ? [{ to: o.kubernetesApiPeers, ports: [{ protocol: 'TCP' as const, port: o.kubernetesApiPort }] }] : []),
           // The internet, for the sessions.
           { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: NOT_INTERNET_V4 } }, { ipBlock: { cidr: '::/0', except: NOT_INTERNET_V6 } }] },
         ],

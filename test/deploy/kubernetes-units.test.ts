@@ -2,7 +2,8 @@
 // (nobody edits it by hand), every document in it passes its kind's schema, and what the cluster depends on
 // holds in it (docs/cluster.md): hosts outlive their drain, Chromium has a real /dev/shm, only the API
 // replicas reach a host, keys come from Secrets as files or secret references and never sit in an argument,
-// probes are `bcs probe`, nothing runs as root; the systemd units stop no later than their drain.
+// probes are `bcs probe`, nothing runs as root, only hosts hold a Kubernetes API token and it patches pods
+// alone; the systemd units stop no later than their drain.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
@@ -10,18 +11,22 @@ import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import {
   API_PORT,
   DEMAND_QUERY,
   HOST_PORT,
+  HOST_SERVICE_ACCOUNT,
   KEYS_DIR,
   MEASURED,
   PLACEHOLDER,
@@ -43,6 +48,9 @@ const KINDS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/Namespace': Namespace,
   'v1/Secret': Secret,
   'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'apps/v1/Deployment': Deployment,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
@@ -142,7 +150,10 @@ describe('deploy/kubernetes', () => {
     expect(flagValue(host.args!, '--port')).toBe(String(HOST_PORT));
     expect(flagValue(host.args!, '--advertise-url')).toBe(`http://$(POD_IP):${HOST_PORT}`);
     expect(host.env!.find((e) => e.name === 'POD_IP')?.valueFrom?.fieldRef?.fieldPath).toBe('status.podIP');
-    expect(host.env!.map((e) => e.name).sort()).toEqual(['BCS_CLUSTER_KEY_FILE', 'BCS_DATABASE_URL', 'BCS_PUBLIC_URL', 'BCS_SECRETS_KEY_FILE', 'POD_IP']);
+    expect(host.env!.map((e) => e.name).sort()).toEqual(['BCS_CLUSTER_KEY_FILE', 'BCS_DATABASE_URL', 'BCS_PUBLIC_URL', 'BCS_SECRETS_KEY_FILE', 'POD_IP', 'POD_NAME', 'POD_NAMESPACE']);
+    // The pod the host sets the deletion cost of (src/service/cluster/pod-deletion-cost.ts).
+    expect(host.env!.find((e) => e.name === 'POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
+    expect(host.env!.find((e) => e.name === 'POD_NAMESPACE')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.namespace');
     const blobs = host.volumeMounts!.find((m) => m.mountPath === flagValue(host.args!, '--blob-dir'));
     const claim = hostSpec.volumes!.find((v) => v.name === blobs?.name)?.persistentVolumeClaim?.claimName;
     expect((find(docs, 'PersistentVolumeClaim', claim!).spec as { accessModes: string[] }).accessModes).toEqual(['ReadWriteMany']);
@@ -238,7 +249,6 @@ describe('deploy/kubernetes', () => {
       const spec = podSpec(deployment);
       expect(spec.securityContext?.runAsNonRoot, deployment.metadata.name).toBe(true);
       expect(spec.securityContext?.runAsUser).toBeGreaterThan(0);
-      expect(spec.automountServiceAccountToken).toBe(false);
       for (const c of spec.containers) {
         expect(c.securityContext?.privileged).not.toBe(true);
         expect(c.securityContext?.runAsUser ?? 1).not.toBe(0);
@@ -253,6 +263,44 @@ describe('deploy/kubernetes', () => {
     expect(only(host.containers).securityContext?.procMount).toBe('Unmasked');
     expect(host.securityContext?.seccompProfile).toEqual({ type: 'Unconfined' });
     expect(podSpec(find(docs, 'Deployment', 'bcs-api')).securityContext?.seccompProfile).toEqual({ type: 'RuntimeDefault' });
+  });
+
+  it('gives a Kubernetes API token to the hosts alone, good for patching pods in their namespace and nothing else', async () => {
+    const docs = await committedDocs();
+    // Replicas call no API: no token is mounted, whatever account they run as.
+    const api = podSpec(find(docs, 'Deployment', 'bcs-api'));
+    expect(api.automountServiceAccountToken).toBe(false);
+    expect(api.serviceAccountName).toBeUndefined();
+    const host = podSpec(find(docs, 'Deployment', 'bcs-host'));
+    expect(host.serviceAccountName).toBe(HOST_SERVICE_ACCOUNT);
+    expect(host.automountServiceAccountToken).toBe(true);
+    // A pod that names the account by mistake gets no token unless it asks for one.
+    const account = find(docs, 'ServiceAccount', HOST_SERVICE_ACCOUNT) as Doc & { automountServiceAccountToken?: boolean };
+    expect(account.automountServiceAccountToken).toBe(false);
+    expect(account.file).toBe('hosts.yaml');
+
+    // Nothing cluster-wide; one Role, one binding, both in the namespace.
+    const rbac = docs.filter((d) => d.apiVersion.startsWith('rbac.authorization.k8s.io/'));
+    expect(rbac.map((d) => d.kind).sort()).toEqual(['Role', 'RoleBinding']);
+    const role = find(docs, 'Role', HOST_SERVICE_ACCOUNT) as Doc & Pick<Role, 'rules'>;
+    expect(role.rules).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['patch'] }]);
+    const binding = find(docs, 'RoleBinding', HOST_SERVICE_ACCOUNT) as Doc & Pick<RoleBinding, 'roleRef' | 'subjects'>;
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: HOST_SERVICE_ACCOUNT, namespace: defaultOptions.namespace }]);
+    // kubectl apply goes in file order, and a pod naming an account that does not exist yet is refused.
+    const inHosts = docs.filter((d) => d.file === 'hosts.yaml');
+    expect(inHosts.indexOf(account)).toBeLessThan(inHosts.findIndex((d) => d.kind === 'Deployment'));
+
+    // The hosts' egress reaches the API server only where the options say it is.
+    const egressOf = (text: string) =>
+      parseAllDocuments(text)
+        .map((d) => d.toJS() as Doc & { spec: NetworkPolicy['spec'] })
+        .find((d) => d.metadata.name === 'bcs-host-egress')!.spec!.egress!;
+    const byDefault = egressOf(manifests().find((f) => f.file === 'network-policy.yaml')!.text);
+    expect(byDefault.filter((r) => r.ports?.some((p) => p.port === defaultOptions.kubernetesApiPort))).toEqual([]);
+    const apiServer = { ipBlock: { cidr: '10.0.0.1/32' } };
+    const given = egressOf(manifests({ kubernetesApiPeers: [apiServer], kubernetesApiPort: 6443 }).find((f) => f.file === 'network-policy.yaml')!.text);
+    expect(given.filter((r) => r.ports?.some((p) => p.port === 6443))).toEqual([{ to: [apiServer], ports: [{ protocol: 'TCP', port: 6443 }] }]);
   });
 
   it('scales the hosts with KEDA on demand over capacity, from at least one, and keeps disruptions to one pod per role', async () => {
@@ -285,6 +333,7 @@ describe('deploy/kubernetes', () => {
     expect(files.find((f) => f.file === 'keda.yaml')!.text).toContain('targetQueryValue: "8"');
     expect(() => manifests({ publicUrl: 'https://browsers.example.com/path' })).toThrow(/origin/);
     expect(() => manifests({ maxSessionsPerHost: 0 })).toThrow(/maxSessionsPerHost/);
+    expect(() => manifests({ kubernetesApiPort: 0 })).toThrow(/kubernetesApiPort/);
   });
 });
 

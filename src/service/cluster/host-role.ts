@@ -1,9 +1,11 @@
 // What makes a service one browser host of a cluster: the cluster key read (before anything starts), the
-// host's identity and address, and its membership (registration, heartbeat, leader lock).
+// host's identity and address, its membership (registration, heartbeat, leader lock) and, in a Kubernetes
+// pod, the pod's deletion cost.
 import type { PgDatabase } from '../store/pg/database.js';
 import { HostsRepo, type HostLoad, type HostRow, type LostHost } from '../store/hosts-repo.js';
 import type { ClusterHostOptions } from '../public.js';
 import { HostMembership } from './membership.js';
+import { deletionCost, inClusterPod, PodDeletionCost } from './pod-deletion-cost.js';
 
 export const LEADER_LOCK = 'bcs.leader';
 const DEFAULT_HEARTBEAT_MS = 1000;
@@ -42,8 +44,8 @@ export function joinCluster(
   opts: ClusterHostOptions,
   deps: { db: PgDatabase; id: string; url: string; maxSessions: number | null; now: () => Date; log: { info(o: object, m: string): void; warn(o: object, m: string): void } },
   events: HostRoleEvents,
-): HostMembership {
-  return new HostMembership({
+): ClusterMembership {
+  const membership = new HostMembership({
     hosts: new HostsRepo(deps.db),
     id: deps.id,
     url: deps.url,
@@ -55,4 +57,25 @@ export function joinCluster(
     now: deps.now,
     log: deps.log,
   });
+  // In a Kubernetes pod, the host tells its ReplicaSet what removing it would cost (docs/cluster.md).
+  const pod = inClusterPod();
+  if (pod && 'missing' in pod) deps.log.info({ missing: pod.missing }, "in a Kubernetes pod, but not setting its deletion cost: scale-down picks hosts regardless of their sessions");
+  if (!pod || 'missing' in pod) return membership;
+  const cost = new PodDeletionCost({ ...pod, load: () => deletionCost({ sessions: events.load().sessions, leader: membership.isLeader }), log: deps.log });
+  return {
+    get isLeader() {
+      return membership.isLeader;
+    },
+    start: async () => {
+      await membership.start();
+      cost.start();
+    },
+    beat: () => membership.beat(),
+    close: async () => {
+      await cost.close();
+      await membership.close();
+    },
+  };
 }
+
+export type ClusterMembership = Pick<HostMembership, 'start' | 'beat' | 'close' | 'isLeader'>;
