@@ -72,7 +72,9 @@ export class PoolManager {
   readonly leaseReleased: SessionReleaseHook = async ({ id, proxy: forwarder }) => {
     const { proxies } = this.deps;
     if (forwarder) {
-      if (forwarder.current !== forwarder.launchedWith) forwarder.use(forwarder.launchedWith);
+      // Most leases never switch the proxy: then the link still says what the browser was launched with.
+      if (!forwarder.switched) return;
+      forwarder.use(forwarder.launchedWith);
       await proxies?.linkBrowser(id, { proxy_id: forwarder.launchedWith?.proxyId ?? null, mode: null });
     } else if ((await proxies?.presentFor(id))?.proxy) {
       await proxies!.linkBrowser(id, { proxy_id: null, mode: null });

@@ -74,6 +74,8 @@ export class ProxyForwarder {
   private releasePort = () => {};
   /** The route it was started with (a pool browser goes back to it when its lease ends). */
   readonly launchedWith: Upstream | null;
+  /** Switched away from `launchedWith` (a PATCH of the session's proxy): a pool lease's release switches it back. */
+  switched = false;
   private bypass: BypassMatcher;
   private agent: http.Agent;
   /** Bypassed destinations are plain HTTP straight to them, whatever the upstream's protocol. */
@@ -145,6 +147,7 @@ export class ProxyForwarder {
    * dropped, so Chromium reconnects and no tunnel keeps using the old route.
    */
   use(upstream: Upstream | null): void {
+    this.switched = upstream !== this.launchedWith;
     this.upstream = upstream;
     this.bypass = bypassMatcher(upstream?.bypass ?? []);
     this.generation++;
