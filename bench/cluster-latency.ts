@@ -11,11 +11,11 @@
 // (4) 100 parallel creates under max_concurrent_sessions 10: half through each replica vs all on the single
 //     node, and (to tell the replicas' share) straight to the cluster's host; per-request latency of the 200s and
 //     the 429s, and the wall time of the burst.
-// (3) acquire -> release (reuse) cycles on a pool of 4, K workers for a fixed time, half through each
+// (3) acquire -> release (reuse) cycles on a pool of 4 (--pool-size), K workers for a fixed time, half through each
 //     replica vs the single node; ABBA blocks; cycles per second. Then the lease path without the reset:
 //     16 parallel acquires on a full pool of 16, timed to the last answer (acquires per second).
 // Without PostgreSQL installed it says so and exits 0.
-//   node dist/bench/cluster-latency.js [--runs 1000] [--creates 30] [--rounds 5] [--seconds 6] [--workers 4]
+//   node dist/bench/cluster-latency.js [--runs 1000] [--creates 30] [--rounds 5] [--seconds 6] [--pool-size 4] [--workers 4]
 //     [--in-process-replicas] [--json]
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -35,7 +35,7 @@ const clickRuns = Math.max(50, Math.round(runs / 2));
 const creates = arg('--creates', 30);
 const rounds = arg('--rounds', 5);
 const seconds = arg('--seconds', 6);
-const POOL_SIZE = 4;
+const POOL_SIZE = arg('--pool-size', 4);
 const ACQUIRE_BURST = 16;
 const workers = arg('--workers', POOL_SIZE);
 const BURST = 100;
