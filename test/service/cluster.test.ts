@@ -269,6 +269,43 @@ suite('a cluster of two hosts and two replicas', () => {
     await eventually(async () => ((await spread()).length === 0 ? true : undefined), 15_000);
   });
 
+  it('starts every lease from the profile as last saved, whichever host saved it', async () => {
+    const site = 'https://profile.example';
+    const cookieOf = async (cdpUrl: string) => {
+      const browser = await chromium.connectOverCDP(cdpUrl);
+      try {
+        return (await browser.contexts()[0]!.cookies(site)).find((c) => c.name === 'login')?.value;
+      } finally {
+        await browser.close();
+      }
+    };
+    // A read-write session that ends saves the profile, on whichever host it ran.
+    const save = async (value: string, via: RunningReplica) => {
+      const writer = (await call(via, 'POST', '/browsers', { profile: { name: 'pooled-profile', save_changes: true } })).body;
+      const browser = await chromium.connectOverCDP(writer.cdp_ws_url);
+      await browser.contexts()[0]!.addCookies([{ name: 'login', value, url: site, expires: Math.floor(Date.now() / 1000) + 3600 }]);
+      await browser.close();
+      const before = (await call(via, 'GET', '/profiles/pooled-profile')).body.updated_at;
+      expect((await call(via, 'DELETE', `/browsers/${writer.session_id}`)).status).toBe(204);
+      await eventually(async () => ((await call(via, 'GET', '/profiles/pooled-profile')).body.updated_at !== before ? true : undefined), 30_000);
+    };
+    expect((await call(replicas[0]!, 'POST', '/profiles', { name: 'pooled-profile' })).status).toBe(200);
+    await save('v1', replicas[0]!);
+    expect((await call(replicas[0]!, 'POST', '/browser_pools', { name: 'profiled', size: 2, profile: { name: 'pooled-profile' } })).status).toBe(200);
+    await eventually(async () => ((await call(replicas[1]!, 'GET', '/browser_pools/profiled')).body.available_count === 2 ? true : undefined), 30_000);
+    const members = (await call(replicas[0]!, 'GET', '/browsers?limit=100')).body.filter((b: any) => b.pool?.name === 'profiled').map((b: any) => b.session_id);
+    expect(new Set(await Promise.all(members.map(hostOf)))).toEqual(new Set(['host-1', 'host-2']));
+    // Saved on one host: the idle browsers there are replaced at once, those on the other at their lease.
+    await save('v2', replicas[1]!);
+    const leases = [];
+    for (let i = 0; i < 2; i++) leases.push((await call(replicas[i]!, 'POST', '/browser_pools/profiled/acquire', { acquire_timeout_seconds: 60 })).body);
+    for (const lease of leases) {
+      expect(members).not.toContain(lease.session_id);
+      expect(await cookieOf(lease.cdp_ws_url)).toBe('v2');
+    }
+    expect((await call(replicas[0]!, 'DELETE', '/browser_pools/profiled', { force: true })).status).toBe(204);
+  });
+
   it('holds the concurrency limit across hosts: 40 parallel creates through both replicas admit exactly the limit', async () => {
     expect((await call(replicas[0]!, 'PATCH', '/org/limits', { max_concurrent_sessions: 5 })).status).toBe(200);
     try {

@@ -73,7 +73,7 @@ export interface PoolMembersDeps {
   /** Resolves the pool's `proxy_id` at each launch (the pool stores only the id). */
   proxies?: PoolProxies;
   /** Tells browsers started from an older state of the pool's profile. */
-  profiles?: Pick<ProfileStore, 'generation' | 'onUpdated'>;
+  profiles?: Pick<ProfileStore, 'generation' | 'onUpdated' | 'savedAt'>;
   /** Applies a lease's telemetry settings (the telemetry hub runs beside the browser). */
   telemetry?: { applyCreate(sessionId: string, req: BrowserTelemetryRequest, field: string): Promise<void> };
 }
@@ -90,6 +90,8 @@ interface Member {
   /** The pool's profile when launched, and how many saves of it had happened then (ProfileStore.generation). */
   readonly profileId: string | null;
   readonly profileGeneration: number;
+  /** The profile's last write as of the launch: a save on another host since makes the browser stale too. */
+  readonly profileSavedAt: string | undefined;
   readonly refreshOnProfileUpdate: boolean;
   /** Restarted with extensions or a profile of its holder's: no longer the pool's config, so not reused. */
   diverged?: boolean;
@@ -140,6 +142,7 @@ export class PoolMembers implements MemberOps {
     // Read before the launch copies the profile, so a save that lands meanwhile marks this browser stale.
     const profileId = config.profile_id ?? null;
     const profileGeneration = profileId ? (this.deps.profiles?.generation(profileId) ?? 0) : 0;
+    const profileSavedAt = profileId ? await this.deps.profiles?.savedAt(profileId) : undefined;
     const proxy = config.proxy_id ? await this.deps.proxies?.poolRoute(pool.project_id, config.proxy_id, 'browser_pool_config.proxy_id') : undefined;
     this.poolNames.set(pool.id, pool.name);
     const row = await this.deps.launcher.launch({
@@ -159,6 +162,7 @@ export class PoolMembers implements MemberOps {
       headless: row.headless,
       profileId,
       profileGeneration,
+      profileSavedAt,
       refreshOnProfileUpdate: config.refresh_on_profile_update !== false,
     };
     this.members.set(row.id, member);
@@ -191,6 +195,12 @@ export class PoolMembers implements MemberOps {
     const live = this.deps.sessions.get(id);
     if (!member || member.state !== 'idle' || !live || live.ending) return undefined;
     member.state = 'leased';
+    if (await this.savedElsewhere(member)) {
+      // Its profile was saved on another host since it started: replaced, the pool leases another.
+      member.state = 'resetting';
+      await this.deps.sessions.end(id, 'deleted', 'replaced in its pool after its profile was updated');
+      return undefined;
+    }
     let leased: BrowserRow | undefined;
     try {
       leased = await this.deps.browsers.update(id, { name: terms.name ?? null, tags: terms.tags ?? {}, timeout_seconds: terms.timeout_seconds, start_url: terms.start_url ?? member.startUrl });
@@ -298,6 +308,11 @@ export class PoolMembers implements MemberOps {
   private profileStale(member: Member): boolean {
     if (!member.profileId || !member.refreshOnProfileUpdate) return false;
     return member.profileGeneration < (this.deps.profiles?.generation(member.profileId) ?? 0);
+  }
+
+  private async savedElsewhere(member: Member): Promise<boolean> {
+    if (!member.profileId || !member.refreshOnProfileUpdate || !this.deps.profiles) return false;
+    return (await this.deps.profiles.savedAt(member.profileId)) !== member.profileSavedAt;
   }
 
   /** The profile was updated: idle browsers started from its older state are replaced (their pools refill). */

@@ -30,6 +30,10 @@ interface Waiter {
   resolve(row: BrowserRow | undefined): void;
   reject(err: unknown): void;
   timer?: NodeJS.Timeout;
+  /** When its long poll runs out (Date.now() clock). */
+  readonly deadline: number;
+  /** Gives up: out of the line, answered with nothing (204). */
+  leave(): void;
   gone: boolean;
 }
 
@@ -186,26 +190,43 @@ export class LivePool {
     // Refused before waiting; checked again when the browser is leased, since a name can be taken meanwhile.
     if (body.name && (await this.deps.browsers.getActiveByName(this.row.project_id, body.name))) throw nameTaken(body.name);
     if (this.closed) throw notFound('browser pool', this.row.name ?? this.row.id);
+    const deadline = Date.now() + timeoutMs;
     if (this.waiters.length === 0) {
       const lease = this.leaseIdle(body);
-      if (lease) return lease;
+      // None leased when every idle browser went while it was being leased: the caller waits like any other.
+      const row = lease && (await lease);
+      if (row) return row;
     }
-    if (timeoutMs <= 0) return undefined;
+    if (deadline <= Date.now()) return undefined;
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { body, resolve, reject, gone: false };
-      const leave = () => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
-        clearTimeout(waiter.timer);
-        resolve(undefined);
+      const waiter: Waiter = {
+        body,
+        resolve,
+        reject,
+        gone: false,
+        deadline,
+        leave: () => {
+          const i = this.waiters.indexOf(waiter);
+          if (i >= 0) this.waiters.splice(i, 1);
+          clearTimeout(waiter.timer);
+          resolve(undefined);
+        },
       };
-      waiter.timer = setTimeout(leave, timeoutMs);
       void gone.then(() => {
         waiter.gone = true;
-        leave();
+        waiter.leave();
       });
-      this.waiters.push(waiter);
+      this.wait(waiter, false);
     });
+  }
+
+  /** Puts a waiter in line (at its head when it was already served once and got nothing) until its deadline. */
+  private wait(waiter: Waiter, first: boolean): void {
+    if (waiter.gone) return waiter.resolve(undefined);
+    clearTimeout(waiter.timer);
+    waiter.timer = setTimeout(waiter.leave, Math.max(0, waiter.deadline - Date.now()));
+    if (first) this.waiters.unshift(waiter);
+    else this.waiters.push(waiter);
   }
 
   /** Ends a lease: the holder's connections and CDP URL stop working, then the browser is reset or replaced. */
@@ -327,11 +348,13 @@ export class LivePool {
       clearTimeout(waiter.timer);
       if (waiter.gone) continue;
       const lease = this.leaseIdle(waiter.body);
-      if (!lease) {
-        this.waiters.unshift(waiter);
-        return;
-      }
-      lease.then(waiter.resolve, waiter.reject);
+      if (!lease) return this.wait(waiter, true);
+      lease.then((row) => {
+        if (row) return waiter.resolve(row);
+        // The browser went while it was being leased: back at the head of the line, until its deadline.
+        this.wait(waiter, true);
+        this.serveWaiters();
+      }, waiter.reject);
     }
   }
 

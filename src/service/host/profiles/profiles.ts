@@ -67,6 +67,11 @@ export class ProfileStore {
     return this.generations.get(profileId) ?? 0;
   }
 
+  /** When the profile was last written, as the database says (a save on any host of a cluster moves it). */
+  async savedAt(profileId: string): Promise<string | undefined> {
+    return (await this.deps.repo.get(profileId))?.updated_at;
+  }
+
   async create(projectId: string | null, name: string | undefined): Promise<ProfileRow> {
     const at = this.deps.now().toISOString();
     const row: ProfileRow = { id: newId(), project_id: projectId, name: name ?? null, created_at: at, updated_at: at, last_used_at: null };
