@@ -390,7 +390,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     (draining ??= (async () => {
       const refusal = drainingRefusal();
       capacity.refuse(refusal);
-      pools.refuse(refusal);
+      // A cluster's pools go on over the other hosts (a draining leader still keeps their books until it
+      // exits); this host's idle pool browsers end, and the pools refill where hosts take sessions.
+      if (opts.cluster) void poolMembers.endIdle('its host is draining');
+      else pools.refuse(refusal);
       // Replicas hear it at once rather than at the next heartbeat: no create is placed here from now on.
       void membership?.beat();
       await standby.close();

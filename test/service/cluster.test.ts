@@ -58,14 +58,7 @@ function startHost(id: string, extra: Parameters<typeof startTestService>[0] = {
 
 /** A session's record as the database holds it. */
 async function recordOf(sessionId: string): Promise<{ host_id: string | null; end_reason: string | null; end_detail: string | null } | undefined> {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query('SELECT host_id, end_reason, end_detail FROM browsers WHERE id = $1', [sessionId])).rows[0];
-  } finally {
-    await client.end();
-  }
+  return (await sqlRows<{ host_id: string | null; end_reason: string | null; end_detail: string | null }>('SELECT host_id, end_reason, end_detail FROM browsers WHERE id = $1', [sessionId]))[0];
 }
 
 const hostOf = async (sessionId: string) => (await recordOf(sessionId))?.host_id ?? null;
@@ -354,6 +347,42 @@ suite('a cluster of two hosts and two replicas', () => {
     }
   });
 
+  it('keeps pools serving while a host drains: its idle pool browsers end and are replaced on the others', async () => {
+    const host = await startHost('host-drain');
+    await eventually(() => (replicas[0]!.hosts().some((h) => h.id === 'host-drain') ? true : undefined), 10_000);
+    const leader = hosts.find((h) => h.cluster?.isLeader())!;
+    // The leader places by the hosts it read at its last beat: two of its beats after the new host registered.
+    const times = async () =>
+      (await sqlRows<{ beat: string; joined: string }>('SELECT (SELECT heartbeat_at FROM hosts WHERE id = $1)::text AS beat, (SELECT started_at FROM hosts WHERE id = $2)::text AS joined', [leader.cluster!.hostId, 'host-drain']))[0]!;
+    let last = (await times()).joined;
+    let seen = 0;
+    await eventually(async () => {
+      const { beat } = await times();
+      if (beat > last) (seen++, (last = beat));
+      return seen >= 2 ? true : undefined;
+    }, 10_000, 50);
+    expect((await call(replicas[0]!, 'POST', '/browser_pools', { name: 'drained', size: 3 })).status).toBe(200);
+    const where = async () => {
+      const ids = (await call(replicas[0]!, 'GET', '/browsers?limit=100')).body.filter((b: any) => b.pool?.name === 'drained').map((b: any) => b.session_id);
+      return (await Promise.all(ids.map(hostOf))).sort();
+    };
+    await eventually(async () => ((await call(replicas[1]!, 'GET', '/browser_pools/drained')).body.available_count === 3 ? true : undefined), 30_000);
+    expect(await where()).toEqual(['host-1', 'host-2', 'host-drain']);
+    expect(leader.cluster!.hostId).not.toBe('host-drain');
+    const drained = host.drain(30_000);
+    // Acquires go on meanwhile, and the pool is back to size without the draining host.
+    const lease = await call(replicas[1]!, 'POST', '/browser_pools/drained/acquire', { acquire_timeout_seconds: 30 });
+    expect(lease.status).toBe(200);
+    expect((await call(replicas[0]!, 'POST', '/browser_pools/drained/release', { session_id: lease.body.session_id })).status).toBe(204);
+    await eventually(async () => {
+      const hostsNow = await where();
+      return hostsNow.length === 3 && !hostsNow.includes('host-drain') && (await call(replicas[1]!, 'GET', '/browser_pools/drained')).body.available_count === 3 ? true : undefined;
+    }, 30_000);
+    // Nothing of it is in use, so the drain ends well before its grace period.
+    await drained;
+    expect((await call(replicas[0]!, 'DELETE', '/browser_pools/drained')).status).toBe(204);
+  });
+
   it('declares a silent host gone: its sessions end as host_lost, replicas stop routing to it', async () => {
     const host = await startHost('host-3');
     await eventually(() => (replicas[0]!.hosts().some((h) => h.id === 'host-3') ? true : undefined), 10_000);
@@ -371,6 +400,17 @@ suite('a cluster of two hosts and two replicas', () => {
     await host.close();
   });
 });
+
+async function sqlRows<T extends object>(text: string, values: unknown[]): Promise<T[]> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
 
 /** Stops a host's heartbeat without stopping the host (a partition, as the database sees it). */
 async function stopBeating(host: TestService): Promise<void> {

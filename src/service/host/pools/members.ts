@@ -268,6 +268,13 @@ export class PoolMembers implements MemberOps {
     return this.poolNames.get(poolId);
   }
 
+  /** Ends the idle ones (a draining host: they would only be leased here again); their pools refill elsewhere. */
+  async endIdle(why: string): Promise<void> {
+    const idle = [...this.members.values()].filter((m) => m.state === 'idle');
+    for (const m of idle) m.state = 'resetting';
+    await Promise.all(idle.map((m) => this.deps.sessions.end(m.id, 'deleted', why)));
+  }
+
   async end(id: string, why: string): Promise<void> {
     await this.deps.sessions.end(id, 'deleted', why);
   }
