@@ -7,7 +7,10 @@
 // session on (the headless shell when there is one, executables.ts), launched directly with the same flags,
 // idle: once alone before the service starts, then at every step next to the sessions, measured in the
 // same snapshot as they are (so both split their shared pages among the same number of users).
-//   node dist/bench/idle-sessions.js [--max 300] [--step 25] [--reserve-mib 2048] [--json]
+// PSS leaves out what the kernel keeps for each session (page tables, kernel stacks, namespaces, sockets):
+// the machine's available memory is what runs out, so each step also reads how much of it the sessions
+// took, and from that how many would fit on the machine leaving --headroom-mib free.
+//   node dist/bench/idle-sessions.js [--max 300] [--step 25] [--reserve-mib 2048] [--headroom-mib 1024] [--json]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +27,7 @@ const argValue = (name: string, fallback: number) => Number(process.argv[process
 const max = argValue('--max', 300);
 const step = argValue('--step', 25);
 const reserveMib = argValue('--reserve-mib', 2048);
+const headroomMib = argValue('--headroom-mib', 1024);
 const json = process.argv.includes('--json');
 
 /** Every process's parent, from /proc. */
@@ -55,7 +59,13 @@ async function kib(pid: number, file: 'smaps_rollup' | 'status', field: string):
 }
 
 const pssOf = async (pids: number[]) => (await Promise.all(pids.map((p) => kib(p, 'smaps_rollup', 'Pss')))).reduce((a, b) => a + b, 0);
-const availableMib = async () => Math.floor(Number(/MemAvailable:\s+(\d+)/.exec(await readFile('/proc/meminfo', 'utf8'))![1]) / 1024);
+/** /proc/meminfo: what is available, and what the kernel keeps for processes outside their own pages (KiB). */
+async function memInfo(): Promise<{ available: number; kernel: number }> {
+  const text = await readFile('/proc/meminfo', 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { available: field('MemAvailable'), kernel: field('PageTables') + field('KernelStack') + field('SUnreclaim') };
+}
+const availableMib = async () => Math.floor((await memInfo()).available / 1024);
 const mib = (k: number) => Math.round((k / 1024) * 10) / 10;
 const settle = () => new Promise((r) => setTimeout(r, 2000));
 const exeOf = (pid: number) => readlink(`/proc/${pid}/exe`).catch(() => '');
@@ -73,11 +83,27 @@ function browsersOf(parents: Map<number, number>, exes: Map<number, string>, pid
 }
 
 /**
- * What a process below the service is, for the breakdown: a Chromium process by its `--type` (the browser
- * itself when it has none; a utility by its service), else the program it runs (bwrap: the sandbox;
- * anything else: the session's network holder and helpers), by executable name.
+ * The session's helpers, by what runs below them: each bwrap is either the browser's sandbox or the holder
+ * of the session's network namespace (whose socat processes bridge it), and the two look alike otherwise.
  */
-async function roleOf(pid: number, exePath: string): Promise<string> {
+function helperRoles(parents: Map<number, number>, exes: Map<number, string>): Map<number, string> {
+  const roles = new Map<number, string>();
+  for (const [pid, exePath] of exes) {
+    const what = exePath.includes('chrom') ? 'sandbox' : basename(exePath) === 'socat' ? 'network' : null;
+    if (!what) continue;
+    if (what === 'network') roles.set(pid, 'network: socat');
+    for (let p = parents.get(pid); p !== undefined && exes.has(p); p = parents.get(p)) {
+      if (basename(exes.get(p)!) === 'bwrap') roles.set(p, `${what}: bwrap`);
+    }
+  }
+  return roles;
+}
+
+/**
+ * What a process below the service is, for the breakdown: a Chromium process by its `--type` (the browser
+ * itself when it has none; a utility by its service), a helper by `helpers`, else its executable's name.
+ */
+async function roleOf(pid: number, exePath: string, helpers: Map<number, string>): Promise<string> {
   const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replace(/\0/g, ' ');
   if (exePath.includes('chrom')) {
     const type = /--type=(\S+)/.exec(cmdline)?.[1];
@@ -85,19 +111,34 @@ async function roleOf(pid: number, exePath: string): Promise<string> {
     if (type === 'utility') return `chromium: utility ${/--utility-sub-type=(\S+)/.exec(cmdline)?.[1]?.split('.').pop() ?? '?'}`;
     return `chromium: ${type}${type === 'zygote' && cmdline.includes('--no-zygote-sandbox') ? ' (unsandboxed)' : ''}`;
   }
-  return basename(exePath) || 'unknown';
+  return helpers.get(pid) ?? (basename(exePath) || 'unknown');
 }
 
-/** PSS per session by role (MiB), largest first. */
-async function breakdown(pids: number[], exes: Map<number, string>, sessions: number): Promise<Record<string, number>> {
-  const byRole = new Map<string, number>();
+interface RoleShare {
+  /** Processes of this kind per session. */
+  processes: number;
+  pss_mib: number;
+  /** Anonymous memory is each session's own; file pages (Chromium's code) are shared by all sessions. */
+  pss_anon_mib: number;
+}
+
+/** Per session by role, largest first. */
+async function breakdown(pids: number[], parents: Map<number, number>, exes: Map<number, string>, sessions: number): Promise<Record<string, RoleShare>> {
+  const helpers = helperRoles(parents, exes);
+  const byRole = new Map<string, { n: number; pss: number; anon: number }>();
   await Promise.all(
     pids.map(async (p) => {
-      const [role, pss] = await Promise.all([roleOf(p, exes.get(p) ?? ''), kib(p, 'smaps_rollup', 'Pss')]);
-      byRole.set(role, (byRole.get(role) ?? 0) + pss);
+      const [role, pss, anon] = await Promise.all([roleOf(p, exes.get(p) ?? '', helpers), kib(p, 'smaps_rollup', 'Pss'), kib(p, 'smaps_rollup', 'Pss_Anon')]);
+      const sum = byRole.get(role) ?? { n: 0, pss: 0, anon: 0 };
+      byRole.set(role, { n: sum.n + 1, pss: sum.pss + pss, anon: sum.anon + anon });
     }),
   );
-  return Object.fromEntries([...byRole].sort((a, b) => b[1] - a[1]).map(([role, k]) => [role, mib(k / sessions)]));
+  const share = ({ n, pss, anon }: { n: number; pss: number; anon: number }): RoleShare => ({
+    processes: Math.round((n / sessions) * 100) / 100,
+    pss_mib: mib(pss / sessions),
+    pss_anon_mib: mib(anon / sessions),
+  });
+  return Object.fromEntries([...byRole].sort((a, b) => b[1].pss - a[1].pss).map(([role, sum]) => [role, share(sum)]));
 }
 
 /** One idle browser launched directly (the baseline), its tree's PSS read by `measure` while it runs. */
@@ -152,11 +193,18 @@ interface Point {
   session_ratio: number;
   service_rss_mib: number;
   available_mib: number;
+  /** The machine's available memory the sessions took since the service was idle, per session. */
+  available_per_session_mib: number;
+  /** Of that, the kernel's page tables, kernel stacks and unreclaimable slab (namespaces, sockets, ...). */
+  kernel_per_session_mib: number;
+  /** Sessions the machine would hold at this cost, leaving --headroom-mib available. */
+  fit: number;
   /** Per session, by what each process is (Chromium's by type, the sandbox's, the network holder's). */
-  by_role_mib: Record<string, number>;
+  by_role: Record<string, RoleShare>;
 }
 const points: Point[] = [];
-const idle = { service_rss_mib: mib(await serviceRss()) };
+const idleMem = await memInfo();
+const idle = { service_rss_mib: mib(await serviceRss()), available_mib: mib(idleMem.available) };
 let count = 0;
 let stopped = `reached --max ${max}`;
 const sessionExes = new Set<string>();
@@ -170,6 +218,9 @@ try {
     count++;
     if (count % step === 0 || count === max) {
       await settle();
+      // Before the baseline browser starts: it is not the sessions' memory.
+      const mem = await memInfo();
+      const perSession = (idleMem.available - mem.available) / count;
       const point = await withBaseline(async (baseline) => {
         const parents = await parentLinks();
         const below = descendants(parents, serve.pid!);
@@ -190,8 +241,11 @@ try {
           browser_ratio: ratio(b.p50, base),
           session_ratio: ratio(all / count, base),
           service_rss_mib: mib(await serviceRss()),
-          available_mib: await availableMib(),
-          by_role_mib: await breakdown(below, exes, count),
+          available_mib: mib(mem.available),
+          available_per_session_mib: mib(perSession),
+          kernel_per_session_mib: mib((mem.kernel - idleMem.kernel) / count),
+          fit: Math.floor((idleMem.available / 1024 - headroomMib) / (perSession / 1024)),
+          by_role: await breakdown(below, parents, exes, count),
         };
       });
       points.push(point);
@@ -220,20 +274,20 @@ if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 else {
   const lines = [
     `idle-sessions: ${count} idle sessions on one bcs serve (${stopped}); sessions and baseline run ${exe.path} (sessions ran: ${[...sessionExes].join(', ')})`,
-    `baseline: one idle browser launched directly, alone ${result.baseline_alone_pss_mib} MiB PSS; the service alone ${idle.service_rss_mib} MiB RSS`,
+    `baseline: one idle browser launched directly, alone ${result.baseline_alone_pss_mib} MiB PSS; the service alone ${idle.service_rss_mib} MiB RSS; ${idle.available_mib} MiB available before the first session; fit: sessions the machine would hold at each step's cost per session, leaving ${headroomMib} MiB available`,
     '',
-    '| sessions | per session (MiB) | browser p50 / p99 (MiB) | other per session (MiB) | baseline beside them (MiB) | browser / baseline | session / baseline | service RSS (MiB) | available (MiB) |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| sessions | PSS per session (MiB) | browser p50 / p99 (MiB) | other per session (MiB) | baseline beside them (MiB) | browser / baseline | session / baseline | service RSS (MiB) | available taken per session (MiB) | of it kernel (MiB) | available (MiB) | fit |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...points.map(
       (p) =>
-        `| ${p.sessions} | ${p.pss_per_session_mib} | ${p.browser_pss_p50_mib} / ${p.browser_pss_p99_mib} | ${p.other_pss_per_session_mib} | ${p.baseline_pss_mib} | ${p.browser_ratio} | ${p.session_ratio} | ${p.service_rss_mib} | ${p.available_mib} |`,
+        `| ${p.sessions} | ${p.pss_per_session_mib} | ${p.browser_pss_p50_mib} / ${p.browser_pss_p99_mib} | ${p.other_pss_per_session_mib} | ${p.baseline_pss_mib} | ${p.browser_ratio} | ${p.session_ratio} | ${p.service_rss_mib} | ${p.available_per_session_mib} | ${p.kernel_per_session_mib} | ${p.available_mib} | ${p.fit} |`,
     ),
     '',
-    `Per session at ${points.at(-1)?.sessions ?? 0} sessions, by process (MiB PSS):`,
+    `Per session at ${points.at(-1)?.sessions ?? 0} sessions, by process:`,
     '',
-    '| process | MiB |',
-    '|---|---|',
-    ...Object.entries(points.at(-1)?.by_role_mib ?? {}).map(([role, m]) => `| ${role} | ${m} |`),
+    '| process | processes | PSS (MiB) | of it anonymous (MiB) |',
+    '|---|---|---|---|',
+    ...Object.entries(points.at(-1)?.by_role ?? {}).map(([role, r]) => `| ${role} | ${r.processes} | ${r.pss_mib} | ${r.pss_anon_mib} |`),
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
