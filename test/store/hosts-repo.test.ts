@@ -8,6 +8,17 @@ import { SqliteDatabase } from '../../src/service/store/sqlite/database.js';
 import { openDatabase } from '../../src/service/store/sqlite/open.js';
 import { sql } from '../../src/service/store/sql.js';
 import { openTestPostgres, postgresServer } from '../helpers/stores.js';
+import { createDatabase } from '../helpers/postgres.js';
+import { openPostgres } from '../../src/service/store/pg/database.js';
+
+/** Tries until `attempt` answers true (at most 5 s); each try is one attempt, as a heartbeat's is. */
+async function untilTrue(attempt: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (await attempt()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
 
 const { url, missing } = postgresServer();
 const opened: Database[] = [];
@@ -29,6 +40,21 @@ const session = (id: string, hostId: string | null): BrowserRow => ({
 const idle = { sessions: 0, queued: 0, standbyReady: 0, draining: false, leader: false };
 
 describe.skipIf(!url)(`HostsRepo (PostgreSQL${url ? '' : `, skipped: ${missing}`})`, () => {
+  it('keeps a lock tried in vain on one connection until it is taken (the leader lock, tried every beat)', async () => {
+    const databaseUrl = await createDatabase(url!);
+    const [a, b] = [await openPostgres(databaseUrl), await openPostgres(databaseUrl)];
+    opened.push(b!);
+    const lockConnections = async () =>
+      Number((await b!.get<{ n: string }>(sql`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${'bcs lock'}`))!.n);
+    expect(await a!.holdLock('bcs.test')).toBe(true);
+    for (let i = 0; i < 5; i++) expect(await b!.holdLock('bcs.test')).toBe(false);
+    expect(await lockConnections()).toBe(2);
+    // Freed with its holder's connection: the next try takes it, on the connection it kept.
+    await a!.close();
+    expect(await untilTrue(() => b!.holdLock('bcs.test'))).toBe(true);
+    expect(await lockConnections()).toBe(1);
+  });
+
   it('is for PostgreSQL only', () => {
     expect(() => new HostsRepo(new SqliteDatabase(openDatabase(':memory:')))).toThrow(/PostgreSQL/);
   });

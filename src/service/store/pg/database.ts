@@ -36,6 +36,8 @@ export async function openPostgres(url: string, options: PgOptions = {}): Promis
 export class PgDatabase implements Database {
   readonly dialect = 'postgres' as const;
   private readonly held = new Set<pg.Client>();
+  /** Connections of locks tried and not yet taken, kept for the next try (holdLock). */
+  private readonly contenders = new Map<string, pg.Client>();
 
   constructor(
     readonly pool: pg.Pool,
@@ -48,15 +50,32 @@ export class PgDatabase implements Database {
    * `shared`: held beside other shared holders, refused only while someone holds it exclusively.
    */
   async holdLock(name: string, opts: { shared?: boolean } = {}): Promise<boolean> {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'bcs lock' });
-    client.on('error', () => {});
-    await client.connect();
     const fn = opts.shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock';
-    const { rows } = await client.query<{ ok: boolean }>(`SELECT ${fn}(hashtext($1)) AS ok`, [name]);
-    if (!rows[0]?.ok) {
-      await client.end();
+    // A lock tried again and again (a cluster host tries for the leader's every second) keeps its connection
+    // between tries: a new connection per try was most of what a heartbeat cost the database.
+    const key = `${fn} ${name}`;
+    let client = this.contenders.get(key);
+    if (!client) {
+      const fresh = new pg.Client({ connectionString: this.url, application_name: 'bcs lock' });
+      fresh.on('error', () => {
+        if (this.contenders.get(key) === fresh) this.contenders.delete(key);
+      });
+      await fresh.connect();
+      client = fresh;
+    }
+    let ok = false;
+    try {
+      ok = (await client.query<{ ok: boolean }>(`SELECT ${fn}(hashtext($1)) AS ok`, [name])).rows[0]?.ok === true;
+    } catch (err) {
+      this.contenders.delete(key);
+      await client.end().catch(() => {});
+      throw err;
+    }
+    if (!ok) {
+      this.contenders.set(key, client);
       return false;
     }
+    this.contenders.delete(key);
     this.held.add(client);
     return true;
   }
@@ -97,8 +116,9 @@ export class PgDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.held].map((client) => client.end().catch(() => {})));
+    await Promise.all([...this.held, ...this.contenders.values()].map((client) => client.end().catch(() => {})));
     this.held.clear();
+    this.contenders.clear();
     await this.pool.end();
   }
 }
