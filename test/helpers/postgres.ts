@@ -38,3 +38,14 @@ export async function releaseHolders(databaseUrl: string): Promise<void> {
     await admin.end();
   }
 }
+
+/** Rows of one query on `databaseUrl`, over a connection of its own (what a test reads of a service's records). */
+export async function queryRows<T extends object>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}

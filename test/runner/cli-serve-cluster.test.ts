@@ -8,12 +8,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import pg from 'pg';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli } from '../helpers/cli.js';
 import { parseExposition } from '../helpers/metrics.js';
-import { createDatabase, dropDatabase } from '../helpers/postgres.js';
+import { createDatabase, dropDatabase, queryRows } from '../helpers/postgres.js';
 import { eventually, processesMentioning } from '../helpers/service.js';
 import { postgresServer } from '../helpers/stores.js';
 
@@ -62,15 +61,7 @@ async function call(via: Proc, method: string, path: string, body?: unknown): Pr
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function query<T extends object>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const query = <T extends object>(text: string, values: unknown[] = []) => queryRows<T>(databaseUrl, text, values);
 
 /** What a replica's /metrics says each host runs. */
 async function hostSessions(replica: Proc): Promise<Record<string, number>> {

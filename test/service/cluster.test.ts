@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startReplica, type RunningReplica } from '../../src/service/cluster/replica.js';
 import { newApiKey } from '../../src/service/ids.js';
-import { createDatabase, dropDatabase } from '../helpers/postgres.js';
+import { createDatabase, dropDatabase, queryRows } from '../helpers/postgres.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 import { SseReader } from '../helpers/sse.js';
 import { replaySkipReason } from '../helpers/replays.js';
@@ -401,27 +401,11 @@ suite('a cluster of two hosts and two replicas', () => {
   });
 });
 
-async function sqlRows<T extends object>(text: string, values: unknown[]): Promise<T[]> {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const sqlRows = <T extends object>(text: string, values: unknown[]) => queryRows<T>(databaseUrl, text, values);
 
 /** Stops a host's heartbeat without stopping the host (a partition, as the database sees it). */
 async function stopBeating(host: TestService): Promise<void> {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    // Heartbeats land in the past from now on: the host looks silent to everyone else.
-    await client.query(`CREATE OR REPLACE FUNCTION bcs_test_silence() RETURNS trigger AS $$ BEGIN NEW.heartbeat_at := now() - interval '1 hour'; RETURN NEW; END $$ LANGUAGE plpgsql`);
-    await client.query(`CREATE TRIGGER bcs_test_silence BEFORE UPDATE ON hosts FOR EACH ROW WHEN (NEW.id = '${host.cluster!.hostId}') EXECUTE FUNCTION bcs_test_silence()`);
-  } finally {
-    await client.end();
-  }
+  // Heartbeats land in the past from now on: the host looks silent to everyone else.
+  await sqlRows(`CREATE OR REPLACE FUNCTION bcs_test_silence() RETURNS trigger AS $$ BEGIN NEW.heartbeat_at := now() - interval '1 hour'; RETURN NEW; END $$ LANGUAGE plpgsql`, []);
+  await sqlRows(`CREATE TRIGGER bcs_test_silence BEFORE UPDATE ON hosts FOR EACH ROW WHEN (NEW.id = '${host.cluster!.hostId}') EXECUTE FUNCTION bcs_test_silence()`, []);
 }
