@@ -11,6 +11,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startReplica, type RunningReplica } from '../../src/service/cluster/replica.js';
+import { ClusterKey } from '../../src/service/cluster/cluster-key.js';
 import { newApiKey } from '../../src/service/ids.js';
 import { createDatabase, dropDatabase, queryRows } from '../helpers/postgres.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
@@ -322,6 +323,20 @@ suite('a cluster of two hosts and two replicas', () => {
     const records = (await call(replicas[0]!, 'GET', `/audit-logs?${window}&limit=100`)).body as { request_id: string; client_ip: string; domain: string }[];
     const record = records.find((r) => r.request_id === made.headers.get('x-request-id'));
     expect(record).toMatchObject({ client_ip: '127.0.0.1', domain: new URL(replicas[1]!.baseUrl).host });
+  });
+
+  it("opens the pool browsers' routes to the cluster key alone: not to an API key, not to loopback", async () => {
+    const host = hosts[0]!;
+    const list = (headers: Record<string, string>) => fetch(`${host.baseUrl}/_cluster/pool-members`, { headers });
+    const refused = await list({ authorization: `Bearer ${apiKey}` });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ code: 'cluster_key_required' });
+    const withKey = await list({ 'x-bcs-cluster-key': ClusterKey.fromFile(keyFile).header });
+    expect(withKey.status).toBe(200);
+    expect(Array.isArray(await withKey.json())).toBe(true);
+    // Not in the API's document either.
+    const doc = (await call(replicas[0]!, 'GET', '/openapi.json')).body;
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/_cluster'))).toEqual([]);
   });
 
   it('answers nobody but its replicas and its own loopback', async () => {
