@@ -69,18 +69,6 @@ export interface LaunchedChromium {
 
 const STDERR_TAIL_BYTES = 16 * 1024;
 
-/**
- * Without Chromium's own sandbox (a root service: bubblewrap is the boundary) its GPU process and network
- * service would be separate processes for nothing but crash recovery (merged, a crash of either ends the
- * browser instead of restarting the helper), each with its own relocated copy of Chromium's data and its own
- * allocator heaps; both then start from the unsandboxed zygote, which nothing else needs. Merged into the
- * browser process, an idle headless-shell session takes a quarter less memory (73.4 -> 54.3 MiB PSS:
- * bench/BENCHMARKS.md, idle-sessions), with no measurable latency cost. Renderers keep the zygote and the
- * spare renderer: they are what makes a new page or site fast. Chromium keeps only the last of a repeated
- * switch, so --enable-features must be given here and nowhere else.
- */
-const MERGED_HELPERS = ['--in-process-gpu', '--enable-features=NetworkServiceInProcess2', '--no-unsandboxed-zygote'];
-
 export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): string[] {
   const args = [
     `--remote-debugging-port=${opts.debuggingPort ?? 0}`,
@@ -115,7 +103,7 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
   // Chromium's sandbox refuses to start as root; as any other user it stays on.
   // As root the sandbox must go; --test-type keeps Chromium from adding a warning bar about it, which
   // would shrink the page by its height some time after start.
-  if (process.getuid?.() === 0) args.push('--no-sandbox', '--test-type', ...MERGED_HELPERS);
+  if (process.getuid?.() === 0) args.push('--no-sandbox', '--test-type');
   if (opts.headless) args.push(exe.headlessShell ? '--headless=shell' : '--headless=new', '--hide-scrollbars');
   // The shell keeps a cross-site iframe in its page's process; full Chromium gives every site its own. A
   // session gets full Chromium's process model (and its isolation) whichever of the two runs it.
