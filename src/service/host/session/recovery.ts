@@ -26,11 +26,13 @@ export interface RecoveryDeps {
 export async function recoverStale(deps: RecoveryDeps, track: (work: Promise<unknown>) => void): Promise<number> {
   const stale = await deps.repo.listActive(deps.hostId);
   for (const row of stale) {
+    // Recorded before the browser is killed: a process that only looked dead (cut off, or a test playing a
+    // hard stop) would otherwise see its browser exit and record that as the reason first.
+    await deps.repo.end(row.id, 'service_restart', 'the service restarted while this session was active', deps.now());
     if (row.pid && (await isOurChromium(row.pid, join(deps.sessionsDir, row.id)))) {
       await deps.closeCleanly?.(row);
       killProcessGroup(row.pid);
     }
-    await deps.repo.end(row.id, 'service_restart', 'the service restarted while this session was active', deps.now());
     await deps.stopped?.(row);
     track(removeDir(join(deps.sessionsDir, row.id)));
   }
