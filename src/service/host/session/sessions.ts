@@ -1,42 +1,27 @@
 // Live browser sessions: launches Chromium for each (or adopts one launched ahead of time), and ends each
 // exactly once with a recorded reason (DELETE, inactivity, Chromium exiting, service shutdown). The
 // database holds the record; this holds the processes and connections that die with the service.
-import { unlink, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { BrowserEndReason, BrowserCreateParams } from '../../../api/types.js';
-import { unavailable } from '../errors.js';
-import { newId } from '../../ids.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
-import type { Upstream } from '../proxy/index.js';
 import { devtoolsSocketOf, PrivateHosts } from '../network/index.js';
-import {
-  PID_FILE,
-  launchBrowser,
-  launchSpecOf,
-  removeDir,
-  restoreDownloads,
-  sessionLayout,
-  stopBrowser,
-  type LaunchEnv,
-  type LaunchSpec,
-  type WarmBrowser,
-  type ExitInfo,
-  type LaunchedChromium,
-  type ChromiumExecutable,
-  closeCleanly,
-  closeStaleCleanly,
-} from '../browser/index.js';
+import { closeStaleCleanly, type ChromiumExecutable, type LaunchEnv, type LaunchSpec, type LaunchedChromium, type WarmBrowser } from '../browser/index.js';
 import { HostCapacity, type Slot } from './capacity.js';
 import { ProtocolDescriptors } from './protocol-descriptors.js';
 import { SessionCounts } from './session-counts.js';
 import { WindowFrames, type WindowFrame } from './window-frames.js';
 import { recoverStale } from './recovery.js';
 import { callAll, callInOrder } from './hook-calls.js';
-import { sessionRow, writeRecord } from './record.js';
 import { expectedExit, restartSession, type RestartChange, type RestartDeps } from './restart.js';
+import { Launches } from './launches.js';
+import { SessionBrowsers } from './session-browsers.js';
+import { liveSession } from './live-session.js';
+import { createSession, type CreateDeps, type CreateOptions } from './create.js';
+import { endSession, type SessionEndDeps } from './session-end.js';
+import { describeExit } from './exit-detail.js';
+import { attachClient, timedOut } from './activity.js';
 import type { Admission, LiveSession, SessionHooks, SessionKind, SessionManagerDeps, WarmSource } from './types.js';
-
 
 export class SessionManager {
   private readonly live = new Map<string, LiveSession>();
@@ -46,19 +31,18 @@ export class SessionManager {
   private readonly frames: WindowFrames;
   private readonly protocols: ProtocolDescriptors;
   private hooks: SessionHooks = { prepareLaunch: [], start: [], created: [], release: [], end: [], stopped: [], restarted: [] };
-  /** Sessions that write their profile back: closed cleanly rather than killed, so their files are complete. */
-  private readonly cleanStops = new Set<string>();
   private warmSource: WarmSource | undefined;
   private admission: Admission | undefined;
   /** What a concurrency limit and the metrics count: kept as sessions come and go. */
   private readonly counts = new SessionCounts();
   /** Launched browsers that are not sessions (yet): the standby's, and creates between launch and record. */
-  private readonly unregistered = new Set<WarmBrowser>();
-  private readonly launches = new Set<Promise<unknown>>();
+  private readonly launches: Launches;
   /** Each live session's browser as last launched (a restart replaces it). */
-  private readonly running = new Map<string, WarmBrowser>();
+  private readonly browsers = new SessionBrowsers();
   private readonly env: LaunchEnv;
   private readonly restartDeps: RestartDeps;
+  private readonly createDeps: CreateDeps;
+  private readonly endDeps: SessionEndDeps;
   /** Each live session's place on the host (capacity.ts), given back once its browser is gone. */
   private readonly slots = new Map<string, Slot>();
   private readonly capacity: HostCapacity;
@@ -81,10 +65,48 @@ export class SessionManager {
       env: this.env,
       log: deps.log,
       hooks: () => this.hooks.restarted,
-      current: (id) => this.running.get(id),
+      current: (id) => this.browsers.get(id),
       adopt: (session, warm) => this.adoptRestarted(session, warm),
       dropClients: (id) => this.dropClients(id),
       end: (id, detail) => void this.end(id, 'browser_exited', detail),
+    };
+    this.launches = new Launches({ env: this.env, sessionsDir: deps.sessionsDir, isClosing: () => this.closing, track: (work) => this.track(work) });
+    this.createDeps = {
+      env: this.env,
+      repo: deps.repo,
+      cluster: deps.cluster,
+      now: deps.now,
+      log: deps.log,
+      sessionsDir: deps.sessionsDir,
+      counts: this.counts,
+      capacity: this.capacity,
+      isClosing: () => this.closing,
+      admission: () => this.admission,
+      warmSource: () => this.warmSource,
+      launch: (spec, opts) => this.launch(spec, opts),
+      activate: (row, warm) => this.activate(row, warm),
+      hold: (id, slot) => {
+        if (!this.live.has(id)) return false;
+        this.slots.set(id, slot);
+        return true;
+      },
+      createdListeners: () => this.hooks.created,
+    };
+    this.endDeps = {
+      repo: deps.repo,
+      now: deps.now,
+      log: deps.log,
+      sessionsDir: deps.sessionsDir,
+      counts: this.counts,
+      browsers: this.browsers,
+      listeners: () => this.hooks.end,
+      stopped: (row) => this.stopped(row),
+      gone: (id) => {
+        this.live.delete(id);
+        this.slots.get(id)?.release();
+        this.slots.delete(id);
+      },
+      track: (work) => this.track(work),
     };
   }
 
@@ -149,7 +171,7 @@ export class SessionManager {
 
   /** The DevTools protocol descriptor (`/json/protocol`) of the browser `session` runs. */
   protocolDescriptor(session: LiveSession): Promise<string> {
-    return this.protocols.ofSession(this.running.get(session.id)?.exe, session.chromium.wsEndpoint);
+    return this.protocols.ofSession(this.browsers.get(session.id)?.exe, session.chromium.wsEndpoint);
   }
 
   /** The host's own descriptor (`GET /json/protocol` at the root, served without a key). */
@@ -159,7 +181,7 @@ export class SessionManager {
 
   /** The window frame of the Chromium session `id` runs now (none for the headless shell). */
   windowFrameOf(id: string): Promise<WindowFrame> {
-    const warm = this.running.get(id);
+    const warm = this.browsers.get(id);
     return warm ? this.windowFrame(warm.exe) : this.windowFrame();
   }
 
@@ -178,101 +200,8 @@ export class SessionManager {
    * records the session and launches its browser. `poolId` creates a parked browser for that pool; `proxy`
    * is the custom proxy its traffic goes through (host/proxy/proxies.ts resolves the body's `proxy` to it).
    */
-  async create(
-    params: BrowserCreateParams,
-    projectId: string | null,
-    opts: { poolId?: string; proxy?: Upstream | null; signal?: AbortSignal } = {},
-  ): Promise<BrowserRow> {
-    const startedAt = performance.now();
-    if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
-    const poolId = opts.poolId ?? null;
-    if (poolId === null) {
-      const admit = await this.admission?.(projectId);
-      // Checked and counted with no await between, so parallel creates cannot overshoot a limit together.
-      if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
-      admit?.();
-      this.counts.countOnDemand(projectId, 1);
-    }
-    const kind: SessionKind = poolId === null ? 'on_demand' : 'pooled';
-    let row: BrowserRow;
-    let slot: Slot | undefined;
-    try {
-      // Past the limit's check (a 429 needs no wait): the create waits here when the host is full.
-      slot = await this.capacity.take(opts.signal);
-      this.counts.creating[kind]++;
-      try {
-        row = await this.createAdmitted(params, projectId, poolId, opts.proxy ?? null);
-      } finally {
-        this.counts.creating[kind]--;
-      }
-    } catch (err) {
-      slot?.release();
-      if (poolId === null) this.counts.countOnDemand(projectId, -1);
-      throw err;
-    }
-    // Held until the session's browser is gone; a session that ended while being answered gives it back now.
-    if (this.live.has(row.id)) this.slots.set(row.id, slot);
-    else slot.release();
-    const seconds = (performance.now() - startedAt) / 1000;
-    for (const listener of this.hooks.created) {
-      try {
-        listener(row, seconds);
-      } catch (err) {
-        this.deps.log.warn({ session_id: row.id, err: (err as Error).message }, 'a session created listener failed');
-      }
-    }
-    return row;
-  }
-
-  private async createAdmitted(params: BrowserCreateParams, projectId: string | null, poolId: string | null, proxy: Upstream | null): Promise<BrowserRow> {
-    const spec = launchSpecOf(params, proxy);
-    const offer = poolId === null ? this.warmSource?.take(spec) : undefined;
-    if (offer) {
-      let row: BrowserRow;
-      try {
-        row = await this.record(offer.id, params, projectId, poolId);
-      } catch (err) {
-        this.warmSource!.putBack(offer);
-        throw err;
-      }
-      let warm: WarmBrowser;
-      try {
-        warm = await offer.browser;
-      } catch (err) {
-        await this.forget(offer.id);
-        throw err;
-      }
-      // The record holds the pid now, and the folder is the session's view, where the file would show.
-      void unlink(join(this.deps.sessionsDir, warm.id, PID_FILE)).catch(() => undefined);
-      return this.activate(row, warm);
-    }
-    const id = newId();
-    // The record goes in first: the unique index settles name races before any browser is launched.
-    const row = await this.record(id, params, projectId, poolId);
-    let launched: WarmBrowser;
-    this.counts.coldCreates++;
-    try {
-      launched = await this.launch(spec, { id, recorded: true });
-    } catch (err) {
-      await this.forget(id);
-      throw err;
-    } finally {
-      this.counts.coldCreates--;
-    }
-    return this.activate(row, launched);
-  }
-
-  private async record(id: string, params: BrowserCreateParams, projectId: string | null, poolId: string | null): Promise<BrowserRow> {
-    const { sandbox, userDataDir } = sessionLayout(this.env, id);
-    const { cluster } = this.deps;
-    const row = sessionRow(id, params, { projectId, poolId, sandboxed: sandbox !== null, userDataDir, now: this.deps.now(), hostId: cluster?.hostId ?? null });
-    await writeRecord(row, () => (cluster ? cluster.insert(row) : this.deps.repo.insert(row)));
-    return row;
-  }
-
-  /** Removes the record of a create whose browser never came up; the create's own failure is what is thrown. */
-  private async forget(id: string): Promise<void> {
-    await this.deps.repo.remove(id).catch((err: unknown) => this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'could not remove the record of a failed create'));
+  create(params: BrowserCreateParams, projectId: string | null, opts: CreateOptions = {}): Promise<BrowserRow> {
+    return createSession(this.createDeps, params, projectId, opts);
   }
 
   /**
@@ -280,68 +209,25 @@ export class SessionManager {
    * `recorded`: the session's record exists already (a cold create), so no pid file is needed.
    */
   launch(spec: LaunchSpec, opts: { id?: string; recorded?: boolean } = {}): Promise<WarmBrowser> {
-    const id = opts.id ?? newId();
-    const work = (async () => {
-      if (this.closing) throw unavailable('shutting_down', 'the service is shutting down');
-      let warm: WarmBrowser;
-      try {
-        warm = await launchBrowser(this.env, id, spec);
-      } catch (err) {
-        this.track(removeDir(join(this.deps.sessionsDir, id)));
-        throw unavailable('browser_launch_failed', `could not launch Chromium: ${(err as Error).message}`);
-      }
-      this.unregistered.add(warm);
-      if (!opts.recorded) await writeFile(join(this.deps.sessionsDir, id, PID_FILE), String(warm.chromium.pid)).catch(() => undefined);
-      if (this.closing) {
-        await this.discard(warm);
-        throw unavailable('shutting_down', 'the service is shutting down');
-      }
-      return warm;
-    })();
-    const settled = work.catch(() => undefined);
-    this.launches.add(settled);
-    void settled.finally(() => this.launches.delete(settled));
-    return work;
+    return this.launches.launch(spec, opts);
   }
 
   /** Stops a launched browser that will not become a session, and removes its folder. */
-  async discard(warm: WarmBrowser): Promise<void> {
-    if (!this.unregistered.delete(warm)) return;
-    const work = stopBrowser(warm).then(() => removeDir(join(this.deps.sessionsDir, warm.id)));
-    this.track(work);
-    await work.catch(() => undefined);
+  discard(warm: WarmBrowser): Promise<void> {
+    return this.launches.discard(warm);
   }
 
   private async activate(row: BrowserRow, warm: WarmBrowser): Promise<BrowserRow> {
-    this.unregistered.delete(warm);
+    this.launches.registered(warm);
     const { id } = row;
     const { chromium } = warm;
     // The session is registered before the pid is written: no await may leave the browser neither
     // unregistered nor live, where a shutdown would not find it.
-    const session: LiveSession = {
-      id,
-      view: warm.view,
-      timeoutMs: row.timeout_seconds * 1000,
-      chromium,
-      screen: warm.screen,
-      // An adopted browser may have waited a while; its session starts now.
-      lastActivity: Date.now(),
-      connections: new Set(),
-      cleanups: [async () => (await this.running.get(id)?.downloads)?.close(), () => warm.forwarder.close()],
-      ready: warm.downloads.then(() => undefined),
-      poolId: row.pool_id,
-      projectId: row.project_id,
-      profile: row.profile_id ? { id: row.profile_id, saveChanges: row.profile_save_changes } : null,
-      parked: row.pool_id !== null,
-      proxy: warm.forwarder,
-      network: warm.network && { netns: warm.network.nsPath, proxyUrl: warm.network.proxyServer },
-      browserPath: warm.browserPath,
-      restoreDownloads: () => restoreDownloads(this.running.get(id) ?? warm),
-    };
+    const session = liveSession(row, warm, () => this.browsers.get(id));
     warm.forwarder.allow(new PrivateHosts(row.private_hosts ?? []));
     this.live.set(id, session);
-    this.running.set(id, warm);
-    if (row.profile_save_changes) this.cleanStops.add(id);
+    this.browsers.set(id, warm);
+    if (row.profile_save_changes) this.browsers.closeCleanlyAtEnd(id);
     const started = { ...row, pid: chromium.pid };
     const hooks = callAll(this.hooks.start, (hook) => hook(session, started), this.deps.log, { session_id: id }, 'a session start hook');
     session.ready = Promise.all([session.ready, hooks]).then(() => undefined);
@@ -368,7 +254,7 @@ export class SessionManager {
   }
 
   private async adoptRestarted(session: LiveSession, warm: WarmBrowser): Promise<void> {
-    this.running.set(session.id, warm);
+    this.browsers.set(session.id, warm);
     session.chromium = warm.chromium;
     this.watchExit(session, warm.chromium);
     try {
@@ -377,7 +263,7 @@ export class SessionManager {
       await this.deps.repo.setProcess(session.id, warm.chromium.pid, row.user_data_dir!);
       // Loaded with save_changes, a profile is written back at the end: the browser is closed cleanly then.
       session.profile = row.profile_id ? { id: row.profile_id, saveChanges: row.profile_save_changes } : null;
-      if (row.profile_save_changes) this.cleanStops.add(session.id);
+      if (row.profile_save_changes) this.browsers.closeCleanlyAtEnd(session.id);
     } catch (err) {
       this.deps.log.warn({ session_id: session.id, err: (err as Error).message }, 'could not read or record the restarted browser');
     }
@@ -387,49 +273,7 @@ export class SessionManager {
   end(id: string, reason: BrowserEndReason, detail: string | null = null): Promise<void> {
     const session = this.live.get(id);
     if (!session) return Promise.resolve();
-    session.ending ??= (async () => {
-      // A restart under way finishes first, so that the Chromium it starts is the one stopped here. Only
-      // then: without one, the count and the end listeners are told synchronously, as they expect; the
-      // record's write is under way meanwhile and awaited before anything reads it back.
-      if (session.restarting) await session.restarting;
-      const recorded = this.deps.repo
-        .end(id, reason, detail, this.deps.now())
-        .catch((err: unknown) => this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'could not record the end of a session'));
-      if (session.poolId === null) this.counts.countOnDemand(session.projectId, -1);
-      for (const socket of session.connections) socket.destroy();
-      for (const listener of this.hooks.end) {
-        try {
-          listener(session, reason);
-        } catch (err) {
-          this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'a session end listener failed');
-        }
-      }
-      await Promise.all(
-        session.cleanups.map(async (cleanup) => {
-          try {
-            await cleanup();
-          } catch (err) {
-            this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'session cleanup step failed');
-          }
-        }),
-      );
-      if (this.cleanStops.delete(id)) await closeCleanly(session.chromium);
-      await session.chromium.kill();
-      await this.running.get(id)?.network?.close();
-      this.running.delete(id);
-      await session.screen?.stop();
-      await recorded;
-      const ended = await this.deps.repo.get(id).catch((err: unknown) => {
-        this.deps.log.warn({ session_id: id, err: (err as Error).message }, 'could not read the record of an ended session');
-        return undefined;
-      });
-      if (ended) await this.stopped(ended);
-      this.live.delete(id);
-      this.slots.get(id)?.release();
-      this.slots.delete(id);
-      this.deps.log.info({ session_id: id, reason, detail }, 'browser session ended');
-      this.track(removeDir(join(this.deps.sessionsDir, id)));
-    })();
+    session.ending ??= endSession(this.endDeps, session, reason, detail);
     return session.ending;
   }
 
@@ -441,13 +285,7 @@ export class SessionManager {
   /** Counts a CDP client connection; an open connection keeps the session alive. Returns the release. */
   attach(id: string, socket: Socket): () => void {
     const session = this.live.get(id);
-    if (!session) return () => {};
-    session.connections.add(socket);
-    session.lastActivity = Date.now();
-    return () => {
-      session.connections.delete(socket);
-      session.lastActivity = Date.now();
-    };
+    return session ? attachClient(session, socket) : () => {};
   }
 
   startSweeper(intervalMs: number): void {
@@ -457,26 +295,21 @@ export class SessionManager {
 
   sweepInactive(nowMs = Date.now()): void {
     for (const session of this.live.values()) {
-      if (session.ending || session.parked || session.restarting || session.connections.size > 0) continue;
-      if (nowMs - session.lastActivity >= session.timeoutMs) {
-        void this.end(session.id, 'timeout', `no API or CDP activity for ${session.timeoutMs / 1000} s`);
-      }
+      if (timedOut(session, nowMs)) void this.end(session.id, 'timeout', `no API or CDP activity for ${session.timeoutMs / 1000} s`);
     }
   }
 
-  /** Ends every session and stops every launched browser (service shutdown); waits until all are gone. */
   /** Ends every live session and goes on serving (a cluster host that was cut off: its records say they ended). */
   async endAll(reason: BrowserEndReason, detail: string): Promise<void> {
     await Promise.all([...this.live.keys()].map((id) => this.end(id, reason, detail)));
   }
 
+  /** Ends every session and stops every launched browser (service shutdown); waits until all are gone. */
   async closeAll(reason: BrowserEndReason, detail: string): Promise<void> {
     this.closing = true;
     if (this.sweeper) clearInterval(this.sweeper);
     await this.endAll(reason, detail);
-    // Launches under way finish and stop themselves; what is left unregistered is stopped here.
-    await Promise.all(this.launches);
-    await Promise.all([...this.unregistered].map((warm) => this.discard(warm)));
+    await this.launches.stopAll();
     // The window-frame probes may still be writing their folders; each removal is tracked once it ends.
     await this.frames.settled();
     await Promise.all(this.cleanups);
@@ -512,10 +345,3 @@ export class SessionManager {
     void p.finally(() => this.cleanups.delete(p));
   }
 }
-
-function describeExit(info: ExitInfo, chromium: LaunchedChromium): string {
-  const how = info.signal ? `was killed by ${info.signal}` : `exited with code ${info.code}`;
-  const said = chromium.stderrTail().trim().split('\n').slice(-1)[0];
-  return `chromium ${how}${said ? ` (last output: ${said.slice(0, 300)})` : ''}`;
-}
-
