@@ -38,7 +38,7 @@ import { AuthConnectionsRepo } from './store/auth-connections-repo.js';
 import { SiteConfigs } from './host/sites/index.js';
 import { SiteConfigsRepo } from './store/site-configs-repo.js';
 import { newApiKey } from './ids.js';
-import { ApiKeysRepo, isExpired } from './store/api-keys-repo.js';
+import { ApiKeysRepo, KEY_CACHE_MS, isExpired } from './store/api-keys-repo.js';
 import { AuditRepo } from './store/audit-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
 import { DeploymentsRepo } from './store/deployments-repo.js';
@@ -117,7 +117,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const hostId = opts.cluster ? clusterHostId(opts.cluster, listenOn) : undefined;
   const clusterDb = opts.cluster ? await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, cluster: true }) : undefined;
   const database = clusterDb ?? (await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl }));
-  const keys = new ApiKeysRepo(database);
+  const keys = new ApiKeysRepo(database, { cacheMs: KEY_CACHE_MS });
   const browsers = new BrowsersRepo(database);
   const limits = new LimitsRepo(database);
   // A URL any process of a cluster made works on the host that runs the session.

@@ -46,6 +46,40 @@ describeStores('ApiKeysRepo', (open) => {
     expect((await repo.get(doomed.id))?.deleted_at).toBe(later(2).toISOString());
   });
 
+  it('keeps a found key for cacheMs: its own changes apply at once, another process\'s within cacheMs, a new key at once', async () => {
+    const db = await open();
+    let clock = 0;
+    const repo = new ApiKeysRepo(db, { cacheMs: 1000, monotonic: () => clock });
+    // Another process of the cluster, on the same store.
+    const other = new ApiKeysRepo(db);
+    const project = await new ProjectsRepo(db).create('Cached', NOW);
+    const a = await repo.add('bcs_cached-a-0000000000000', { name: 'a', now: NOW });
+    const b = await repo.add('bcs_cached-b-0000000000000', { name: 'b', now: NOW, projectId: project.id, expiresAt: later(1).toISOString() });
+    const c = await repo.add('bcs_cached-c-0000000000000', { name: 'c', now: NOW });
+    for (const key of ['bcs_cached-a-0000000000000', 'bcs_cached-b-0000000000000', 'bcs_cached-c-0000000000000']) expect(await repo.authenticate(key, NOW)).toBeDefined();
+    // Expiry is the caller's clock, read on every call, kept or not.
+    expect(await repo.authenticate('bcs_cached-b-0000000000000', later(1))).toBeUndefined();
+    // Deleted by another process: still found until the kept record is 1000 ms old, then refused.
+    await other.softDelete(a.id, NOW);
+    clock = 999;
+    expect((await repo.authenticate('bcs_cached-a-0000000000000', NOW))?.id).toBe(a.id);
+    clock = 1000;
+    expect(await repo.authenticate('bcs_cached-a-0000000000000', NOW)).toBeUndefined();
+    // Deleted through this repo, or with its project: refused at once.
+    expect(await repo.authenticate('bcs_cached-b-0000000000000', NOW)).toBeDefined();
+    await repo.softDelete(c.id, NOW);
+    expect(await repo.authenticate('bcs_cached-c-0000000000000', NOW)).toBeUndefined();
+    expect(await new ProjectsRepo(db).softDelete(project.id, NOW)).toEqual([]);
+    // (the store deleted the project's keys behind the repo: the project route tells it)
+    expect((await repo.authenticate('bcs_cached-b-0000000000000', NOW))?.id).toBe(b.id);
+    repo.forget((key) => key.project_id === project.id);
+    expect(await repo.authenticate('bcs_cached-b-0000000000000', NOW)).toBeUndefined();
+    // Misses are not kept: a key another process adds works here at once.
+    expect(await repo.authenticate('bcs_cached-d-0000000000000', NOW)).toBeUndefined();
+    await other.add('bcs_cached-d-0000000000000', { name: 'd', now: NOW });
+    expect((await repo.authenticate('bcs_cached-d-0000000000000', NOW))?.name).toBe('d');
+  });
+
   it('renames live keys only', async () => {
     const repo = new ApiKeysRepo(await open());
     const key = await repo.add('bcs_rename-key-00000000000', { name: 'before', now: NOW });

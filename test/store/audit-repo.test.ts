@@ -52,6 +52,20 @@ describeStores('AuditRepo', (open) => {
     await Promise.all(writes);
   });
 
+  it('writes the records of one turn together, in the order asked, and a burst larger than one statement holds', async () => {
+    const repo = new AuditRepo(await open());
+    const ids = Array.from({ length: 1203 }, (_, i) => `burst-${String(i).padStart(4, '0')}`);
+    await Promise.all(ids.map((request_id) => repo.insert(record({ request_id }))));
+    const seen: string[] = [];
+    for (let after: { tsMs: number; seq: number } | undefined, page; (page = await repo.list({ ...window, limit: 500, after })).rows.length; ) {
+      seen.push(...page.rows.map((r) => r.request_id));
+      const last = page.rows[page.rows.length - 1]!;
+      after = { tsMs: last.ts_ms, seq: last.seq };
+    }
+    // Newest first: the reverse of the order asked.
+    expect(seen).toEqual([...ids].reverse());
+  });
+
   it('filters by window, fields, path below, group, auth and search', async () => {
     const repo = new AuditRepo(await open());
     const rows: Omit<AuditRecord, 'seq'>[] = [

@@ -10,7 +10,7 @@ import type { ErrorBody } from '../../api/types.js';
 import { bearerToken, PROJECT_HEADER } from '../auth.js';
 import { answerClientError, rawErrorAnswer } from '../errors.js';
 import { closeWithin, trackSockets } from '../http-shutdown.js';
-import { ApiKeysRepo } from '../store/api-keys-repo.js';
+import { ApiKeysRepo, KEY_CACHE_MS } from '../store/api-keys-repo.js';
 import { BrowsersRepo } from '../store/browsers-repo.js';
 import { HostsRepo, type HostRow } from '../store/hosts-repo.js';
 import { describeStore, openStore } from '../store/open-store.js';
@@ -58,7 +58,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<RunningReplica
   const now = opts.now ?? (() => new Date());
   const key = ClusterKey.fromFile(opts.clusterKeyFile);
   const db = await openStore({ dataDir: '', databaseUrl: opts.databaseUrl, cluster: true });
-  const keys = new ApiKeysRepo(db);
+  const keys = new ApiKeysRepo(db, { cacheMs: KEY_CACHE_MS });
   const browsers = new BrowsersRepo(db);
   const projects = new ProjectsRepo(db);
   const log = replicaLog(opts.logLevel ?? 'warn');

@@ -18,7 +18,7 @@ import { ok } from './responses.js';
 import { registerIdentityRoutes } from './identity.js';
 import { registerProjectRoutes, type ProjectRouteDeps } from './projects.js';
 
-export interface OrgRouteDeps extends ApiKeyRouteDeps, ProjectRouteDeps, AuditDeps {
+export interface OrgRouteDeps extends ApiKeyRouteDeps, Omit<ProjectRouteDeps, 'keys'>, AuditDeps {
   limits: LimitsRepo;
 }
 

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Project, ProjectLimits } from '../../api/types.js';
 import { projectsDisabled } from '../auth.js';
 import { ServiceError, conflict, invalidField, notFound } from '../errors.js';
+import type { ApiKeysRepo } from '../store/api-keys-repo.js';
 import type { LimitsRepo, StoredProjectLimits } from '../store/limits-repo.js';
 import { NameTakenError, type ProjectRow, type ProjectsRepo } from '../store/projects-repo.js';
 import { defaultEmptyBody } from './empty-body.js';
@@ -17,6 +18,8 @@ import { idOrNameParams as idParams, namedListQuery as listQuery } from './param
 
 export interface ProjectRouteDeps {
   projects: ProjectsRepo;
+  /** A project's delete deletes its keys in the store: what authentication kept of them goes too. */
+  keys: Pick<ApiKeysRepo, 'forget'>;
   limits: LimitsRepo;
   now: () => Date;
   projectsEnabled: boolean;
@@ -74,7 +77,7 @@ export function registerProjectRoutes(app: FastifyInstance, deps: ProjectRouteDe
 
   app.delete<IdRoute>('/org/projects/:id_or_name', { onRequest, schema: { params: idParams, response: noContent('Deleted') } }, async (req, reply) => {
     const row = await find(req.params.id_or_name);
-    const left = await projects.softDelete(row.id, deps.now());
+    const left = await projects.softDelete(row.id, deps.now()).finally(() => deps.keys.forget((key) => key.project_id === row.id));
     if (left.length) {
       const what = left.map((r) => `${r.count} in ${r.table}`).join(', ');
       throw conflict(`project '${row.name}' is not empty (${what}); delete its resources first`);

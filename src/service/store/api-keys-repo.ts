@@ -49,8 +49,36 @@ export interface AddKeyOptions {
 const COLUMNS = raw('k.id, k.name, k.masked_key, k.project_id, k.created_at, k.expires_at, k.deleted_at, k.created_by_id, k.created_by_name');
 const VIEW = sql`SELECT ${COLUMNS}, p.name AS project_name FROM api_keys k LEFT JOIN projects p ON p.id = k.project_id`;
 
+export interface KeyCacheOptions {
+  /**
+   * How long a live key, once found, is trusted without asking the store again (0: always ask). Every
+   * request authenticates, and the lookup was a quarter of a pool lease's queries. Changes made through this
+   * repo (delete, rotate, rename, a project's delete) apply at once; a change made by another process of a
+   * cluster is seen within this time.
+   */
+  cacheMs?: number;
+  /** A monotonic clock in ms (tests inject one); expiry itself is always checked against the caller's `now`. */
+  monotonic?: () => number;
+}
+
+/** What the service keeps found keys for: how late a cluster's other processes may see a key's delete. */
+export const KEY_CACHE_MS = 1000;
+
+/** Enough to hold a busy organisation's working set; the oldest found leaves first. */
+const CACHED_KEYS = 1000;
+
 export class ApiKeysRepo {
-  constructor(private readonly db: Database) {}
+  private readonly cached = new Map<string, { record: ApiKeyRecord; at: number }>();
+  private readonly cacheMs: number;
+  private readonly monotonic: () => number;
+
+  constructor(
+    private readonly db: Database,
+    opts: KeyCacheOptions = {},
+  ) {
+    this.cacheMs = opts.cacheMs ?? 0;
+    this.monotonic = opts.monotonic ?? (() => performance.now());
+  }
 
   /** Stores `key` (hashed). Storing a key that already exists is a no-op that returns the existing record. */
   add(key: string, opts: AddKeyOptions): Promise<ApiKeyRecord> {
@@ -59,9 +87,26 @@ export class ApiKeysRepo {
 
   /** The live key matching `key`, or undefined when unknown, deleted or expired. One query: this runs on every request. */
   async authenticate(key: string, now: Date): Promise<ApiKeyRecord | undefined> {
-    const record = await byHash(this.db, hashKey(key));
+    const keyHash = hashKey(key);
+    const hit = this.cached.get(keyHash);
+    let record: ApiKeyRecord | undefined;
+    if (hit && this.monotonic() - hit.at < this.cacheMs) record = hit.record;
+    else {
+      record = await byHash(this.db, keyHash);
+      this.cached.delete(keyHash);
+      // Only live keys: a key made a moment ago on another process must work at once, so misses are not kept.
+      if (this.cacheMs > 0 && record && !record.deleted_at) {
+        if (this.cached.size >= CACHED_KEYS) this.cached.delete(this.cached.keys().next().value!);
+        this.cached.set(keyHash, { record, at: this.monotonic() });
+      }
+    }
     if (!record || record.deleted_at || isExpired(record, now)) return undefined;
     return record;
+  }
+
+  /** Drops what authenticate kept of the keys `which` picks, after a change the store made behind this repo. */
+  forget(which: (record: ApiKeyRecord) => boolean): void {
+    for (const [keyHash, { record }] of this.cached) if (which(record)) this.cached.delete(keyHash);
   }
 
   /** By id, deleted keys included. */
@@ -102,23 +147,31 @@ export class ApiKeysRepo {
 
   /** Renames a live key; false when there is none with this id. */
   async rename(id: string, name: string): Promise<boolean> {
+    this.forget((r) => r.id === id);
     return (await this.db.run(sql`UPDATE api_keys SET name = ${name} WHERE id = ${id} AND deleted_at IS NULL`)).changes > 0;
   }
 
   /** Soft-deletes a live key; false when there is none with this id. */
   async softDelete(id: string, at: Date): Promise<boolean> {
-    return (await this.db.run(sql`UPDATE api_keys SET deleted_at = ${at.toISOString()} WHERE id = ${id} AND deleted_at IS NULL`)).changes > 0;
+    try {
+      return (await this.db.run(sql`UPDATE api_keys SET deleted_at = ${at.toISOString()} WHERE id = ${id} AND deleted_at IS NULL`)).changes > 0;
+    } finally {
+      // After the write too: a request authenticating meanwhile may have kept the key again.
+      this.forget((r) => r.id === id);
+    }
   }
 
   /** Stores `newKey` as the replacement of `oldId` and makes the old one expire by `graceUntil`, atomically. */
   rotate(oldId: string, newKey: string, opts: AddKeyOptions & { graceUntil: Date }): Promise<ApiKeyRecord> {
     const at = opts.graceUntil.toISOString();
-    return this.db.transaction(async (tx) => {
-      const record = await addKey(tx, newKey, opts);
-      // Never extends a key's life: a rotation grace period only ever brings expiry closer.
-      await tx.run(sql`UPDATE api_keys SET expires_at = CASE WHEN expires_at IS NULL OR expires_at > ${at} THEN ${at} ELSE expires_at END WHERE id = ${oldId}`);
-      return record;
-    });
+    return this.db
+      .transaction(async (tx) => {
+        const record = await addKey(tx, newKey, opts);
+        // Never extends a key's life: a rotation grace period only ever brings expiry closer.
+        await tx.run(sql`UPDATE api_keys SET expires_at = CASE WHEN expires_at IS NULL OR expires_at > ${at} THEN ${at} ELSE expires_at END WHERE id = ${oldId}`);
+        return record;
+      })
+      .finally(() => this.forget((r) => r.id === oldId));
   }
 
   /** The organisation's stable id. */

@@ -49,26 +49,57 @@ export interface AuditQuery {
 const WRITTEN = raw('ts_ms, timestamp, method, path, route, status, duration_ms, client_ip, domain, user_agent, api_key_id, project_id, request_id');
 const COLUMNS = sql`seq, ${WRITTEN}`;
 
+/**
+ * Records written in one statement at most: 13 values each stays under either database's limit on
+ * parameters (PostgreSQL's 65,535).
+ */
+const BATCH = 500;
+
 export class AuditRepo {
   /**
    * Inserts under way, each settled either way. Reads wait for them, so a request that got its answer is
    * in any list made after it (as when the write was synchronous), and close() waits so none is lost.
    */
   private readonly writing = new Set<Promise<void>>();
+  /** Records asked for in this turn of the event loop, written together by the next write. */
+  private queued: { record: Omit<AuditRecord, 'seq'>; done: (err?: unknown) => void }[] = [];
 
   constructor(private readonly db: Database) {}
 
+  /**
+   * Every request writes a record: the ones of one event-loop turn go in one multi-row INSERT, in the order
+   * asked (a burst of 16 pool acquires wrote 16 statements, a third of their queries).
+   */
   insert(r: Omit<AuditRecord, 'seq'>): Promise<void> {
-    const write = this.db.run(sql`INSERT INTO audit_logs (${WRITTEN})
-      VALUES (${r.ts_ms}, ${r.timestamp}, ${r.method}, ${r.path}, ${r.route}, ${r.status}, ${r.duration_ms}, ${r.client_ip},
-        ${r.domain}, ${r.user_agent}, ${r.api_key_id}, ${r.project_id}, ${r.request_id})`);
+    const write = new Promise<void>((resolve, reject) => {
+      if (!this.queued.length) setImmediate(() => void this.writeQueued());
+      this.queued.push({ record: r, done: (err) => (err === undefined ? resolve() : reject(err)) });
+    });
     const settled = write.then(
       () => undefined,
       () => undefined, // the caller hears of the failure through `write`
     );
     this.writing.add(settled);
     void settled.then(() => this.writing.delete(settled));
-    return write.then(() => undefined);
+    return write;
+  }
+
+  private async writeQueued(): Promise<void> {
+    const queued = this.queued;
+    this.queued = [];
+    // One statement after another: on PostgreSQL, statements on two connections would take their seq in
+    // whichever order the server ran them.
+    for (let i = 0; i < queued.length; i += BATCH) {
+      const batch = queued.slice(i, i + BATCH);
+      const rows = batch.map(({ record: r }) => sql`(${r.ts_ms}, ${r.timestamp}, ${r.method}, ${r.path}, ${r.route}, ${r.status}, ${r.duration_ms},
+        ${r.client_ip}, ${r.domain}, ${r.user_agent}, ${r.api_key_id}, ${r.project_id}, ${r.request_id})`);
+      try {
+        await this.db.run(sql`INSERT INTO audit_logs (${WRITTEN}) VALUES ${join(rows, ', ')}`);
+        batch.forEach((q) => q.done());
+      } catch (err) {
+        batch.forEach((q) => q.done(err ?? new Error('audit insert failed')));
+      }
+    }
   }
 
   /** Resolves once no insert is under way (for shutdown: later ones are waited for too). */
