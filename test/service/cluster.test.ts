@@ -325,6 +325,17 @@ suite('a cluster of two hosts and two replicas', () => {
     expect(record).toMatchObject({ client_ip: '127.0.0.1', domain: new URL(replicas[1]!.baseUrl).host });
   });
 
+  it('refuses a deleted key on every host, once the time a host keeps a key it found (1 s) has passed', async () => {
+    const made = await call(replicas[0]!, 'POST', '/org/api_keys', { name: 'short-lived' });
+    expect(made.status).toBe(200);
+    const withKey = (host: TestService) => fetch(`${host.baseUrl}/org/limits`, { headers: { authorization: `Bearer ${made.body.key}` } }).then((r) => r.status);
+    // Each host finds the key and keeps it (hosts answer their own loopback without the cluster key).
+    expect(await Promise.all(hosts.map(withKey))).toEqual([200, 200]);
+    expect((await call(replicas[1]!, 'DELETE', `/org/api_keys/${made.body.id}`)).status).toBe(204);
+    // The 1 s itself is the store test's (an injected clock); here, that the other host lets go at all.
+    for (const host of hosts) await eventually(async () => ((await withKey(host)) === 401 ? true : undefined), 15_000);
+  });
+
   it("opens the pool browsers' routes to the cluster key alone: not to an API key, not to loopback", async () => {
     const host = hosts[0]!;
     const list = (headers: Record<string, string>) => fetch(`${host.baseUrl}/_cluster/pool-members`, { headers });
