@@ -1,4 +1,4 @@
-// The `bcs` command line: run, list, schedule, plan, validate and serve, and the administration commands
+// The `bcs` command line: run, list, schedule, plan, validate, merge-reports and serve, and the administration commands
 // (keys, projects, profiles, extensions, proxies) of runner/admin/.
 import { Command, CommanderError, Option } from 'commander';
 import { spawn } from 'node:child_process';
@@ -10,6 +10,7 @@ import { PART_FILE, ScenarioError, formatDiagnostic, loadScenarioFile, validateS
 import { loadConfig, type SuiteConfig } from '../suite/config.js';
 import { registerAdmin } from './admin/index.js';
 import { registerServe } from './serve.js';
+import { registerMergeReports } from './merge-reports.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { findScenarioFiles } from '../suite/files.js';
@@ -107,7 +108,7 @@ runFlags(
   const suite = suiteOptions(paths, o, config);
   const exec = executionOptions(o, config);
   const makeReporters = (say: (m: string) => void = notice) => [
-    ...buildReporters(reporterNames(o, config), suite.outputDir, { list: !o.json, workers: exec.workers }),
+    ...buildReporters(reporterNames(o, config), suite.outputDir, { list: !o.json, workers: exec.workers, shard: suite.selection?.shard, runId: o.runId }),
     ...(o.live ? [liveLinksReporter(say)] : []),
   ];
   const settle = (outcome: RunOutcome) => {
@@ -225,6 +226,8 @@ program
   });
 
 registerServe(program, finish);
+
+registerMergeReports(program, finish);
 
 program
   .command('show-trace')

@@ -12,7 +12,7 @@ import type { Isolation, PoolSettings, SuiteConfig } from '../suite/config.js';
 import type { RunReporter } from '../reporters/reporter.js';
 import { REPORTER_NAMES, createReporters } from '../reporters/index.js';
 import type { RunOptions, SuiteOptions } from '../suite/run.js';
-import { parsePattern, parseShard, type Selection } from '../suite/select.js';
+import { parsePattern, parseShard, type Selection, type Shard } from '../suite/select.js';
 import { UsageError } from './usage-error.js';
 
 const DEFAULT_OUTPUT_DIR = 'bcs-results';
@@ -72,7 +72,11 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
       .option('--live', "print each scenario's live view link as its browser starts: watch it run, or take the mouse and keyboard")
       .option('--debug', 'stop before each step until Enter (c: the rest of the scenario, q: stop); headed where there is a display, one worker, no --timeout');
   }
-  if (set.json) cmd.option('--json', 'print the results as JSON on stdout instead of the step list');
+  if (set.json) {
+    cmd
+      .option('--json', 'print the results as JSON on stdout instead of the step list')
+      .option('--run-id <id>', 'what every shard of one run shares, for `--reporter blob` and `bcs merge-reports` (default: BCS_RUN_ID, else the CI\'s run id such as GITHUB_RUN_ID)');
+  }
   return cmd;
 }
 
@@ -148,8 +152,12 @@ export function reporterNames(o: Record<string, any>, config: SuiteConfig | unde
 }
 
 /** The reporters for `names`; `list: false` keeps the step list off stdout (--json prints the results there). */
-export function buildReporters(names: string[], outputDir: string, opts: { list: boolean; workers: number }): RunReporter[] {
-  return createReporters(opts.list ? names : names.filter((n) => n !== 'list'), outputDir, { workers: opts.workers });
+export function buildReporters(names: string[], outputDir: string, opts: { list: boolean; workers: number; shard?: Shard; runId?: string }): RunReporter[] {
+  return createReporters(opts.list ? names : names.filter((n) => n !== 'list'), outputDir, {
+    workers: opts.workers,
+    ...(opts.shard ? { shard: opts.shard } : {}),
+    ...(opts.runId ? { runId: opts.runId } : {}),
+  });
 }
 
 function integer(value: unknown, flag: string, min: number, max: number): number | undefined {

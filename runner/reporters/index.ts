@@ -1,5 +1,6 @@
 // The reporters `--reporter` can name, and building several at once for one run.
 import type { RunReporter } from './reporter.js';
+import { blobReporter } from './blob.js';
 import { consoleReporter } from './console.js';
 import { htmlReporter } from './html.js';
 import { jsonReporter } from './json.js';
@@ -15,17 +16,22 @@ export interface ReporterContext {
   tty?: boolean;
   /** Overrides colour (default: a terminal without NO_COLOR). */
   color?: boolean;
+  /** `--shard`: names the blob, which says which shard it is. */
+  shard?: { index: number; total: number };
+  /** `--run-id`: what the blob says every shard of the run shares (else BCS_RUN_ID or the CI's run id). */
+  runId?: string;
 }
 
 export type ReporterFactory = (outputDir: string, ctx: ReporterContext) => RunReporter;
 
-export type ReporterName = 'list' | 'json' | 'junit' | 'html';
+export type ReporterName = 'list' | 'json' | 'junit' | 'html' | 'blob';
 
 export const REPORTERS: Record<ReporterName, ReporterFactory> = {
   list: (outputDir, ctx) => consoleReporter(ctx.stdout ?? process.stdout, { tty: ctx.tty, color: ctx.color, workers: ctx.workers, outputDir }),
   json: (outputDir) => jsonReporter(outputDir),
   junit: (outputDir) => junitReporter(outputDir),
   html: (outputDir) => htmlReporter(outputDir),
+  blob: (outputDir, ctx) => blobReporter(outputDir, { ...(ctx.runId ? { runId: ctx.runId } : {}), ...(ctx.shard ? { shard: ctx.shard } : {}) }),
 };
 
 export const REPORTER_NAMES = Object.keys(REPORTERS) as ReporterName[];

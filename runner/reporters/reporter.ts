@@ -18,10 +18,26 @@ export interface RunInfo {
   workers?: number;
   /** How many times a failed scenario is run again (`--retries`). */
   retries?: number;
+  /** What the run was cut from: what a report merged from the shards of one run needs (`--reporter blob`). */
+  suite?: SuiteInfo;
+}
+
+/** A scenario as plans and results name it: its file (as the run was given it) and its name. */
+export interface ScenarioRef {
+  file: string;
+  name: string;
+}
+
+export interface SuiteInfo {
+  /** Every selected scenario before `--shard` cuts the selection, in the order an unsharded run reports them. */
+  selection: ScenarioRef[];
+  /** The suite's `before`/`after` hooks: every shard runs them. */
+  before: ScenarioRef[];
+  after: ScenarioRef[];
 }
 
 export interface RunReporter {
-  /** Names the reporter in error messages (`list`, `json`, `junit`, `html`). */
+  /** Names the reporter in error messages (`list`, `json`, `junit`, `html`, `blob`). */
   name?: string;
   /** The report files it writes, so the run's summary can say where they are. */
   files?: string[];
@@ -47,6 +63,11 @@ export interface RunReporter {
   /** `plan` is the one `scenarioStarted` had, when the runner passes it. */
   scenarioFinished?(result: ScenarioResult, plan?: Plan): void;
   runFinished?(result: RunResult): Promise<void> | void;
+  /**
+   * The run had nothing to run (an empty shard, nothing failed last time): the only hook it calls. A shard
+   * still says it was there, or a merge of the shards could not tell it from a lost one.
+   */
+  runEmpty?(info: RunInfo, reason: string): Promise<void> | void;
   /**
    * A line for people (a retry, a cap, a skipped scenario). The list reporter prints it in its place: a
    * line written to the terminal behind its back would break the live tree's redraw.
@@ -82,17 +103,19 @@ export function combine(reporters: RunReporter[]): ReporterHooks {
     scenarioRetrying: (p, f, n) => each((r) => r.scenarioRetrying?.(p, f, n)),
     scenarioFinished: (s, p) => each((r) => r.scenarioFinished?.(s, p)),
     notice: (m) => each((r) => r.notice?.(m)),
-    runFinished: async (run) => {
-      for (const r of reporters) {
-        try {
-          await r.runFinished?.(run);
-        } catch (err) {
-          problems.push(`${r.name ?? 'a'} reporter: ${(err as Error).message}`);
-        }
-      }
-      if (problems.length) throw new ReporterError(problems);
-    },
+    runFinished: (run) => finishAll((r) => r.runFinished?.(run)),
+    runEmpty: (info, reason) => finishAll((r) => r.runEmpty?.(info, reason)),
   };
+  async function finishAll(call: (r: RunReporter) => Promise<void> | void): Promise<void> {
+    for (const r of reporters) {
+      try {
+        await call(r);
+      } catch (err) {
+        problems.push(`${r.name ?? 'a'} reporter: ${(err as Error).message}`);
+      }
+    }
+    if (problems.length) throw new ReporterError(problems);
+  }
 }
 
 /** One or more reporters failed (a report could not be written). */

@@ -12,6 +12,11 @@ export async function freshArtifactDir(dir: string): Promise<void> {
   await writeFile(join(dir, MARKER), 'artifacts of one bcs scenario; emptied when the scenario runs again\n');
 }
 
+/** Removes a folder bcs made (a merge of shards replacing a scenario's folder); anything else is left alone. */
+export async function removeArtifactDir(dir: string): Promise<void> {
+  if (await exists(join(dir, MARKER))) await rm(dir, { recursive: true, force: true });
+}
+
 async function exists(file: string): Promise<boolean> {
   return stat(file).then(() => true, () => false);
 }

@@ -13,7 +13,7 @@ import { BrowserSupply } from './browser-supply.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { findScenarioFiles } from './files.js';
 import { failedIn, readLastRun, writeLastRun } from './last-failed.js';
-import { ReporterError, combine, type RunReporter } from '../reporters/reporter.js';
+import { ReporterError, combine, type RunReporter, type SuiteInfo } from '../reporters/reporter.js';
 import { summarize, type RunResult, type ScenarioResult } from '../reporters/results.js';
 import { selectScenarios, type Selection, type Shard } from './select.js';
 import { TargetError, openTarget, type Target, type TargetOptions } from './target.js';
@@ -85,6 +85,8 @@ export interface PreparedSuite {
   dirs: Map<CompiledScenario, string>;
   /** Selected, but marked `skip` or `fixme`: reported as skipped, never started. */
   marked: CompiledScenario[];
+  /** The selection before `--shard` cut it, in run order: what every shard of one run shares. */
+  whole: CompiledScenario[];
   /** Set when the selection is legitimately empty. */
   nothing?: string;
 }
@@ -104,7 +106,7 @@ export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => vo
   if (opts.lastFailed) {
     const last = await readLastRun(opts.outputDir);
     if (!last) notice(`--last-failed: no earlier run recorded in ${opts.outputDir}; running every selected scenario`);
-    else if (last.failed.length === 0) return { selected: [], before, after, dirs, marked: [], nothing: 'no scenario failed in the last run; nothing to re-run' };
+    else if (last.failed.length === 0) return { selected: [], before, after, dirs, marked: [], whole: [], nothing: 'no scenario failed in the last run; nothing to re-run' };
     else only = failedIn(last);
   }
   if (opts.forbidOnly) {
@@ -114,6 +116,7 @@ export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => vo
   const sel = opts.selection ?? {};
   const selected = selectScenarios(found, { ...sel, only });
   const { matched } = selected;
+  const whole = sel.shard ? selectScenarios(found, { ...sel, only, shard: undefined }).items : selected.items;
   let items = selected.items;
   const onlies = items.filter((c) => c.plan.scenario.annotations?.only);
   if (onlies.length) {
@@ -123,14 +126,14 @@ export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => vo
   const marked = items.filter((c) => c.plan.scenario.annotations?.skip || c.plan.scenario.annotations?.fixme);
   items = items.filter((c) => !marked.includes(c));
   if (matched === 0) {
-    if (only) return { selected: [], before, after, dirs, marked: [], nothing: 'none of the scenarios that failed last time is selected now' };
+    if (only) return { selected: [], before, after, dirs, marked: [], whole, nothing: 'none of the scenarios that failed last time is selected now' };
     throw new Error(`no scenario matches the selection (${describeSelection(sel)}) among ${found.length} found`);
   }
   if (sel.shard) {
     notice(`shard ${sel.shard.index}/${sel.shard.total}: ${items.length} of ${matched} scenario${matched === 1 ? '' : 's'}`);
-    if (items.length === 0 && marked.length === 0) return { selected: [], before, after, dirs, marked, nothing: `shard ${sel.shard.index}/${sel.shard.total} has no scenarios` };
+    if (items.length === 0 && marked.length === 0) return { selected: [], before, after, dirs, marked, whole, nothing: `shard ${sel.shard.index}/${sel.shard.total} has no scenarios` };
   }
-  return { selected: items, before, after, dirs, marked };
+  return { selected: items, before, after, dirs, marked, whole };
 }
 
 export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
@@ -148,12 +151,19 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
     if (err instanceof ScenarioError) return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: err.diagnostics };
     return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: [], message: (err as Error).message };
   }
+  const workers = Math.max(1, opts.workers ?? 1);
+  const info = { workers, retries: opts.retries ?? 0, suite: suiteInfo(suite) };
   if (suite.nothing) {
     await discardTarget();
+    try {
+      await combine(opts.reporters).runEmpty(info, suite.nothing);
+    } catch (err) {
+      if (!(err instanceof ReporterError)) throw err;
+      return { kind: 'infrastructure', exitCode: EXIT.infrastructure, message: `writing reports failed: ${err.message}` };
+    }
     return { kind: 'nothing', exitCode: EXIT.passed, message: suite.nothing };
   }
 
-  const workers = Math.max(1, opts.workers ?? 1);
   const reporter = combine(opts.reporters);
   let target: Target;
   try {
@@ -171,7 +181,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
     return { name: c.plan.scenario.name, file: c.plan.scenario.file, reason: skip ? 'skip' : 'fixme', note: skip ?? fixme };
   });
   try {
-    reporter.runStarted(target.info, [...suite.before, ...suite.selected, ...suite.after].map((c) => c.plan), { workers, retries: opts.retries ?? 0 });
+    reporter.runStarted(target.info, [...suite.before, ...suite.selected, ...suite.after].map((c) => c.plan), info);
     if (opts.webServer) {
       try {
         server = await opts.webServer(opts.signal);
@@ -250,6 +260,11 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
     if (exitCode !== EXIT.interrupted) exitCode = EXIT.infrastructure;
   }
   return { kind: 'ran', exitCode, result };
+}
+
+function suiteInfo(suite: PreparedSuite): SuiteInfo {
+  const refs = (list: CompiledScenario[]) => list.map(({ plan }) => ({ file: plan.scenario.file, name: plan.scenario.name }));
+  return { selection: refs(suite.whole), before: refs(suite.before), after: refs(suite.after) };
 }
 
 function suiteResult(
