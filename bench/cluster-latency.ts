@@ -13,9 +13,9 @@
 //     the 429s, and the wall time of the burst.
 // (3) acquire -> release (reuse) cycles on a pool of 4 (--pool-size), K workers for a fixed time, half through each
 //     replica vs the single node; ABBA blocks; cycles per second. Then the lease path without the reset:
-//     16 parallel acquires on a full pool of 16, timed to the last answer (acquires per second).
+//     16 parallel acquires (--burst) on a full pool of that size, timed to the last answer (acquires per second).
 // Without PostgreSQL installed it says so and exits 0.
-//   node dist/bench/cluster-latency.js [--runs 1000] [--creates 30] [--rounds 5] [--seconds 6] [--pool-size 4] [--workers 4]
+//   node dist/bench/cluster-latency.js [--runs 1000] [--creates 30] [--rounds 5] [--seconds 6] [--pool-size 4] [--workers 4] [--burst 16] [--burst-rounds 10]
 //     [--in-process-replicas] [--json]
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -34,9 +34,10 @@ const runs = arg('--runs', 1000);
 const clickRuns = Math.max(50, Math.round(runs / 2));
 const creates = arg('--creates', 30);
 const rounds = arg('--rounds', 5);
+const burstRounds = arg('--burst-rounds', rounds * 2);
 const seconds = arg('--seconds', 6);
 const POOL_SIZE = arg('--pool-size', 4);
-const ACQUIRE_BURST = 16;
+const ACQUIRE_BURST = arg('--burst', 16);
 const workers = arg('--workers', POOL_SIZE);
 const BURST = 100;
 const LIMIT = 10;
@@ -282,7 +283,7 @@ for (const name of ['cluster', 'single'] as const) await ok(basesOf(name)[0]!, '
 // through each replica), timed to the last answer; the releases (and their resets) are untimed.
 const burstPools = { cluster: await fullPool('cluster', ACQUIRE_BURST), single: await fullPool('single', ACQUIRE_BURST) };
 const bursts = { cluster: { wall: [] as number[], each: [] as number[] }, single: { wall: [] as number[], each: [] as number[] } };
-for (let i = 0; i < 2 + rounds * 2; i++) {
+for (let i = 0; i < 2 + burstRounds; i++) {
   for (const name of (i % 2 ? ['single', 'cluster'] : ['cluster', 'single']) as Side[]) {
     const path = `/browser_pools/${burstPools[name]}`;
     const bases = basesOf(name);
@@ -356,7 +357,7 @@ const result = {
     ratio: ratio(perSecond('cluster'), perSecond('single')),
   },
   acquire_burst: {
-    pool_size: ACQUIRE_BURST, rounds: rounds * 2,
+    pool_size: ACQUIRE_BURST, rounds: burstRounds,
     cluster_wall_ms: s.burstCluster, single_wall_ms: s.burstSingle, cluster_each_ms: s.burstEachCluster, single_each_ms: s.burstEachSingle,
     cluster_acquires_per_s_p50: leasesPerSecond(s.burstCluster), single_acquires_per_s_p50: leasesPerSecond(s.burstSingle),
     ratio_wall_p50: ratio(s.burstCluster.p50, s.burstSingle.p50),
