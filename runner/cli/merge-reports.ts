@@ -10,7 +10,9 @@ import { MergeError, mergeShards, type Merged } from '../reporters/merge.js';
 import { ReporterError, combine } from '../reporters/reporter.js';
 import { replayRun } from '../reporters/replay.js';
 import { removeArtifactDir } from '../suite/artifact-dir.js';
+import { loadConfig } from '../suite/config.js';
 import { EXIT, exitCodeFor } from '../suite/exit-codes.js';
+import { writeLastRun } from '../suite/last-failed.js';
 import { buildReporters } from './run-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -29,11 +31,13 @@ export function registerMergeReports(program: Command, finish: Finish): void {
     .description('make the reports of a sharded run from the blobs its shards wrote (`bcs run --shard i/n --reporter blob`)')
     .argument('<paths...>', 'folders holding the shards\' bcs-blob-*.zip (subfolders searched too), or the blob files')
     .option('--reporter <names>', `comma-separated reporters: ${MERGE_REPORTERS.join(', ')} (default list)`)
-    .option('--output-dir <dir>', `where the reports and the artifacts go (default ${DEFAULT_OUTPUT_DIR})`)
+    .option('--output-dir <dir>', `where the reports and the artifacts go (default: output_dir of the config, else ${DEFAULT_OUTPUT_DIR})`)
+    .option('--config <file>', 'suite config for reporter and output_dir (default: bcs.config.yaml in the working directory, when present)')
     .option('--json', 'print the merged results as JSON on stdout instead of the step list')
     .action(async (paths: string[], o) => {
-      const names = reporterNames(o.reporter);
-      const outputDir = resolve(o.outputDir ?? DEFAULT_OUTPUT_DIR);
+      const config = await loadConfig(o.config);
+      const names = reporterNames(o.reporter, config?.reporter);
+      const outputDir = resolve(o.outputDir ?? config?.outputDir ?? DEFAULT_OUTPUT_DIR);
       const blobs = await openBlobs(await findBlobs(paths));
       try {
         let merged: Merged<BlobReader>;
@@ -65,6 +69,10 @@ export function registerMergeReports(program: Command, finish: Finish): void {
         }
         const written = reporters.flatMap((r) => r.files ?? []);
         if (written.length && !reporters.some((r) => r.name === 'list')) notice(`reports: ${written.map((f) => relative(process.cwd(), f)).join(', ')}`);
+        // As the unsharded run would have: `bcs run --last-failed --output-dir <here>` re-runs what failed,
+        // by the paths the shards ran, taken from where the merge runs (the same checkout).
+        const failedHere = run.scenarios.filter((s) => !s.hook).map((s) => ({ ...s, file: merged.pathOf.get(s) ?? s.file }));
+        await writeLastRun(outputDir, failedHere).catch((err: Error) => notice(`could not record the run for --last-failed: ${err.message}`));
         if (o.json) process.stdout.write(`${JSON.stringify(run, null, 2)}\n`);
         finish(code);
       } finally {
@@ -73,10 +81,15 @@ export function registerMergeReports(program: Command, finish: Finish): void {
     });
 }
 
-function reporterNames(value: unknown): string[] {
-  const names = value === undefined ? ['list'] : String(value).split(',').map((s) => s.trim()).filter(Boolean);
+/**
+ * The reporters from `--reporter`, else the config's: the same config the shards ran with usually names
+ * `blob` too (or only), which a merge does not write, so there it is passed over rather than refused.
+ */
+function reporterNames(value: unknown, configured: string[] | undefined): string[] {
+  const fromConfig = value === undefined ? configured?.filter((n) => n !== 'blob') : undefined;
+  const names = value !== undefined ? String(value).split(',').map((s) => s.trim()).filter(Boolean) : fromConfig?.length ? fromConfig : ['list'];
   const unknown = names.find((n) => !MERGE_REPORTERS.includes(n));
-  if (unknown !== undefined) throw new UsageError(`unknown reporter '${unknown}' for merge-reports; expected ${MERGE_REPORTERS.join(', ')}`);
+  if (unknown !== undefined) throw new UsageError(`unknown reporter '${unknown}' for merge-reports${value === undefined ? ' (from the config)' : ''}; expected ${MERGE_REPORTERS.join(', ')}`);
   return names;
 }
 

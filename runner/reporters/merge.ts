@@ -28,6 +28,11 @@ export interface Merged<T> {
   plans: Plan[];
   /** Each merged scenario's plan, to replay the run to reporters that follow it step by step. */
   planOf: Map<ScenarioResult, Plan>;
+  /**
+   * Each merged scenario's file relative to the directory its shard ran in (`/`-separated): a shard's own
+   * paths are those of its machine's checkout, which the merging machine's need not share.
+   */
+  pathOf: Map<ScenarioResult, string>;
   info: RunInfo;
   files: MergedFile<T>[];
   /** The merged scenarios' artifact folders (relative), to empty of an earlier merge first. */
@@ -40,6 +45,7 @@ interface Kept<T> {
   blob: T;
   result: ScenarioResult;
   plan?: Plan;
+  path?: string;
 }
 
 /** Throws MergeError when the blobs are not every shard of one run once. */
@@ -48,7 +54,7 @@ export function mergeShards<T extends ShardBlob>(blobs: T[]): Merged<T> {
   const sorted = [...blobs].sort((a, b) => a.manifest.shard.index - b.manifest.shard.index);
   const ran = sorted.filter((b) => b.manifest.result);
   const info: RunInfo = { workers: Math.max(...sorted.map((b) => b.manifest.workers)), retries: Math.max(...sorted.map((b) => b.manifest.retries)) };
-  const base = { planOf: new Map<ScenarioResult, Plan>(), info, files: [], artifactDirs: [], shards: sorted.length, notes };
+  const base = { planOf: new Map<ScenarioResult, Plan>(), pathOf: new Map<ScenarioResult, string>(), info, files: [], artifactDirs: [], shards: sorted.length, notes };
   if (!ran.length) return { ...base, plans: [], nothing: sorted[0]!.manifest.empty ?? 'no shard had a scenario to run' };
 
   const selectionSize = sorted[0]!.manifest.suite.selection.length;
@@ -72,7 +78,11 @@ export function mergeShards<T extends ShardBlob>(blobs: T[]): Merged<T> {
         if (!kept || (kept.result.status === 'passed' && !kept.result.interrupted && (result.status !== 'passed' || result.interrupted))) {
           hooks[result.hook].set(at, { blob, result, ...(plan ? { plan } : {}) });
         }
-      } else ordered.push({ blob, result, ...(plan ? { plan } : {}), at: position(result) ?? selectionSize });
+      } else {
+        const at = position(result) ?? selectionSize;
+        const path = m.suite.selection.find((ref) => ref.file === result.file && ref.name === result.name)?.path;
+        ordered.push({ blob, result, ...(plan ? { plan } : {}), ...(path ? { path } : {}), at });
+      }
     }
     for (const s of m.result!.skipped ?? []) skipped.push({ ...s, at: position(s) ?? selectionSize });
     const [nBefore, nAfter] = [m.suite.before.length, m.suite.after.length];
@@ -92,7 +102,11 @@ export function mergeShards<T extends ShardBlob>(blobs: T[]): Merged<T> {
   const claimed = new Map<string, T>();
   const scenarios = kept.map((k) => rebased(k, claimed, files));
   const planOf = new Map<ScenarioResult, Plan>();
-  scenarios.forEach((s, i) => kept[i]!.plan && planOf.set(s, kept[i]!.plan!));
+  const pathOf = new Map<ScenarioResult, string>();
+  scenarios.forEach((s, i) => {
+    if (kept[i]!.plan) planOf.set(s, kept[i]!.plan!);
+    if (kept[i]!.path) pathOf.set(s, kept[i]!.path!);
+  });
   const plans = [...hookPlans.before, ...planned.map((p) => p.plan), ...hookPlans.after];
 
   const results = ran.map((b) => b.manifest.result!);
@@ -111,7 +125,7 @@ export function mergeShards<T extends ShardBlob>(blobs: T[]): Merged<T> {
   };
   const target = ran.find((b) => b.manifest.target)?.manifest.target;
   const artifactDirs = [...new Set(scenarios.flatMap(artifactDirsOf))];
-  return { ...base, run, ...(target ? { target } : {}), plans, planOf, files, artifactDirs };
+  return { ...base, run, ...(target ? { target } : {}), plans, planOf, pathOf, files, artifactDirs };
 }
 
 /**

@@ -96,6 +96,31 @@ describe('merging shard blobs', () => {
     );
   });
 
+  it("names each scenario's file as its shard ran it relative to its checkout, whatever the shard machine's absolute paths", () => {
+    // Two CI machines that checked the suite out in different places.
+    const on = (machine: string, b: ShardBlob): ShardBlob => {
+      const abs = <T extends { file: string }>(r: T): T => ({ ...r, file: `/${machine}/work/${r.file}` });
+      const m = b.manifest;
+      return {
+        ...b,
+        manifest: {
+          ...m,
+          suite: { selection: m.suite.selection.map(abs), before: m.suite.before.map(abs), after: [] },
+          ...(m.result ? { result: { ...m.result, scenarios: m.result.scenarios.map(abs) } } : {}),
+        },
+      };
+    };
+    const [second, first] = shards();
+    const merged = mergeShards([on('runner-b', second!), on('runner-a', first!)]);
+    const named = merged.run!.scenarios.filter((s) => !s.hook).map((s) => [s.name, s.file, merged.pathOf.get(s)]);
+    expect(named).toEqual([
+      ['c', '/runner-b/work/c.yaml', 'c.yaml'],
+      ['a', '/runner-a/work/a.yaml', 'a.yaml'],
+      ['d', '/runner-b/work/d.yaml', 'd.yaml'],
+      ['b', '/runner-a/work/b.yaml', 'b.yaml'],
+    ]);
+  });
+
   it('shows the hook run that failed over one that passed', () => {
     const [second, first] = shards();
     second!.manifest.result!.scenarios[0]!.status = 'failed';

@@ -3,7 +3,7 @@
 // JUnit test cases, every screenshot and the video present beside the report, the summary and the exit
 // code), and a set of blobs that is not one run's shards, once each, must be refused with a message
 // naming what is wrong. Real runs of `bcs` against a real service, on pages the runner serves itself.
-import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -113,6 +113,22 @@ describe('bcs merge-reports', { timeout: 120_000 }, () => {
     for (const path of seenB.figures) expect(await exists(project.path(`merged/${path}`)), path).toBe(true);
     const alpha = b.scenarios.find((s: { name: string }) => s.name === 'alpha recorded');
     for (const path of [alpha.replay.video, alpha.replay.vtt]) expect(await exists(project.path(`merged/${path}`)), path).toBe(true);
+    // What --last-failed reads: the same failures the whole run recorded.
+    const lastRun = async (dir: string) => JSON.parse(await readFile(project.path(`${dir}/.last-run.json`), 'utf8')).failed;
+    expect(await lastRun('merged')).toEqual(await lastRun('whole'));
+    expect(await lastRun('merged')).toEqual([{ file: project.path('suite/gamma.yaml'), name: 'gamma fails' }]);
+  });
+
+  it("takes the reporters and the output dir from the config, passing over the shards' blob reporter", async () => {
+    await writeFile(project.path('merge.config.yaml'), 'reporter: [blob, junit]\noutput_dir: from-config\n');
+    const merged = await run(['merge-reports', 'shard-1', 'shard-2', 'shard-3', '--config', 'merge.config.yaml']);
+    expect(merged.code, merged.stderr).toBe(1);
+    expect(testcases(await readFile(project.path('from-config/junit.xml'), 'utf8')).length).toBeGreaterThan(20);
+    expect(await exists(project.path('from-config/report.html'))).toBe(false);
+    // A flag still wins, and a reporter a merge cannot write is refused by name.
+    const refused = await run(['merge-reports', 'shard-1', 'shard-2', 'shard-3', '--config', 'merge.config.yaml', '--reporter', 'blob']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("unknown reporter 'blob' for merge-reports; expected list, json, junit, html");
   });
 
   it('merges a shard that had nothing to run, and shards without a run id', async () => {
