@@ -46,6 +46,8 @@ async function start(args: string[]): Promise<Proc> {
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
   const baseUrl = await eventually(() => /^BCS_BASE_URL=(\S+)$/m.exec(out)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(err)) : undefined), 30_000);
+  // The banner goes to stderr after the URL goes to stdout: two pipes, read in whichever order they arrive.
+  await eventually(() => (err.includes('bcs serve: listening on') ? true : undefined), 30_000);
   const proc = { child, baseUrl, dataDir, stderr: () => err };
   procs.push(proc);
   return proc;
@@ -117,6 +119,15 @@ describe.skipIf(!server)('bcs serve: a cluster of processes', () => {
     const host2 = await start([...host, '--host-id', 'host-2', '--max-sessions', '5']);
     expect(host2.stderr()).toContain("role: host 'host-2' of a cluster");
     await eventually(async () => (Object.keys(await hostSessions(replica1)).length === 2 ? true : undefined), 15_000);
+    // The leader places pool browsers on the hosts its last beat read (a beat: its heartbeat, then the read).
+    // Wait for a beat that began after host 2 registered, then for the next one: the first has then finished.
+    const beatAfter = (t: Date) =>
+      eventually(async () => {
+        const at = (await query<{ heartbeat_at: Date }>('SELECT heartbeat_at FROM hosts WHERE id = $1', ['host-1']))[0]!.heartbeat_at;
+        return at > t ? at : undefined;
+      }, 15_000);
+    const registered = (await query<{ started_at: Date }>('SELECT started_at FROM hosts WHERE id = $1', ['host-2']))[0]!.started_at;
+    await beatAfter(await beatAfter(registered));
     // The probe an orchestrator runs answers for both roles.
     const { runCli } = await import('../helpers/cli.js');
     expect((await runCli(['probe', '--url', replica1.baseUrl], { BCS_API_KEY: key })).code).toBe(0);
