@@ -91,6 +91,8 @@ const RESULT_COLUMNS = raw('id, run_id, project_id, suite, name, file, status, f
 const ARTIFACT_COLUMNS = raw('id, run_id, result_id, kind, name, step_index, attempt, content_type, size_bytes, checksum, created_at');
 
 type Stored<T, K extends keyof T> = Omit<T, K> & { [P in K]: string | null };
+/** A result row as the databases give it: flags as 0/1, the detail as JSON text. */
+type StoredResult = Omit<ResultRow, 'detail' | 'flaky'> & { detail: string; flaky: number };
 
 export class RunsRepo {
   constructor(private readonly db: Database) {}
@@ -138,13 +140,13 @@ export class RunsRepo {
   }
 
   async getResult(id: string): Promise<ResultRow | undefined> {
-    const row = await this.db.get<Stored<ResultRow, 'detail'> & { flaky: number }>(sql`SELECT ${RESULT_COLUMNS} FROM run_results WHERE id = ${id}`);
+    const row = await this.db.get<StoredResult>(sql`SELECT ${RESULT_COLUMNS} FROM run_results WHERE id = ${id}`);
     return row && resultOf(row);
   }
 
   /** A run's results in the order they were added. */
   async resultsOf(runId: string): Promise<ResultRow[]> {
-    const rows = await this.db.all<Stored<ResultRow, 'detail'> & { flaky: number }>(
+    const rows = await this.db.all<StoredResult>(
       sql`SELECT ${RESULT_COLUMNS} FROM run_results WHERE run_id = ${runId} ORDER BY seq`,
     );
     return rows.map(resultOf);
@@ -178,7 +180,7 @@ export class RunsRepo {
 
   /** The scenario's newest result that did not pass, with its run's branch and commit. */
   async lastFailure(q: ScenarioQuery): Promise<(ResultRow & { branch: string | null; commit_sha: string | null }) | undefined> {
-    const row = await this.db.get<Stored<ResultRow, 'detail'> & { flaky: number; branch: string | null; commit_sha: string | null }>(
+    const row = await this.db.get<StoredResult & { branch: string | null; commit_sha: string | null }>(
       sql`SELECT r.id, r.run_id, r.project_id, r.suite, r.name, r.file, r.status, r.flaky, r.attempt, r.started_at, r.duration_ms, r.detail,
         runs.branch, runs.commit_sha FROM run_results r JOIN runs ON runs.id = r.run_id
         ${scenarioWhere(q)} AND r.status <> 'passed' ORDER BY r.started_at DESC, r.seq DESC LIMIT 1`,
@@ -198,6 +200,6 @@ function runOf(row: Stored<RunRow, 'tags' | 'summary'>): RunRow {
   return { ...row, tags: JSON.parse(row.tags ?? '[]') as string[], summary: row.summary === null ? null : (JSON.parse(row.summary) as RunSummaryRow) };
 }
 
-function resultOf(row: Stored<ResultRow, 'detail'> & { flaky: number }): ResultRow {
-  return { ...row, flaky: Boolean(row.flaky), detail: JSON.parse(row.detail ?? '{}') as unknown };
+function resultOf(row: StoredResult): ResultRow {
+  return { ...row, flaky: Boolean(row.flaky), detail: JSON.parse(row.detail) as unknown };
 }
