@@ -25,6 +25,8 @@ export interface ReportToOptions {
 }
 
 const DEFAULT_WAIT_MS = 60_000;
+/** The run's end, after the wait: not another minute. */
+const FINISH_TIMEOUT_MS = 10_000;
 
 export function reportToReporter(opts: ReportToOptions): RunReporter {
   const { client, say } = opts;
@@ -34,24 +36,29 @@ export function reportToReporter(opts: ReportToOptions): RunReporter {
   const sent = { results: 0, files: 0 };
   let created: Promise<Run | undefined> | undefined;
 
-  const request = <T>(method: 'POST', path: string, body: unknown) => client.request<T>(method, path, { body, signal: abort.signal }).then((r) => r.data);
+  const request = <T>(path: string, body: unknown) => client.request<T>('POST', path, { body, signal: abort.signal }).then((r) => r.data);
   const failed = (what: string, err: unknown) => {
     if (abort.signal.aborted) return;
     // The first one is said at once: a wrong URL or key shows while the run is still going.
     if (!failures.length) say(`--report-to: ${what} failed: ${(err as Error).message}`);
-    failures.push(what);
+    failures.push(`${what} failed`);
   };
 
+  /** The run as the service made it, once it has. */
+  let made: Run | undefined;
   const start = () =>
-    (created ??= request<Run>('POST', '/runs', { ...opts.run, started_at: new Date().toISOString() }).catch((err: unknown) => {
-      failed('creating the run', err);
-      return undefined;
-    }));
+    (created ??= request<Run>('/runs', { ...opts.run, started_at: new Date().toISOString() }).then(
+      (run) => (made = run),
+      (err: unknown) => {
+        failed('creating the run', err);
+        return undefined;
+      },
+    ));
 
   const upload = async (run: Run, result: ScenarioResult) => {
     let stored: RunResult;
     try {
-      stored = await request<RunResult>('POST', `/runs/${run.id}/results`, wireResult(result));
+      stored = await request<RunResult>(`/runs/${run.id}/results`, wireResult(result));
       sent.results++;
     } catch (err) {
       return failed(`the result of '${result.name}'`, err);
@@ -62,7 +69,7 @@ export function reportToReporter(opts: ReportToOptions): RunReporter {
       try {
         // A file-backed blob: a video is streamed from disk, not read into memory first.
         const body = await openAsBlob(join(opts.outputDir, file.path));
-        await request('POST', `/runs/${run.id}/results/${stored.id}/artifacts?${query}`, body);
+        await request(`/runs/${run.id}/results/${stored.id}/artifacts?${query}`, body);
         sent.files++;
       } catch (err) {
         failed(`${file.path} of '${result.name}'`, err);
@@ -81,20 +88,27 @@ export function reportToReporter(opts: ReportToOptions): RunReporter {
       });
     },
     async runFinished(local) {
-      const run = await start();
       const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
-      if (!(await queue.idle(waitMs))) {
+      // One bound for everything still under way, the run's creation included.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), waitMs)));
+      const done = start().then(() => queue.idle());
+      if ((await Promise.race([done, late])) === 'late') {
         abort.abort(new Error('the run ended'));
-        failures.push(`${queue.pending} upload${queue.pending === 1 ? '' : 's'} still under way after ${waitMs / 1000} s`);
+        failures.push(`${plural(queue.pending, 'scenario')} still uploading after ${waitMs / 1000} s`);
       }
-      if (run && !abort.signal.aborted) {
+      clearTimeout(timer);
+      const run = made;
+      if (run) {
+        // Ended even when uploads were cut off: the run is over, whatever of it arrived.
         try {
-          await request<Run>('POST', `/runs/${run.id}/finish`, finishOf(local));
+          await client.request<Run>('POST', `/runs/${run.id}/finish`, { body: finishOf(local), timeoutMs: FINISH_TIMEOUT_MS, maxRetries: 1 });
         } catch (err) {
-          failed('finishing the run', err);
+          failures.push('finishing the run failed');
+          if (failures.length === 1) say(`--report-to: finishing the run failed: ${(err as Error).message}`);
         }
       }
-      if (failures.length) say(`--report-to: ${failures.length} upload${failures.length === 1 ? '' : 's'} did not arrive (${failures.slice(0, 3).join('; ')}${failures.length > 3 ? '; …' : ''})`);
+      if (failures.length) say(`--report-to: the service did not get all of the run: ${failures.slice(0, 3).join('; ')}${failures.length > 3 ? `; and ${failures.length - 3} more` : ''}`);
       else if (run) say(`--report-to: run ${run.id} stored: ${plural(sent.results, 'result')}, ${plural(sent.files, 'artifact')}`);
     },
   };
@@ -110,7 +124,7 @@ export function finishOf(local: LocalRun): RunFinishParams {
   return { status, summary: { ...s }, finished_at: new Date().toISOString() };
 }
 
-/** Tasks run `concurrency` at a time in the order added; `idle` waits (bounded) until none is left. */
+/** Tasks run `concurrency` at a time in the order added; `idle` waits until none is left. */
 class TaskQueue {
   private readonly waiting: (() => Promise<void>)[] = [];
   private running = 0;
@@ -127,16 +141,10 @@ class TaskQueue {
     this.next();
   }
 
-  /** True once every task has settled, false when `ms` passed first. */
-  idle(ms: number): Promise<boolean> {
-    if (this.pending === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      this.drained.push(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
+  /** Resolves once every task has settled. */
+  idle(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
   }
 
   private next(): void {
