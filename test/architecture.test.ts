@@ -54,6 +54,7 @@ const HOST_DEPS: Record<string, string[]> = {
   pools: ['browser', 'browsers', 'extensions', 'fs', 'network', 'profiles', 'proxy', 'session'],
   apps: ['fs', 'process'],
   credentials: [],
+  runs: [],
   auth: ['browser', 'browsers', 'credentials', 'fs', 'process', 'profiles', 'proxy', 'session', 'sites'],
 };
 /**

@@ -24,6 +24,7 @@ import { registerSchedule } from './schedule/command.js';
 import { startWebServer } from '../exec/web-server.js';
 import { poolOfPlan } from '../suite/workers.js';
 import { liveLinksReporter } from '../reporters/live-links.js';
+import { reportToReporters } from './report-to.js';
 
 function printDiagnostics(diagnostics: Diagnostic[], message?: string): void {
   for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
@@ -110,6 +111,8 @@ runFlags(
   const makeReporters = (say: (m: string) => void = notice) => [
     ...buildReporters(reporterNames(o, config), suite.outputDir, { list: !o.json, workers: exec.workers, shard: suite.selection?.shard, runId: o.runId }),
     ...(o.live ? [liveLinksReporter(say)] : []),
+    // After the list: the run's summary is printed before its end waits for the uploads.
+    ...reportToReporters(o, config, { outputDir: suite.outputDir, shard: suite.selection?.shard, apiKey: exec.apiKey, say }),
   ];
   const settle = (outcome: RunOutcome) => {
     if (outcome.kind === 'invalid') printDiagnostics(outcome.diagnostics, outcome.message);

@@ -64,7 +64,9 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
     .option('--bail', 'start no further scenarios after the first that did not pass')
     .addOption(new Option('--update-snapshots [mode]', 'write screenshot baselines: changed (the default) writes missing and differing ones, all every one, missing only new ones, none none').choices(UPDATE_MODES))
     .addOption(new Option('--trace <mode>', "record Playwright traces, whatever the scenarios' trace: says").choices(['on', 'off', 'retain-on-failure', 'on-first-retry']))
-    .option('--reporter <names>', `comma-separated reporters: ${REPORTER_NAMES.join(', ')} (default list)`);
+    .option('--reporter <names>', `comma-separated reporters: ${REPORTER_NAMES.join(', ')} (default list)`)
+    .addOption(new Option('--report-to <url>', "also send the run, its results and artifacts to this service's /runs as they finish (its key: BCS_API_KEY or --api-key-file)").env('BCS_REPORT_TO'))
+    .option('--suite <name>', 'the suite name --report-to keeps the run under (default: report_to.suite in the config, else the working directory\'s name)');
   if (set.watch) {
     cmd
       .option('--watch', 'after the run, run again the scenarios a changed file belongs to (scenario, part, rows, served files), until Ctrl-C')

@@ -29,7 +29,7 @@ export function registerServe(program: Command, finish: Finish): void {
         join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'browser-scenarios'),
       ),
     )
-    .addOption(new Option('--blob-dir <dir>', "where profiles, extensions, app bundles and replays are kept (default: the data dir); a cluster's hosts share one volume").env('BCS_BLOB_DIR'))
+    .addOption(new Option('--blob-dir <dir>', "where profiles, extensions, app bundles, replays and run artifacts are kept (default: the data dir); a cluster's hosts share one volume").env('BCS_BLOB_DIR'))
     .addOption(
       new Option('--database-url <url>', 'keep state in this PostgreSQL database (postgres://user@host:5432/db) instead of SQLite in the data dir; the password from BCS_DATABASE_URL, PGPASSWORD or ~/.pgpass, never on the command line').env('BCS_DATABASE_URL'),
     )

@@ -39,6 +39,8 @@ export interface SuiteConfig {
   schedule?: { cron?: string; history?: string };
   /** Pools the embedded service is given before the run: name → the create body's settings. */
   pools?: Record<string, PoolSettings>;
+  /** `report_to`: the service runs are sent to (`--report-to`), and what they are kept as there. */
+  reportTo?: { url: string; suite?: string; tags?: string[] };
 }
 
 /** A pool as `POST /browser_pools` takes it, less the name (the key it is written under). */
@@ -80,6 +82,17 @@ export const configSchema = {
         env: { type: 'object', additionalProperties: { type: 'string' } },
         reuse_existing: { type: 'boolean' },
       },
+    },
+    report_to: {
+      anyOf: [
+        { type: 'string', pattern: '^https?://' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          properties: { url: { type: 'string', pattern: '^https?://' }, suite: { type: 'string', minLength: 1, maxLength: 255 }, tags: strings },
+        },
+      ],
     },
     schedule: {
       type: 'object',
@@ -185,6 +198,7 @@ export function parseConfig(file: string, source: string, dir: string, cwd = pro
     },
     schedule: data.schedule && { cron: data.schedule.cron, history: data.schedule.history !== undefined ? path(data.schedule.history) : undefined },
     pools: data.pools,
+    reportTo: typeof data.report_to === 'string' ? { url: data.report_to } : data.report_to,
   };
 }
 
@@ -199,6 +213,7 @@ function messageFor(e: ErrorObject, where: string): string {
     case 'type':
       return `${at} must be ${Array.isArray(p.type) ? p.type.join(' or ') : String(p.type)}`;
     case 'anyOf':
+      if (where === 'report_to') return `${at} must be an http:// or https:// URL, or { url, suite?, tags? }`;
       if (!where.endsWith('timeout')) return `${at} must be a string or a list of strings`;
       return typeof e.data === 'number' && e.data > 0 ? `${at}: ${bareNumber(e.data)}` : `${at} must be a duration such as "500ms", "30s" or "2m"`;
     case 'pattern':

@@ -111,3 +111,19 @@ export type {
   SubmitParams,
   TimelineEvent,
 } from './schemas/auth-connections.js';
+export type {
+  Run,
+  RunArtifact,
+  RunCreateParams,
+  RunFinishParams,
+  RunListParams,
+  RunResult,
+  RunResultParams,
+  RunStep,
+  RunTrigger,
+  RunWithResults,
+  ArtifactKind,
+  ArtifactUploadParams,
+  ScenarioHistory,
+  ScenarioHistoryParams,
+} from './schemas/runs.js';

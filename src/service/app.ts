@@ -39,6 +39,7 @@ import { registerExtensionRoutes } from './routes/extensions.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerProxyRoutes } from './routes/proxies.js';
 import { registerReplayRoutes } from './routes/replays.js';
+import { registerRunRoutes } from './routes/runs.js';
 import { installApiCallEvents, registerTelemetryRoutes } from './routes/telemetry.js';
 
 export interface AppDeps extends ServiceContext {
@@ -159,6 +160,7 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerCredentialProviderRoutes,
   registerAuthConnectionRoutes,
   registerSiteConfigRoutes,
+  registerRunRoutes,
   registerConsoleRoutes,
   registerMetricsRoutes,
   (app, ctx) => ctx.poolMemberRoutes && registerPoolMemberRoutes(app, ctx.poolMemberRoutes),

@@ -36,6 +36,8 @@ import { EventLog } from './host/event-log.js';
 import { AuthConnections, HealthChecks, LoginFlows, flowBrowserLauncher } from './host/auth/index.js';
 import { AuthConnectionsRepo } from './store/auth-connections-repo.js';
 import { SiteConfigs } from './host/sites/index.js';
+import { ArtifactFiles, Runs } from './host/runs/index.js';
+import { RunsRepo } from './store/runs-repo.js';
 import { SiteConfigsRepo } from './store/site-configs-repo.js';
 import { newApiKey } from './ids.js';
 import { ApiKeysRepo, KEY_CACHE_MS, isExpired } from './store/api-keys-repo.js';
@@ -183,6 +185,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const extensions = new ExtensionStore({ repo: new ExtensionsRepo(database), dir: join(blobDir, 'extensions'), now, log, support: extensionSupport(chromium) });
   await profiles.prepare();
   await extensions.prepare();
+  // Runs' artifacts (screenshots, traces, videos) are files beside the others, never rows.
+  const runArtifacts = new ArtifactFiles(join(blobDir, 'runs'));
+  await runArtifacts.prepare();
+  const runs = new Runs({ repo: new RunsRepo(database), files: runArtifacts, now });
   const chromePolicy = chromePolicySupport(chromium, sandbox, sandboxReason);
   let invocations: Invocations | undefined;
   // One way to create a browser, for POST /browsers, pools and login flows alike.
@@ -318,7 +324,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   };
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
-    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire,
+    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, runs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire,
     guard, poolMemberRoutes: clusterKey && { members: poolMembers, pools: poolsRepo, key: clusterKey } });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);

@@ -44,7 +44,7 @@ type Schema = {
   pattern?: string;
   minLength?: number;
 };
-const STRING_CANDIDATES = ['/tmp/x', 'x', 'about:blank', 'https://example.com/', '00000000-0000-0000-0000-000000000000', '0755'];
+const STRING_CANDIDATES = ['/tmp/x', 'x', 'about:blank', 'https://example.com/', '00000000-0000-0000-0000-000000000000', '0755', '2026-01-01T00:00:00Z'];
 
 /**
  * The smallest value a JSON Schema accepts, as far as this generic walk can tell: with it a request gets
@@ -299,6 +299,7 @@ describe('a project-scoped key and another project', () => {
       credentials: await created('/credentials', { domain: 'owned.test', name: 'owned-credential', values: { username: 'u' } }),
       'auth/connections': await created('/auth/connections', { domain: 'owned.test', profile_name: 'owned-login' }),
       site_configs: await created('/site_configs', { domain: 'owned-site.test' }),
+      runs: await created('/runs', { suite: 'owned-suite', trigger: 'ci', started_at: '2026-01-01T00:00:00Z' }),
       ...(await deployedApp(asA)),
     };
     await eventually(async () => ((await svc.call('GET', '/browser_pools/owned-pool', { headers: asA })).body.available_count === 1 ? true : undefined), 30_000);
@@ -314,7 +315,7 @@ describe('a project-scoped key and another project', () => {
       const real = owned[groupOf(url)!]!;
       const fake = 'z'.repeat(real.length);
       const params = (schema?.params as Schema | undefined)?.properties ?? {};
-      const fill = (id: string) => (param: string) => (param === 'id' || param === 'id_or_name' ? id : String(sample(params[param])));
+      const fill = (id: string) => (param: string) => (param === 'id' || param === 'id_or_name' || param === 'run_id' ? id : String(sample(params[param])));
       const query = new URLSearchParams(Object.entries((sample(schema?.querystring as Schema) ?? {}) as Record<string, string>)).toString();
       const json = JSON.stringify(sample(schema?.body as Schema) ?? {});
       const at = (id: string) => `${pathOf(url, fill(id))}${query ? `?${query}` : ''}`;
@@ -333,7 +334,7 @@ describe('a project-scoped key and another project', () => {
     expect(statuses.size).toBeGreaterThan(50);
 
     // Lists, names, CDP and BiDi keep to the project as well.
-    for (const list of ['/browsers?status=all', '/browser_pools', '/profiles', '/proxies', '/extensions', '/deployments', '/apps', '/invocations', '/credentials', '/auth/connections', '/site_configs']) {
+    for (const list of ['/browsers?status=all', '/browser_pools', '/profiles', '/proxies', '/extensions', '/deployments', '/apps', '/invocations', '/credentials', '/auth/connections', '/site_configs', '/runs']) {
       expect((await svc.call('GET', list, { headers: asB })).body, list).toEqual([]);
       expect((await svc.call('GET', list, { headers: asA })).body.length, list).toBeGreaterThan(0);
     }

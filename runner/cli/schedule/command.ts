@@ -5,6 +5,7 @@ import { loadConfig, type SuiteConfig } from '../../suite/config.js';
 import { EXIT } from '../../suite/exit-codes.js';
 import { buildReporters, executionOptions, reporterNames, runFlags, suiteOptions } from '../run-flags.js';
 import { UsageError } from '../usage-error.js';
+import { reportToReporters } from '../report-to.js';
 import { runScenarios } from '../../suite/run.js';
 import { checkCron, startSchedule } from './scheduler.js';
 
@@ -50,6 +51,8 @@ export function registerSchedule(
           throw new UsageError('--webhook must be an http:// or https:// URL');
         }
       }
+      // Checked now (a URL, a key), not at the first run hours from now.
+      reportToReporters(o, config, { outputDir: history, trigger: 'schedule', apiKey: exec.apiKey, say: () => {} });
       const schedule = startSchedule({
         cron,
         history,
@@ -62,7 +65,11 @@ export function registerSchedule(
             ...suite,
             ...exec,
             outputDir,
-            reporters: buildReporters(withJson, outputDir, { list: true, workers: exec.workers }),
+            reporters: [
+              ...buildReporters(withJson, outputDir, { list: true, workers: exec.workers }),
+              // Scheduled runs are kept with the CI ones: one history per suite.
+              ...reportToReporters(o, config, { outputDir, trigger: 'schedule', shard: suite.selection?.shard, apiKey: exec.apiKey, say: (m) => process.stderr.write(`bcs: ${m}\n`) }),
+            ],
             signal,
             notice: (m) => process.stderr.write(`bcs: ${m}\n`),
             webServer: webServer(config),

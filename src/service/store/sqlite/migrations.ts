@@ -352,4 +352,66 @@ export const migrations: string[] = [
   `ALTER TABLE browsers ADD COLUMN chrome_policy TEXT;`,
   // The browser host that runs a session (a cluster's hosts share one database); null on a single process.
   `ALTER TABLE browsers ADD COLUMN host_id TEXT;`,
+  // Runs kept by the service (ours): a runner's runs (`bcs run --report-to`, scheduled runs too), each
+  // scenario's result with its steps as JSON (`detail`), and the artifacts' metadata. The artifacts' bytes are
+  // files in the blob dir (<blobDir>/runs/<run_id>/<artifact_id>), not rows. Tags are rows of their own so
+  // a list filters on one exactly; `commit_sha` and `run_trigger` avoid the SQL keywords.
+  `
+  CREATE TABLE runs (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    project_id  TEXT,
+    suite       TEXT NOT NULL,
+    branch      TEXT,
+    commit_sha  TEXT,
+    tags        TEXT NOT NULL,
+    run_trigger TEXT NOT NULL,
+    shard_index INTEGER,
+    shard_total INTEGER,
+    status      TEXT NOT NULL,
+    summary     TEXT,
+    started_at  TEXT NOT NULL,
+    finished_at TEXT,
+    created_at  TEXT NOT NULL
+  );
+  CREATE INDEX runs_listed ON runs (coalesce(project_id, ''), started_at, seq);
+  CREATE TABLE run_tags (
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    tag    TEXT NOT NULL,
+    PRIMARY KEY (run_id, tag)
+  );
+  CREATE INDEX run_tags_tag ON run_tags (tag);
+  CREATE TABLE run_results (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    run_id      TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    project_id  TEXT,
+    suite       TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    file        TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    flaky       INTEGER NOT NULL,
+    attempt     INTEGER NOT NULL,
+    started_at  TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    detail      TEXT NOT NULL
+  );
+  CREATE INDEX run_results_run ON run_results (run_id, seq);
+  CREATE INDEX run_results_scenario ON run_results (coalesce(project_id, ''), suite, name, started_at);
+  CREATE TABLE run_artifacts (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    run_id       TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    result_id    TEXT NOT NULL REFERENCES run_results (id) ON DELETE CASCADE,
+    kind         TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    step_index   INTEGER,
+    attempt      INTEGER NOT NULL,
+    content_type TEXT NOT NULL,
+    size_bytes   INTEGER NOT NULL,
+    checksum     TEXT NOT NULL,
+    created_at   TEXT NOT NULL
+  );
+  CREATE INDEX run_artifacts_run ON run_artifacts (run_id, seq);
+  `,
 ];
