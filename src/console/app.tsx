@@ -1,11 +1,14 @@
 // The signed-in console: sign-in, the left nav with the project an org-wide key acts in, and which page the
 // hash names.
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Project } from '../api/types.js';
 import { createApi, keyStore, messageOf, projectStore, type Api } from './api.js';
 import { ReplaysPage } from './pages/replays.js';
 import { ResourcePage, RESOURCE_PAGES } from './pages/resources.js';
+import { RunPage } from './pages/run.js';
+import { RunsPage } from './pages/runs.js';
+import { ScenarioHistoryPage } from './pages/scenario-history.js';
 import { SessionPage } from './pages/session.js';
 import { SessionsPage } from './pages/sessions.js';
 import { TelemetryPage } from './pages/telemetry.js';
@@ -109,7 +112,8 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string, scope: string | null
   );
 }
 
-const NAV: [string, string][] = [['sessions', 'Sessions'], ...RESOURCE_PAGES.map((p): [string, string] => [p.id, p.title])];
+/** The nav's entries: a route's first part and its title; the pages under it (a run, a session) keep it current. */
+const NAV: [string, string][] = [['sessions', 'Sessions'], ['runs', 'Runs'], ...RESOURCE_PAGES.map((p): [string, string] => [p.id, p.title])];
 
 /**
  * The projects an org-wide key can pick: read at sign-in (and page load), and again whenever the picker is
@@ -202,14 +206,29 @@ function Nav({ onSignOut, scope, picker }: { onSignOut: () => void; scope: strin
   );
 }
 
-function Page({ route }: { route: Route }) {
-  const [section = 'sessions', id, sub] = route.parts;
-  if (section === 'sessions' && id) {
+/**
+ * The sections with pages of their own under them, each given the rest of its route; the resource pages
+ * are one page each. A new section is a line here and its entry in NAV.
+ */
+const SECTIONS: Record<string, (rest: string[], query: URLSearchParams) => JSX.Element> = {
+  sessions: ([id, sub]) => {
+    if (!id) return <SessionsPage />;
     if (sub === 'replays') return <ReplaysPage sessionId={id} />;
     if (sub === 'telemetry') return <TelemetryPage sessionId={id} />;
     return <SessionPage sessionId={id} />;
-  }
-  if (section === 'sessions') return <SessionsPage />;
+  },
+  runs: ([id], query) => {
+    // `history` is no run id: the service's ids are generated, and the API has /runs/history beside /runs/{id} too.
+    if (id === 'history') return <ScenarioHistoryPage query={query} />;
+    if (id) return <RunPage runId={id} focus={query.get('result')} />;
+    return <RunsPage query={query} />;
+  },
+};
+
+function Page({ route }: { route: Route }) {
+  const [section = 'sessions', ...rest] = route.parts;
+  const pages = Object.hasOwn(SECTIONS, section) ? SECTIONS[section] : undefined;
+  if (pages) return pages(rest, route.query);
   const resource = RESOURCE_PAGES.find((p) => p.id === section);
   if (resource) return <ResourcePage page={resource} />;
   return <p class="error">No such page: {section}</p>;

@@ -194,6 +194,18 @@ export function age(iso: string | null | undefined, now = Date.now()): string {
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '');
 
+/** A duration for reading: `850 ms`, `12.3 s`, `4m 05s`. */
+export function duration(ms: number | null | undefined): string {
+  if (ms == null) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}
+
+/** A rate of 0..1 as a percentage; an absent rate (nothing counted) as a dash rather than 0 %. */
+export const percent = (rate: number | null | undefined) => (rate == null ? '—' : `${(rate * 100).toFixed(rate === 0 || rate === 1 ? 0 : 1)} %`);
+
 export function Tags({ tags }: { tags: Record<string, unknown> | undefined }) {
   const entries = Object.entries(tags ?? {});
   return (
