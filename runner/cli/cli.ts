@@ -21,6 +21,7 @@ import { compileAll, prepareSuite, runScenarios, type RunOutcome } from '../suit
 import { TargetError, openTarget } from '../suite/target.js';
 import { stepPause, type StepPause } from '../exec/debug-pause.js';
 import { registerSchedule } from './schedule/command.js';
+import { registerMonitor } from './monitor/command.js';
 import { startWebServer } from '../exec/web-server.js';
 import { poolOfPlan } from '../suite/workers.js';
 import { liveLinksReporter } from '../reporters/live-links.js';
@@ -250,6 +251,7 @@ program
   });
 
 registerAdmin(program, finish);
+registerMonitor(program, finish);
 
 try {
   await program.parseAsync(process.argv);

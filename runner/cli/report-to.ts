@@ -27,7 +27,10 @@ export function reportToReporters(o: Record<string, any>, config: SuiteConfig | 
   if (!ctx.apiKey) throw new UsageError('--report-to needs an API key of that service: set BCS_API_KEY or pass --api-key-file');
   const env = ctx.env ?? process.env;
   const suite: string = o.suite || config?.reportTo?.suite || basename(process.cwd()) || 'bcs';
-  const tags = config?.reportTo?.tags;
+  // A monitor's check run (the service starts it) adds its own tags and says how it was started.
+  const extraTags = (env.BCS_REPORT_TAGS ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+  const tags = [...new Set([...(config?.reportTo?.tags ?? []), ...extraTags])];
+  const trigger = ctx.trigger ?? triggerFromEnv(env.BCS_REPORT_TRIGGER) ?? (isCi(env) ? 'ci' : 'manual');
   const { branch, commit } = revision(env);
   return [
     reportToReporter({
@@ -35,16 +38,19 @@ export function reportToReporters(o: Record<string, any>, config: SuiteConfig | 
       outputDir: ctx.outputDir,
       run: {
         suite,
-        trigger: ctx.trigger ?? (isCi(env) ? 'ci' : 'manual'),
+        trigger,
         ...(branch ? { branch } : {}),
         ...(commit ? { commit } : {}),
-        ...(tags?.length ? { tags } : {}),
+        ...(tags.length ? { tags } : {}),
         ...(ctx.shard ? { shard: ctx.shard } : {}),
       },
       say: ctx.say,
     }),
   ];
 }
+
+const triggerFromEnv = (value: string | undefined): RunTrigger | undefined =>
+  value === 'ci' || value === 'schedule' || value === 'manual' ? value : undefined;
 
 const isCi = (env: NodeJS.ProcessEnv) => Boolean(env.CI && env.CI !== 'false' && env.CI !== '0');
 

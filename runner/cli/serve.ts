@@ -7,6 +7,7 @@ import { Option, type Command } from 'commander';
 import { EXIT } from '../suite/exit-codes.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
 import { databaseUrlOption, secretsKeyLine } from './database-url.js';
+import { packageRoot } from './package-root.js';
 import { integerOption, UsageError } from './usage-error.js';
 
 type Finish = (code: number) => void;
@@ -125,6 +126,8 @@ async function serveService(o: Record<string, any>, role: 'all' | 'host', databa
     createQueueTimeoutMs: queueTimeoutS * 1000,
     networkPolicy: o.networkPolicy,
     strictWire: o.strictWire === true,
+    // Deployed monitors run as `bcs run` processes of this very package.
+    monitorRunner: { packageDir: packageRoot() },
   }).catch((err: unknown) => {
     if (err instanceof DatabaseInUseError) {
       process.stderr.write(`bcs serve: refusing to start: ${err.message}\n`);

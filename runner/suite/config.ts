@@ -8,6 +8,7 @@ import { ScenarioError, loadScenarioSource, bareNumber, parseDuration, type Diag
 import { formatPath, pointerToPath } from '../../src/scenario/path.js';
 import type { BrowserPoolCreateParams } from '../../src/api/index.js';
 import type { WebServerOptions } from '../exec/web-server.js';
+import { monitorsConfigSchema, type MonitorsConfig } from './monitors-config.js';
 
 export const CONFIG_FILES = ['bcs.config.yaml', 'bcs.config.yml'];
 
@@ -41,6 +42,10 @@ export interface SuiteConfig {
   pools?: Record<string, PoolSettings>;
   /** `report_to`: the service runs are sent to (`--report-to`), and what they are kept as there. */
   reportTo?: { url: string; suite?: string; tags?: string[] };
+  /** `monitors`: how `bcs monitor deploy` makes checks of the suite (paths still relative to the config's folder). */
+  monitors?: MonitorsConfig;
+  /** The folder the config file is in. */
+  dir?: string;
 }
 
 /** A pool as `POST /browser_pools` takes it, less the name (the key it is written under). */
@@ -99,6 +104,7 @@ export const configSchema = {
       additionalProperties: false,
       properties: { cron: { type: 'string', minLength: 1 }, history: { type: 'string', minLength: 1 } },
     },
+    monitors: monitorsConfigSchema,
     // The shape only: the service checks the values as it checks any create, and its message is reported.
     pools: {
       type: 'object',
@@ -199,6 +205,8 @@ export function parseConfig(file: string, source: string, dir: string, cwd = pro
     schedule: data.schedule && { cron: data.schedule.cron, history: data.schedule.history !== undefined ? path(data.schedule.history) : undefined },
     pools: data.pools,
     reportTo: typeof data.report_to === 'string' ? { url: data.report_to } : data.report_to,
+    monitors: data.monitors,
+    dir,
   };
 }
 

@@ -40,6 +40,7 @@ import { registerProfileRoutes } from './routes/profiles.js';
 import { registerProxyRoutes } from './routes/proxies.js';
 import { registerReplayRoutes } from './routes/replays.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerMonitorRoutes } from './routes/monitors.js';
 import { installApiCallEvents, registerTelemetryRoutes } from './routes/telemetry.js';
 
 export interface AppDeps extends ServiceContext {
@@ -161,6 +162,7 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerAuthConnectionRoutes,
   registerSiteConfigRoutes,
   registerRunRoutes,
+  registerMonitorRoutes,
   registerConsoleRoutes,
   registerMetricsRoutes,
   (app, ctx) => ctx.poolMemberRoutes && registerPoolMemberRoutes(app, ctx.poolMemberRoutes),

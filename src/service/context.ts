@@ -16,6 +16,7 @@ import type { EventLog } from './host/event-log.js';
 import type { AuthConnections, LoginFlows } from './host/auth/index.js';
 import type { SiteConfigs } from './host/sites/index.js';
 import type { Runs } from './host/runs/index.js';
+import type { Monitors } from './monitors/index.js';
 import type { BrowserLauncher } from './host/browsers/index.js';
 import type { CredentialProviders, CredentialStore } from './host/credentials/index.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';
@@ -90,6 +91,8 @@ export interface ServiceContext {
   hostedUrl: (connectionId: string, code: string) => string;
   /** Runs runners report (`bcs run --report-to`): results, artifacts and each scenario's history. */
   runs: Runs;
+  /** Deployed suites and their checks (`bcs monitor`): schedules, state, alerts. */
+  monitors: Monitors;
   /** The origin each answer's URLs start with: the public URL when configured, else the request's. */
   origins: ClientOrigins;
   /** The interactive live view link of a running session, on the service's own address. */

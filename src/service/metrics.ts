@@ -23,7 +23,25 @@ export interface MetricsSources {
   capacity: Pick<HostCapacity, 'max' | 'inUse' | 'queued'>;
   /** Whether the host has stopped taking new sessions (draining before a stop). */
   draining: () => boolean;
+  /** Monitors' checks as they stand (read from the store once per scrape). */
+  checks?: () => Promise<CheckMetric[]>;
 }
+
+/** What /metrics says of one check. */
+export interface CheckMetric {
+  id: string;
+  project_id: string | null;
+  suite: string;
+  name: string;
+  status: 'pending' | 'passing' | 'failing' | 'degraded';
+  paused: boolean;
+  consecutive_failures: number;
+  last_duration_ms: number | null;
+  last_run_at: string | null;
+}
+
+const CHECK_STATUSES = ['pending', 'passing', 'failing', 'degraded'] as const;
+const CHECK_LABELS = ['project', 'suite', 'check', 'check_id'] as const;
 
 const KINDS: readonly SessionKind[] = ['on_demand', 'pooled'];
 const END_REASONS = browserEndReason.enum;
@@ -49,6 +67,7 @@ export class ServiceMetrics implements MetricsExposition {
   private readonly createDuration: Histogram<'kind'>;
   private readonly created: Counter<'kind'>;
   private readonly ended: Counter<'kind' | 'reason'>;
+  private readonly refreshChecks: () => Promise<void>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -107,6 +126,7 @@ export class ServiceMetrics implements MetricsExposition {
       buckets: CREATE_BUCKETS,
       registers,
     });
+    this.refreshChecks = checkGauges(registers, sources.checks);
     this.created = new Counter({ name: 'bcs_sessions_created_total', help: 'Sessions created.', labelNames: ['kind'], registers });
     this.ended = new Counter({ name: 'bcs_sessions_ended_total', help: 'Sessions ended, by why.', labelNames: ['kind', 'reason'], registers });
     // Every series from the start, at 0: a rate over a series that appears with its first event misses that event.
@@ -135,8 +155,40 @@ export class ServiceMetrics implements MetricsExposition {
 
   /** The process's metrics, then the service's own. */
   async render(): Promise<string> {
+    await this.refreshChecks();
     return (await processMetrics().metrics()) + '\n' + (await this.registry.metrics());
   }
+}
+
+/**
+ * Per-check series for Prometheus and Grafana, set from one read of the store per scrape (a gauge's own
+ * `collect` would read it once per series). Every process on one database shows the same checks: aggregate
+ * with max by (check_id) when scraping several.
+ */
+function checkGauges(registers: Registry[], read: (() => Promise<CheckMetric[]>) | undefined): () => Promise<void> {
+  if (!read) return async () => {};
+  const labelNames = [...CHECK_LABELS];
+  const status = new Gauge({ name: 'bcs_monitor_check_status', help: "1 for the check's current status (pending, passing, failing, degraded), 0 for the others.", labelNames: [...labelNames, 'status'], registers });
+  const up = new Gauge({ name: 'bcs_monitor_check_up', help: "1 while the check's last verdict passed (degraded included), 0 while failing; absent before its first run.", labelNames, registers });
+  const failures = new Gauge({ name: 'bcs_monitor_check_consecutive_failures', help: 'Runs in a row that failed (0 once one passes).', labelNames, registers });
+  const duration = new Gauge({ name: 'bcs_monitor_check_last_duration_seconds', help: "The last run's duration (seconds).", labelNames, registers });
+  const lastRun = new Gauge({ name: 'bcs_monitor_check_last_run_timestamp_seconds', help: 'When the last run started (Unix seconds).', labelNames, registers });
+  const paused = new Gauge({ name: 'bcs_monitor_check_paused', help: '1 while the check is paused.', labelNames, registers });
+  const all = [status, up, failures, duration, lastRun, paused];
+  return async () => {
+    const checks = await read();
+    // A deleted check's series go with it.
+    for (const g of all) g.reset();
+    for (const c of checks) {
+      const labels = { project: c.project_id ?? '', suite: c.suite, check: c.name, check_id: c.id };
+      for (const s of CHECK_STATUSES) status.set({ ...labels, status: s }, c.status === s ? 1 : 0);
+      if (c.status !== 'pending') up.set(labels, c.status === 'failing' ? 0 : 1);
+      failures.set(labels, c.consecutive_failures);
+      if (c.last_duration_ms !== null) duration.set(labels, c.last_duration_ms / 1000);
+      if (c.last_run_at) lastRun.set(labels, Date.parse(c.last_run_at) / 1000);
+      paused.set(labels, c.paused ? 1 : 0);
+    }
+  };
 }
 
 const kindOf = (poolId: string | null): SessionKind => (poolId === null ? 'on_demand' : 'pooled');

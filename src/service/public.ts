@@ -123,6 +123,17 @@ export interface ServiceOptions {
    * is captured; for trying clients against what the hosted service has (docs/service.md).
    */
   strictWire?: boolean;
+  /**
+   * Monitors: the root of the bcs package whose runner runs deployed checks (`bcs run`, as a process of its
+   * own; `bcs serve` gives its own). Without it the service keeps no schedules and refuses deploys.
+   */
+  monitorRunner?: { packageDir: string };
+  /** How often due checks are looked for (default 1 s). */
+  monitorTickMs?: number;
+  /** Checks this process runs at once (default 4). */
+  monitorConcurrency?: number;
+  /** The service's environment as monitors' BCS_SECRET_* secrets are read from (default process.env). */
+  monitorEnv?: NodeJS.ProcessEnv;
 }
 
 export interface RunningService {

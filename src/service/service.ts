@@ -38,8 +38,11 @@ import { AuthConnectionsRepo } from './store/auth-connections-repo.js';
 import { SiteConfigs } from './host/sites/index.js';
 import { ArtifactFiles, Runs } from './host/runs/index.js';
 import { RunsRepo } from './store/runs-repo.js';
+import { MonitorsRepo } from './store/monitors-repo.js';
+import { AlertSender, CheckLauncher, MonitorScheduler, Monitors, SuiteBundles, readAllSecrets, runCheckAttempt } from './monitors/index.js';
+import { allowAddressUnder, deliver } from './monitors/channels/index.js';
 import { SiteConfigsRepo } from './store/site-configs-repo.js';
-import { newApiKey } from './ids.js';
+import { newApiKey, newId } from './ids.js';
 import { ApiKeysRepo, KEY_CACHE_MS, isExpired } from './store/api-keys-repo.js';
 import { AuditRepo } from './store/audit-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
@@ -218,7 +221,16 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // Started once stale sessions are ended (below); the metrics read it from the first scrape.
   const standby = new Standby(sessions, opts.standby ?? 1, log);
   let draining: Promise<void> | undefined;
-  const metrics = new ServiceMetrics({ sessions, pools, standby, capacity, draining: () => draining !== undefined });
+  const monitorsRepo = new MonitorsRepo(database);
+  const metrics = new ServiceMetrics({
+    sessions,
+    pools,
+    standby,
+    capacity,
+    draining: () => draining !== undefined,
+    checks: async () =>
+      (await monitorsRepo.allChecks()).map((c) => ({ ...c, status: c.health.status, consecutive_failures: c.health.consecutive_failures })),
+  });
   const liveViews = new LiveViews({ computers, sessions, tokens, viewportOf: async (id) => (await browsers.get(id))?.viewport ?? DEFAULT_VIEWPORT, events: telemetry.liveViews, log });
   sessions.setHooks({
     // Profiles copy their user data into the view first; extensions add theirs beside it.
@@ -313,6 +325,38 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     log,
   });
   const healthChecks = new HealthChecks({ connections: authConnections, flows: loginFlows, launch: flowBrowsers, now, tickMs: opts.authHealthTickMs, log });
+  // Monitors: deployed suites' checks run as `bcs run` processes of the runner package the composition root
+  // names, against this service, with a key of the suite's project; one scheduler per database leads them.
+  const bundles = new SuiteBundles(join(blobDir, 'monitors'));
+  await bundles.prepare();
+  const checkLauncher = new CheckLauncher({ sandbox, dir: join(opts.dataDir, 'monitor-runs'), serviceIsRoot: process.getuid?.() === 0, packageDir: opts.monitorRunner?.packageDir });
+  const secretReader = { credentials, env: opts.monitorEnv ?? process.env };
+  const linkOrigin = () => publicOrigin ?? baseUrl;
+  const alertSender = new AlertSender({
+    repo: monitorsRepo,
+    secrets: secretReader,
+    deliver: (channel, alert) => deliver(channel, alert, { allowAddress: allowAddressUnder(egress.policy), now: () => now().getTime() }),
+    origin: linkOrigin,
+    now,
+    log,
+  });
+  let liveHosts: readonly string[] = [];
+  const scheduler = new MonitorScheduler({
+    repo: monitorsRepo,
+    attempt: (check, suite, signal) =>
+      runCheckAttempt(
+        { launcher: checkLauncher, keys: appKeys, runs, baseUrl: () => baseUrl, origin: linkOrigin, now },
+        { check, suite, bundleDir: bundles.path(suite.bundle), trigger: check.due_reason === 'manual' ? 'manual' : 'schedule', signal },
+        () => readAllSecrets(secretReader, check.project_id, suite.settings.secrets ?? {}),
+      ),
+    alert: (raised) => alertSender.raise(raised),
+    now,
+    owner: hostId ?? `local:${newId(8)}`,
+    liveOwners: hostId === undefined ? undefined : async () => liveHosts,
+    concurrency: opts.monitorConcurrency ?? 4,
+    log,
+  });
+  const monitors = new Monitors({ repo: monitorsRepo, bundles, now, unavailableReason: () => checkLauncher.unavailableReason, wake: () => void scheduler.tick() });
   // What exists once per database: run by the one process, or by a cluster's leader host once it leads.
   // What the last run left in progress fails; pools refill what the last run had.
   const startOncePerCluster = async () => {
@@ -321,10 +365,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     await loginFlows.recover();
     healthChecks.start();
     await pools.start(poolHosts?.all());
+    if (!checkLauncher.unavailableReason) scheduler.start(opts.monitorTickMs ?? 1000);
   };
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
-    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, runs, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire,
+    deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, runs, monitors, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire,
     guard, poolMemberRoutes: clusterKey && { members: poolMembers, pools: poolsRepo, key: clusterKey } });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);
@@ -352,11 +397,13 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       ? joinCluster(opts.cluster, { db: clusterDb, id: hostId, url: clusterUrl, maxSessions: capacity.max, now, log }, {
           load: () => ({ sessions: capacity.inUse, queued: capacity.queued, standbyReady: standby.available, draining: draining !== undefined }),
           led: async (live) => {
+            liveHosts = live.map((h) => h.id);
             poolHosts?.update(live);
             await startOncePerCluster();
           },
           // Pool browsers on other hosts end without telling the leader: the records say which did.
           leading: async (live) => {
+            liveHosts = live.map((h) => h.id);
             poolHosts?.update(live);
             if (pools.spansHosts) pools.reconcile(await browsers.activePoolMemberIds());
           },
@@ -376,6 +423,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       // First: replicas stop sending this host anything new.
       await membership?.close();
       pools.close();
+      // A check cut off here is given back and runs again at the next start: not the check's failure.
+      await scheduler.close();
       await healthChecks.close();
       await loginFlows.close();
       await invocations.close();

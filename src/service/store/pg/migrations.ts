@@ -406,4 +406,62 @@ export const pgMigrations: string[] = [
   );
   CREATE INDEX run_artifacts_run ON run_artifacts (run_id, seq);
   `,
+  // Monitors: deployed suites, their checks (spec and health as JSON; what the scheduler queries as columns),
+  // each check's recent runs and the alerts raised. A check's rows go with it.
+  `
+  CREATE TABLE monitor_suites (
+    id          TEXT PRIMARY KEY,
+    project_id  TEXT,
+    name        TEXT NOT NULL,
+    version     INTEGER NOT NULL,
+    settings    TEXT NOT NULL,
+    bundle      TEXT NOT NULL,
+    deployed_at TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX monitor_suites_name ON monitor_suites (coalesce(project_id, ''), name);
+  CREATE TABLE monitor_checks (
+    id               TEXT PRIMARY KEY,
+    project_id       TEXT,
+    suite            TEXT NOT NULL,
+    name             TEXT NOT NULL,
+    spec             TEXT NOT NULL,
+    paused           INTEGER NOT NULL,
+    health           TEXT NOT NULL,
+    due_at           TEXT,
+    next_run_at      TEXT,
+    attempt          INTEGER NOT NULL,
+    due_reason       TEXT NOT NULL,
+    running_since    TEXT,
+    running_owner    TEXT,
+    last_run_at      TEXT,
+    last_run_id      TEXT,
+    last_duration_ms INTEGER
+  );
+  CREATE UNIQUE INDEX monitor_checks_name ON monitor_checks (coalesce(project_id, ''), suite, name);
+  CREATE INDEX monitor_checks_due ON monitor_checks (due_at) WHERE running_since IS NULL AND paused = 0;
+  CREATE TABLE monitor_check_runs (
+    seq         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    check_id    TEXT NOT NULL REFERENCES monitor_checks (id) ON DELETE CASCADE,
+    run_id      TEXT,
+    status      TEXT NOT NULL,
+    attempt     INTEGER NOT NULL,
+    started_at  TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    message     TEXT
+  );
+  CREATE INDEX monitor_check_runs_check ON monitor_check_runs (check_id, started_at);
+  CREATE TABLE monitor_alerts (
+    seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id         TEXT NOT NULL UNIQUE,
+    check_id   TEXT NOT NULL REFERENCES monitor_checks (id) ON DELETE CASCADE,
+    project_id TEXT,
+    kind       TEXT NOT NULL,
+    at         TEXT NOT NULL,
+    muted      INTEGER NOT NULL,
+    run_id     TEXT,
+    deliveries TEXT NOT NULL
+  );
+  CREATE INDEX monitor_alerts_listed ON monitor_alerts (coalesce(project_id, ''), at);
+  `,
 ];

@@ -1,0 +1,123 @@
+// The command that runs one check: `bcs run FILE` of the runner package the service was given, against this
+// service (its browsers, its /runs), with a short-lived key of the suite's project. The service never imports
+// the runner: a check is a process. Sandboxed, it runs as `kernel` in bubblewrap as app workers do: its own
+// home and /tmp, the deployed folder read-only, the runner package read-only, nothing else of the host (no
+// data dir, no other suite, no session's files). Without a sandbox, a root service refuses to run checks; a
+// non-root one runs them as itself with an environment of only what the check needs.
+import { realpathSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { newId } from '../ids.js';
+import { unavailable } from '../host/errors.js';
+import { HOME_DIR, HostView, TMP_DIR, handOverView } from '../host/fs/index.js';
+import { sandboxCommand, type Sandbox } from '../host/process/index.js';
+
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const CHECK_DIR = '/check';
+const SANDBOX_SYSTEM = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
+const HEAP_MB = 1024;
+
+export interface CheckLauncherOptions {
+  sandbox: Sandbox | null;
+  /** Where each run's own folder goes (<dataDir>/monitor-runs). */
+  dir: string;
+  serviceIsRoot: boolean;
+  /** The runner package's root (dist/runner/cli/cli.js under it); undefined: this service runs no checks. */
+  packageDir: string | undefined;
+}
+
+export interface CheckInvocation {
+  /** The deployed folder (the check's working directory). */
+  bundleDir: string;
+  /** The scenario file, relative to it. */
+  file: string;
+  /** `bcs run` flags after the file. */
+  flags: string[];
+  env: Record<string, string>;
+}
+
+export interface CheckCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  cleanup: () => Promise<void>;
+}
+
+/**
+ * Binds a host folder read-only at its own path. The folders above it are made first, traversable: bwrap would
+ * make them root-only, and `kernel` could not reach the bind. Those under the system's own binds exist already.
+ */
+function visibleAt(path: string): string[] {
+  const args: string[] = [];
+  if (!SANDBOX_SYSTEM.some((prefix) => path.startsWith(prefix))) {
+    for (let dir = dirname(path), above: string[] = []; dir !== '/'; dir = dirname(dir)) {
+      above.unshift(dir);
+      if (dirname(dir) === '/') for (const d of above) args.push('--perms', '0755', '--dir', d);
+    }
+  }
+  return [...args, '--ro-bind', path, path];
+}
+
+export class CheckLauncher {
+  private readonly node = realpathSync(process.execPath);
+
+  constructor(private readonly opts: CheckLauncherOptions) {}
+
+  /** Why checks cannot run here, or null when they can. */
+  get unavailableReason(): string | null {
+    if (!this.opts.packageDir) return 'this service was started without the bcs runner, so it runs no checks (start it with `bcs serve`)';
+    if (this.opts.sandbox || !this.opts.serviceIsRoot) return null;
+    return 'checks never run as root, and this service runs as root without the process sandbox: install bubblewrap, or run the service as another user';
+  }
+
+  async prepare(run: CheckInvocation): Promise<CheckCommand> {
+    const reason = this.unavailableReason;
+    if (reason) throw unavailable('monitors_unavailable', reason);
+    const packageDir = realpathSync(this.opts.packageDir!);
+    const cli = join(packageDir, 'dist', 'runner', 'cli', 'cli.js');
+    const nodeArgs = [`--max-old-space-size=${HEAP_MB}`, '--enable-source-maps'];
+    const base = { LANG: 'C.UTF-8', NO_COLOR: '1', ...run.env };
+    const sandbox = this.opts.sandbox;
+    if (!sandbox) {
+      const home = join(this.opts.dir, newId(12));
+      await mkdir(join(home, 'tmp'), { recursive: true, mode: 0o700 });
+      return {
+        file: this.node,
+        args: [...nodeArgs, cli, 'run', run.file, ...run.flags, '--output-dir', join(home, 'results')],
+        env: { PATH: DEFAULT_PATH, HOME: home, TMPDIR: join(home, 'tmp'), ...base },
+        cwd: run.bundleDir,
+        cleanup: () => rm(home, { recursive: true, force: true }),
+      };
+    }
+    const root = join(this.opts.dir, newId(12));
+    await mkdir(root, { recursive: true, mode: 0o700 });
+    const view = new HostView(root);
+    await view.createLayout();
+    await handOverView(view, { owner: sandbox.kernel, sandboxed: true });
+    // The package at its own path, so what it resolves (a node_modules that is a link, its JSON files) resolves
+    // the same inside.
+    const binds = [...visibleAt(packageDir), '--ro-bind', run.bundleDir, CHECK_DIR];
+    const modules = realpathSync(join(packageDir, 'node_modules'));
+    if (!modules.startsWith(`${packageDir}/`)) binds.push(...visibleAt(modules));
+    let node = this.node;
+    if (!SANDBOX_SYSTEM.some((prefix) => node.startsWith(prefix))) {
+      node = '/opt/bcs/node';
+      binds.push('--perms', '0755', '--dir', '/opt/bcs', '--ro-bind', this.node, node);
+    }
+    const identity = sandbox.kernel;
+    const cmd = sandboxCommand(
+      { ...sandbox, systemArgs: [...sandbox.systemArgs, ...binds] },
+      {
+        view,
+        cwd: CHECK_DIR,
+        env: { PATH: DEFAULT_PATH, HOME: HOME_DIR, TMPDIR: TMP_DIR, USER: identity.name, LOGNAME: identity.name, ...base },
+        identity,
+        newSession: true,
+        command: node,
+        args: [...nodeArgs, cli, 'run', run.file, ...run.flags, '--output-dir', `${TMP_DIR}/results`],
+      },
+    );
+    return { ...cmd, env: { PATH: DEFAULT_PATH }, cwd: '/', cleanup: () => rm(root, { recursive: true, force: true }) };
+  }
+}
