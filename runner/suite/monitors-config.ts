@@ -33,6 +33,7 @@ const settings = {
   channels: { type: 'array', items: name },
   keep_on_failure: span,
   tags: { type: 'array', items: name },
+  paused: { type: 'boolean' },
 } as const;
 
 export const monitorsConfigSchema = {
@@ -101,6 +102,7 @@ export interface CheckSettings {
   channels?: string[];
   keep_on_failure?: SpanText;
   tags?: string[];
+  paused?: boolean;
 }
 
 /** The section as written (paths still relative to the config file). */

@@ -6,13 +6,15 @@ import { request } from 'node:http';
 import { ZipFile } from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zipOf } from '../helpers/app-zip.js';
+import { ROOT } from '../helpers/cli.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 const credentials: Record<string, string | undefined> = { none: undefined, wrong: 'bcs_this-key-was-never-issued-anywhere' };
 
 beforeAll(async () => {
-  svc = await startTestService({ standby: 0 });
+  // With the runner, so a monitor suite can be deployed (paused: none of its checks runs here).
+  svc = await startTestService({ standby: 0, monitorRunner: { packageDir: ROOT } });
   const expiring = (await svc.call('POST', '/org/api_keys', { body: { name: 'expired' } })).body;
   await svc.call('POST', `/org/api_keys/${expiring.id}/rotate`, { body: { expire_in_days: 0 } });
   credentials.expired = expiring.key;
@@ -289,6 +291,16 @@ describe('a project-scoped key and another project', () => {
       expect(res.status, 'POST /extensions').toBeLessThan(300);
       return ((await res.json()) as { id: string }).id;
     };
+    const monitorSuite = async () => {
+      const form = new FormData();
+      const manifest = { suite: 'owned-suite', checks: [{ name: 'owned-check', file: 'check.yaml', schedule: { every_seconds: 3600 }, paused: true }] };
+      form.append('manifest', JSON.stringify(manifest));
+      form.append('file', new Blob([new Uint8Array(await zipOf({ 'check.yaml': 'name: c\nsteps: []\n' }))]), 'suite.zip');
+      const res = await fetch(`${svc.baseUrl}/monitors/deployments`, { method: 'POST', headers: asA, body: form });
+      expect(res.status, 'POST /monitors/deployments').toBe(200);
+      const deployed = (await res.json()) as { checks: { id: string }[] };
+      return { 'monitors/checks': deployed.checks[0]!.id, 'monitors/suites': 'owned-suite' };
+    };
     // One resource of each kind in project A. A new kind of project resource belongs in this table.
     const owned: Record<string, string> = {
       browsers: await created('/browsers', { name: 'owned' }, 'session_id'),
@@ -301,10 +313,11 @@ describe('a project-scoped key and another project', () => {
       site_configs: await created('/site_configs', { domain: 'owned-site.test' }),
       runs: await created('/runs', { suite: 'owned-suite', trigger: 'ci', started_at: '2026-01-01T00:00:00Z' }),
       ...(await deployedApp(asA)),
+      ...(await monitorSuite()),
     };
     await eventually(async () => ((await svc.call('GET', '/browser_pools/owned-pool', { headers: asA })).body.available_count === 1 ? true : undefined), 30_000);
 
-    const groupOf = (url: string) => /^\/((?:auth\/)?[a-z_]+)\/:/.exec(url)?.[1];
+    const groupOf = (url: string) => /^\/((?:auth\/|monitors\/)?[a-z_]+)\/:/.exec(url)?.[1];
     const scoped = svc
       .routes()
       .filter((r) => r.method !== 'HEAD' && groupOf(r.url) !== undefined && !/^(org|projects)$/.test(groupOf(r.url)!) && !SELF_AUTHENTICATED.test(r.url) && !CONSOLE_FILES.test(r.url));
@@ -315,7 +328,7 @@ describe('a project-scoped key and another project', () => {
       const real = owned[groupOf(url)!]!;
       const fake = 'z'.repeat(real.length);
       const params = (schema?.params as Schema | undefined)?.properties ?? {};
-      const fill = (id: string) => (param: string) => (param === 'id' || param === 'id_or_name' || param === 'run_id' ? id : String(sample(params[param])));
+      const fill = (id: string) => (param: string) => (['id', 'id_or_name', 'run_id', 'check_id', 'suite'].includes(param) ? id : String(sample(params[param])));
       const query = new URLSearchParams(Object.entries((sample(schema?.querystring as Schema) ?? {}) as Record<string, string>)).toString();
       const json = JSON.stringify(sample(schema?.body as Schema) ?? {});
       const at = (id: string) => `${pathOf(url, fill(id))}${query ? `?${query}` : ''}`;
@@ -334,7 +347,7 @@ describe('a project-scoped key and another project', () => {
     expect(statuses.size).toBeGreaterThan(50);
 
     // Lists, names, CDP and BiDi keep to the project as well.
-    for (const list of ['/browsers?status=all', '/browser_pools', '/profiles', '/proxies', '/extensions', '/deployments', '/apps', '/invocations', '/credentials', '/auth/connections', '/site_configs', '/runs']) {
+    for (const list of ['/browsers?status=all', '/browser_pools', '/profiles', '/proxies', '/extensions', '/deployments', '/apps', '/invocations', '/credentials', '/auth/connections', '/site_configs', '/runs', '/monitors/checks']) {
       expect((await svc.call('GET', list, { headers: asB })).body, list).toEqual([]);
       expect((await svc.call('GET', list, { headers: asA })).body.length, list).toBeGreaterThan(0);
     }

@@ -96,6 +96,7 @@ function checkSpec(name: string, file: string, group: string | undefined, s: Che
     ...(s.channels?.length ? { channels: s.channels } : {}),
     ...(s.keep_on_failure ? { keep_on_failure_seconds: at('keep_on_failure', s.keep_on_failure) } : {}),
     ...(s.tags?.length ? { tags: s.tags } : {}),
+    ...(s.paused ? { paused: true } : {}),
   };
 }
 

@@ -74,6 +74,7 @@ export const monitorCheck = {
     channels: { type: 'array', maxItems: 20, uniqueItems: true, items: label },
     keep_on_failure_seconds: seconds(0, 86_400),
     tags: { type: 'array', maxItems: 50, uniqueItems: true, items: label },
+    paused: { type: 'boolean', description: 'Deployed paused: it runs once resumed (a redeploy without it leaves a pause as it is)' },
   },
 } as const;
 

@@ -5,7 +5,7 @@
 import type { CheckHealth } from '../monitors/policy.js';
 import type { MonitorCheckSpec, MonitorManifest } from '../../api/schemas/monitors.js';
 import type { Database, Queryable } from './database.js';
-import { inList, raw, sql } from './sql.js';
+import { inList, join, raw, sql } from './sql.js';
 
 export interface SuiteRow {
   id: string;
@@ -111,11 +111,15 @@ export class MonitorsRepo {
         if (previous) {
           // A running check's due time is its next run's, set when the run ends; a paused one has none.
           const keepDue = previous.running_since !== null || previous.paused;
-          await tx.run(sql`UPDATE monitor_checks SET spec = ${JSON.stringify(spec)}
-            ${keepDue ? raw('') : sql`, due_at = ${due}, next_run_at = ${due}, attempt = 1`} WHERE id = ${previous.id}`);
+          const pausing = spec.paused === true && !previous.paused;
+          const sets = [sql`spec = ${JSON.stringify(spec)}`];
+          if (pausing) sets.push(raw('paused = 1'), raw('due_at = NULL'));
+          else if (!keepDue) sets.push(sql`due_at = ${due}`);
+          if (!keepDue) sets.push(sql`next_run_at = ${due}`, raw('attempt = 1'));
+          await tx.run(sql`UPDATE monitor_checks SET ${join(sets, ', ')} WHERE id = ${previous.id}`);
         } else {
           await tx.run(sql`INSERT INTO monitor_checks (${CHECK_COLUMNS}) VALUES (${id}, ${suite.project_id}, ${suite.name}, ${spec.name}, ${JSON.stringify(spec)},
-            0, ${JSON.stringify(fresh)}, ${due}, ${due}, 1, 'schedule', NULL, NULL, NULL, NULL, NULL)`);
+            ${spec.paused ? 1 : 0}, ${JSON.stringify(fresh)}, ${spec.paused ? null : due}, ${due}, 1, 'schedule', NULL, NULL, NULL, NULL, NULL)`);
         }
       }
       const removed = [...existing.values()];
