@@ -52,6 +52,7 @@ export function registerServe(program: Command, finish: Finish): void {
         .choices(['hosted', 'local'])
         .default('hosted'),
     )
+    .addOption(new Option('--alert-private-networks <list>', "comma-separated private addresses and ranges (10.0.0.0/8, 192.168.1.5) monitors' alert channels may reach although the network policy refuses private destinations: an internal webhook receiver or mail relay").env('BCS_ALERT_PRIVATE_NETWORKS'))
     .option('--strict-wire', "serve the hosted API's wire only: our extension routes answer 404, our extension fields are left out of answers and refused in requests (to try clients against what the hosted service has)")
     .action(async (o, cmd: Command) => {
       const role = o.role as 'all' | 'api' | 'host';
@@ -101,8 +102,14 @@ async function serveService(o: Record<string, any>, role: 'all' | 'host', databa
   const maxSessions = o.maxSessions === undefined ? undefined : integerOption('--max-sessions', o.maxSessions, 1, 100_000);
   const queueTimeoutS = integerOption('--create-queue-timeout', o.createQueueTimeout, 0, 3600);
   const drainS = integerOption('--drain-seconds', o.drainSeconds, 0, 86_400);
-  const { startService, SandboxRequiredError, DatabaseInUseError, SecretsKeyError, publicOriginOf } = await import('../../src/service/index.js');
+  const { startService, SandboxRequiredError, DatabaseInUseError, SecretsKeyError, publicOriginOf, alertNetworksOf } = await import('../../src/service/index.js');
   publicUrlOption(o.publicUrl, publicOriginOf);
+  const alertPrivateNetworks = o.alertPrivateNetworks ? String(o.alertPrivateNetworks).split(',').map((e: string) => e.trim()).filter(Boolean) : undefined;
+  try {
+    alertNetworksOf(alertPrivateNetworks ?? []);
+  } catch (err) {
+    throw new UsageError(`--alert-private-networks: ${(err as Error).message}`);
+  }
   if (o.advertiseUrl !== undefined) publicUrlOption(o.advertiseUrl, (u) => publicOriginOf(u));
   if (role === 'host' && (o.host === '0.0.0.0' || o.host === '::') && !o.advertiseUrl) {
     throw new UsageError('--role host on every address: say which one replicas reach it at with --advertise-url');
@@ -128,6 +135,7 @@ async function serveService(o: Record<string, any>, role: 'all' | 'host', databa
     strictWire: o.strictWire === true,
     // Deployed monitors run as `bcs run` processes of this very package.
     monitorRunner: { packageDir: packageRoot() },
+    alertPrivateNetworks,
   }).catch((err: unknown) => {
     if (err instanceof DatabaseInUseError) {
       process.stderr.write(`bcs serve: refusing to start: ${err.message}\n`);

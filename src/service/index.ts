@@ -1,4 +1,4 @@
-export { SandboxRequiredError, startService, type RunningService, type ServiceOptions } from './service.js';
+export { AlertNetworksError, SandboxRequiredError, alertNetworksOf, startService, type RunningService, type ServiceOptions } from './service.js';
 export { DatabaseInUseError } from './store/open-store.js';
 export { publicOriginOf } from './routes/ws-origin.js';
 export { SecretsKeyError } from './secrets-box.js';

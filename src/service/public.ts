@@ -132,6 +132,11 @@ export interface ServiceOptions {
   monitorTickMs?: number;
   /** Checks this process runs at once (default 4). */
   monitorConcurrency?: number;
+  /**
+   * Private addresses and ranges (`10.0.0.0/8`, `192.168.1.5`) alert channels may reach although the network
+   * policy refuses private destinations: an internal webhook receiver or mail relay.
+   */
+  alertPrivateNetworks?: string[];
   /** The service's environment as monitors' BCS_SECRET_* secrets are read from (default process.env). */
   monitorEnv?: NodeJS.ProcessEnv;
 }

@@ -23,7 +23,7 @@ import { PoolHosts } from './cluster/pool-hosts.js';
 import { ExtensionStore, extensionSupport } from './host/extensions/index.js';
 import { ProfileStore } from './host/profiles/index.js';
 import { ProxyService, type EgressRefusal } from './host/proxy/index.js';
-import { EgressPolicy, ServicePorts } from './host/network/index.js';
+import { EgressPolicy, PrivateHosts, ServicePorts, parseAddress, privateHostProblem } from './host/network/index.js';
 import { Accounts, describeIsolation, detectSandbox, Launcher, ProcessRegistry, type Sandbox } from './host/process/index.js';
 import { Computers } from './host/input/index.js';
 import { LiveViews, liveViewPageUrl } from './host/live/index.js';
@@ -105,6 +105,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const strictWire = opts.strictWire ?? false;
   // Checked before anything starts: a bad public URL would make every answer's URLs useless.
   const publicOrigin = opts.publicUrl === undefined ? undefined : publicOriginOf(opts.publicUrl);
+  const alertNetworks = alertNetworksOf(opts.alertPrivateNetworks ?? []);
   await prepareDataDir(opts.dataDir);
   const chromium = await findChromium(opts.chromium ?? process.env.BCS_CHROMIUM);
   const headlessShell = await findHeadlessShell(chromium, opts.headlessShell ?? process.env.BCS_HEADLESS_SHELL);
@@ -332,10 +333,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const checkLauncher = new CheckLauncher({ sandbox, dir: join(opts.dataDir, 'monitor-runs'), serviceIsRoot: process.getuid?.() === 0, packageDir: opts.monitorRunner?.packageDir });
   const secretReader = { credentials, env: opts.monitorEnv ?? process.env };
   const linkOrigin = () => publicOrigin ?? baseUrl;
+  const alertAddresses = allowAddressUnder(egress.policy, alertNetworks);
   const alertSender = new AlertSender({
     repo: monitorsRepo,
     secrets: secretReader,
-    deliver: (channel, alert) => deliver(channel, alert, { allowAddress: allowAddressUnder(egress.policy), now: () => now().getTime() }),
+    deliver: (channel, alert) => deliver(channel, alert, { allowAddress: alertAddresses, now: () => now().getTime() }),
     origin: linkOrigin,
     now,
     log,
@@ -483,4 +485,19 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     close,
     drain,
   };
+}
+
+/** The alert channels' allowed private networks; throws on an entry that is not an address or a range. */
+export function alertNetworksOf(entries: readonly string[]): PrivateHosts {
+  for (const entry of entries) {
+    if (entry.includes('/') ? privateHostProblem(entry) : !parseAddress(entry)) {
+      throw new AlertNetworksError(`'${entry}' is not an address or a range (10.0.0.0/8, 192.168.1.5, fd00::/8): alerts are checked on the address they connect to`);
+    }
+  }
+  return new PrivateHosts(entries);
+}
+
+/** An --alert-private-networks entry that is not an address or a range. */
+export class AlertNetworksError extends Error {
+  override name = 'AlertNetworksError';
 }

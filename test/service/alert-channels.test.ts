@@ -3,7 +3,9 @@
 // dates) and so is the wait between attempts, which the tests record instead of waiting.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/service/monitors/alert.js';
-import { deliver, verifySignature, type Resolve } from '../../src/service/monitors/channels/index.js';
+import { allowAddressUnder, deliver, verifySignature, type Resolve } from '../../src/service/monitors/channels/index.js';
+import { EgressPolicy, ServicePorts } from '../../src/service/host/network/index.js';
+import { alertNetworksOf } from '../../src/service/index.js';
 import { alert, checkAuth, deps, hosted, local, names, NOW_MS, NOW_S, readable, Receiver, smtpServer, type Seen } from './alert-channels-fixtures.js';
 import { selfSignedCert } from './proxies-fixtures.js';
 
@@ -224,6 +226,18 @@ describe('egress guard', () => {
     // The system resolver too: localhost is loopback.
     const viaSystem = await deliver(hook(`http://localhost:${rx.port}/hook`), alert(), deps({ allowAddress: hosted }));
     expect(viaSystem.ok || viaSystem.error).toMatch(/^alert channel 'ops' \(webhook\): destination (127\.0\.0\.1|::1) is not allowed by the service's network policy$/);
+  });
+
+  it('reaches a private network the operator allows for alerts (--alert-private-networks), under the hosted policy', async () => {
+    const resolve = names({ 'alertmanager.internal': ['127.0.0.1'] });
+    const url = `http://alertmanager.internal:${rx.port}/hook`;
+    const allowed = allowAddressUnder(new EgressPolicy('hosted', new ServicePorts()), alertNetworksOf(['127.0.0.0/30']));
+    expect(await deliver(hook(url), alert(), deps({ allowAddress: allowed, resolve }))).toEqual({ ok: true, attempts: 1 });
+    const other = allowAddressUnder(new EgressPolicy('hosted', new ServicePorts()), alertNetworksOf(['10.0.0.0/8', '192.168.1.5']));
+    expect(await deliver(hook(url), alert(), deps({ allowAddress: other, resolve }))).toMatchObject({ ok: false, attempts: 1 });
+    // Names are not taken: the check is on the address connected to.
+    expect(() => alertNetworksOf(['alertmanager.internal'])).toThrow(/not an address or a range/);
+    expect(() => alertNetworksOf(['10.0.0.0/33'])).toThrow(/not an address or a range/);
   });
 
   it('connects to the address it checked: a name that rebinds between attempts never reaches the refused address', async () => {

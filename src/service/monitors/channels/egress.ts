@@ -25,13 +25,14 @@ export const systemResolve: Resolve = async (host) =>
 /**
  * The service's egress policy as an AllowAddress: public addresses pass, private and loopback ones only as
  * the policy's mode lets them (`local` lets this host's loopback through), and never a port of the service
- * itself. Alerts have no `private_hosts` of their own (yet), so none are listed.
+ * itself. `privateNetworks` are the private addresses and ranges the operator lets alerts reach (an internal
+ * Alertmanager or mail relay: `bcs serve --alert-private-networks`); only addresses, since the check is on
+ * the address connected to.
  */
-export function allowAddressUnder(policy: EgressPolicy): AllowAddress {
-  const none = new PrivateHosts();
+export function allowAddressUnder(policy: EgressPolicy, privateNetworks: PrivateHosts = new PrivateHosts()): AllowAddress {
   return (ip, port) => {
     try {
-      policy.checkAddress(ip, ip, port, none);
+      policy.checkAddress(ip, ip, port, privateNetworks);
       return true;
     } catch (err) {
       if (err instanceof EgressRefused) return false;
