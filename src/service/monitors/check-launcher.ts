@@ -4,7 +4,7 @@
 // home and /tmp, the deployed folder read-only, the runner package read-only, nothing else of the host (no
 // data dir, no other suite, no session's files). Without a sandbox, a root service refuses to run checks; a
 // non-root one runs them as itself with an environment of only what the check needs.
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { newId } from '../ids.js';
@@ -59,6 +59,20 @@ function visibleAt(path: string): string[] {
   return [...args, '--ro-bind', path, path];
 }
 
+/**
+ * What the runner loads from: the package, its own node_modules (a link in a checkout's worktree), and, for an
+ * installed package, the node_modules it sits in (where npm hoisted its dependencies).
+ */
+function packageFolders(packageDir: string): string[] {
+  const folders = [packageDir];
+  const own = join(packageDir, 'node_modules');
+  if (existsSync(own)) folders.push(realpathSync(own));
+  const at = packageDir.lastIndexOf('/node_modules/');
+  if (at >= 0) folders.push(packageDir.slice(0, at + '/node_modules'.length));
+  // A folder inside another bound one is bound with it.
+  return folders.filter((f, i) => !folders.some((g, j) => j !== i && (f === g ? j < i : f.startsWith(`${g}/`))));
+}
+
 export class CheckLauncher {
   private readonly node = realpathSync(process.execPath);
 
@@ -97,9 +111,7 @@ export class CheckLauncher {
     await handOverView(view, { owner: sandbox.kernel, sandboxed: true });
     // The package at its own path, so what it resolves (a node_modules that is a link, its JSON files) resolves
     // the same inside.
-    const binds = [...visibleAt(packageDir), '--ro-bind', run.bundleDir, CHECK_DIR];
-    const modules = realpathSync(join(packageDir, 'node_modules'));
-    if (!modules.startsWith(`${packageDir}/`)) binds.push(...visibleAt(modules));
+    const binds = [...packageFolders(packageDir).flatMap(visibleAt), '--ro-bind', run.bundleDir, CHECK_DIR];
     let node = this.node;
     if (!SANDBOX_SYSTEM.some((prefix) => node.startsWith(prefix))) {
       node = '/opt/bcs/node';
