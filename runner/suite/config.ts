@@ -225,6 +225,9 @@ function messageFor(e: ErrorObject, where: string): string {
       if (!where.endsWith('timeout')) return `${at} must be a string or a list of strings`;
       return typeof e.data === 'number' && e.data > 0 ? `${at}: ${bareNumber(e.data)}` : `${at} must be a duration such as "500ms", "30s" or "2m"`;
     case 'pattern':
+      if (where.startsWith('monitors') && !where.endsWith('url')) {
+        return /\.env$|\.secret$/.test(where) ? `${at}: ${e.message ?? 'is invalid'}` : `${at} must be a duration such as "30s", "5m", "2h" or "1d"`;
+      }
       return where.endsWith('url') ? `${at} must be an http:// or https:// URL` : `${at} must be a duration such as "500ms", "30s" or "2m"`;
     default:
       return `${at} ${e.message ?? 'is invalid'}`;
