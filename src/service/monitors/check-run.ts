@@ -70,6 +70,8 @@ export async function runCheckAttempt(deps: CheckRunDeps, of: AttemptOf, secrets
         '--workers', '1',
         '--retries', '0',
         '--reporter', 'list',
+        // What the person on call opens first: the failing run's trace, kept only when it failed.
+        '--trace', 'retain-on-failure',
         ...(check.spec.keep_on_failure_seconds ? ['--keep-on-failure', `${check.spec.keep_on_failure_seconds}s`] : []),
       ],
       env: {
