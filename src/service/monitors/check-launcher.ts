@@ -10,11 +10,9 @@ import { dirname, join } from 'node:path';
 import { newId } from '../ids.js';
 import { unavailable } from '../host/errors.js';
 import { HOME_DIR, HostView, TMP_DIR, handOverView } from '../host/fs/index.js';
-import { sandboxCommand, type Sandbox } from '../host/process/index.js';
+import { DEFAULT_PATH, TOOLS_DIRS, inSandboxSystem, nodeInSandbox, sandboxCommand, type Sandbox } from '../host/process/index.js';
 
-const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const CHECK_DIR = '/check';
-const SANDBOX_SYSTEM = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
 const HEAP_MB = 1024;
 
 export interface CheckLauncherOptions {
@@ -50,7 +48,7 @@ export interface CheckCommand {
  */
 function visibleAt(path: string): string[] {
   const args: string[] = [];
-  if (!SANDBOX_SYSTEM.some((prefix) => path.startsWith(prefix))) {
+  if (!inSandboxSystem(path)) {
     for (let dir = dirname(path), above: string[] = []; dir !== '/'; dir = dirname(dir)) {
       above.unshift(dir);
       if (dirname(dir) === '/') for (const d of above) args.push('--perms', '0755', '--dir', d);
@@ -112,11 +110,8 @@ export class CheckLauncher {
     // The package at its own path, so what it resolves (a node_modules that is a link, its JSON files) resolves
     // the same inside.
     const binds = [...packageFolders(packageDir).flatMap(visibleAt), '--ro-bind', run.bundleDir, CHECK_DIR];
-    let node = this.node;
-    if (!SANDBOX_SYSTEM.some((prefix) => node.startsWith(prefix))) {
-      node = '/opt/bcs/node';
-      binds.push('--perms', '0755', '--dir', '/opt/bcs', '--ro-bind', this.node, node);
-    }
+    const { path: node, binds: nodeBinds } = nodeInSandbox(this.node);
+    binds.push(...TOOLS_DIRS, ...nodeBinds);
     const identity = sandbox.kernel;
     const cmd = sandboxCommand(
       { ...sandbox, systemArgs: [...sandbox.systemArgs, ...binds] },

@@ -9,16 +9,14 @@ import { dirname, join } from 'node:path';
 import { newId } from '../../ids.js';
 import { unavailable } from '../errors.js';
 import { HOME_DIR, HostView, TMP_DIR, handOverView } from '../fs/index.js';
-import { sandboxCommand, type Sandbox } from '../process/index.js';
+import { DEFAULT_PATH, SANDBOX_TOOLS, TOOLS_DIRS, nodeInSandbox, sandboxCommand, type Sandbox } from '../process/index.js';
 import { BUNDLE_FILE, servicePlaywrightDir } from './bundle.js';
 import type { WorkerCommand } from './worker.js';
 
-const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** Where a deployment's folder appears in the sandbox. */
 const APP_DIR = '/app';
 /** Where the service's runtime packages appear in the sandbox. */
-const RUNTIME_DIR = '/opt/bcs';
-const SANDBOX_SYSTEM = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
+const RUNTIME_DIR = SANDBOX_TOOLS;
 /** A worker's V8 heap limit: runaway code fails fast instead of pressing on the host's memory. */
 const HEAP_MB = 1024;
 
@@ -67,13 +65,8 @@ export class WorkerLauncher {
     const view = new HostView(root);
     await view.createLayout();
     await handOverView(view, { owner: sandbox.kernel, sandboxed: true });
-    const binds = ['--perms', '0755', '--dir', dirname(RUNTIME_DIR), '--perms', '0755', '--dir', RUNTIME_DIR];
-    binds.push('--ro-bind', this.playwrightDir, `${RUNTIME_DIR}/playwright-core`, '--ro-bind', deploymentDir, APP_DIR);
-    let node = this.node;
-    if (!SANDBOX_SYSTEM.some((prefix) => node.startsWith(prefix))) {
-      node = `${RUNTIME_DIR}/node`;
-      binds.push('--ro-bind', this.node, node);
-    }
+    const { path: node, binds: nodeBinds } = nodeInSandbox(this.node);
+    const binds = [...TOOLS_DIRS, '--ro-bind', this.playwrightDir, `${RUNTIME_DIR}/playwright-core`, '--ro-bind', deploymentDir, APP_DIR, ...nodeBinds];
     const identity = sandbox.kernel;
     const inner = {
       PATH: DEFAULT_PATH,

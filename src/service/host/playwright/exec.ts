@@ -12,7 +12,7 @@ import { Mutex } from '../input/index.js';
 import { compileUserCode } from './compile.js';
 import { WORKER_SOURCE } from './worker-source.js';
 import { PlaywrightWorker, type WorkerCommand, type WorkerRun } from './worker.js';
-import { type Launcher, sandboxCommand, type Sandbox, asUser } from '../process/index.js';
+import { type Launcher, sandboxCommand, type Sandbox, asUser, DEFAULT_PATH, SANDBOX_TOOLS, TOOLS_DIRS, nodeInSandbox } from '../process/index.js';
 import type { LiveSession } from '../session/index.js';
 
 export interface ExecuteRequest {
@@ -49,11 +49,6 @@ export const RESULT_LIMIT = 32 * 1024 * 1024;
 export const HEAP_MB = 1024;
 const IDLE_MS = 5 * 60_000;
 const JOBS_PER_WORKER = 100;
-const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-/** Host paths every sandbox already shows read-only; node elsewhere must be bound in. */
-const SANDBOX_SYSTEM = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
-/** Where the worker's own files appear in a sandbox: a folder no bind of the session's view covers. */
-const SANDBOX_TOOLS = '/opt/bcs';
 
 const SESSION_ENDED = 'the browser session ended while the code was running';
 
@@ -260,13 +255,9 @@ function hostFiles(): WorkerFiles {
  */
 function sandboxFiles(sandbox: Sandbox, host: WorkerFiles): { sandbox: Sandbox; files: WorkerFiles } {
   const packageDir = dirname(realpathSync(createRequire(host.playwright).resolve('playwright-core/package.json')));
-  const binds = ['--perms', '0755', '--dir', dirname(SANDBOX_TOOLS), '--perms', '0755', '--dir', SANDBOX_TOOLS];
-  binds.push('--ro-bind', packageDir, join(SANDBOX_TOOLS, 'playwright-core'));
-  const files = { node: host.node, playwright: join(SANDBOX_TOOLS, 'playwright-core', relative(packageDir, host.playwright)) };
-  if (!SANDBOX_SYSTEM.some((prefix) => host.node.startsWith(prefix))) {
-    files.node = join(SANDBOX_TOOLS, 'node');
-    binds.push('--ro-bind', host.node, files.node);
-  }
+  const node = nodeInSandbox(host.node);
+  const binds = [...TOOLS_DIRS, '--ro-bind', packageDir, join(SANDBOX_TOOLS, 'playwright-core'), ...node.binds];
+  const files = { node: node.path, playwright: join(SANDBOX_TOOLS, 'playwright-core', relative(packageDir, host.playwright)) };
   return { sandbox: { ...sandbox, systemArgs: [...sandbox.systemArgs, ...binds] }, files };
 }
 

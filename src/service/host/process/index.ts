@@ -8,5 +8,6 @@ export { ProcTable, signalPid } from './proc-table.js';
 export { ProcessRegistry, ensureRunning } from './processes.js';
 export type { SpawnRequest } from './processes.js';
 export { detectSandbox, sandboxCommand } from './sandbox.js';
+export { DEFAULT_PATH, SANDBOX_TOOLS, TOOLS_DIRS, inSandboxSystem, nodeInSandbox } from './sandbox-tools.js';
 export type { Sandbox, SandboxLaunch } from './sandbox.js';
 export { asUser, hostSessionUsers } from './session-users.js';

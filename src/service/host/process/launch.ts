@@ -9,6 +9,7 @@ import { DomainError, forbidden, invalidField } from '../errors.js';
 import type { Account, Accounts } from './accounts.js';
 import { HOME_DIR, TMP_DIR, type HostView } from '../fs/index.js';
 import { sandboxCommand, type Sandbox } from './sandbox.js';
+import { DEFAULT_PATH } from './sandbox-tools.js';
 import { asUser, hostSessionUsers, type SessionUsers } from './session-users.js';
 
 /** What exec and spawn ask to run (their shared fields). */
@@ -38,7 +39,6 @@ export interface SessionNetworkRef {
 export const UNSANDBOXED_ROOT =
   'without the sandbox, processes never run as root: root there would be root on the host, with the service\'s database and keys and every other session in reach; install bubblewrap for as_root';
 
-const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** Paths a sandboxed process sees as on the host (read-only), besides its view folders. */
 const SYSTEM_PREFIXES = ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
