@@ -1,10 +1,12 @@
 // POST /browsers/{id}/keep (ours): a kept browser outlives its inactivity timeout until `kept.until` by the
 // service's clock (injected here, so an hour passes without waiting for it), then ends as `keep_expired`;
-// DELETE releases it sooner. It is listed (`?kept=true`) and keeps its place against the concurrency limits.
-// The hosted wire has none of it.
+// DELETE releases it sooner. It is listed (`?kept=true`), keeps its place against the concurrency limits, and
+// the contexts and pages a CDP client made in it stay when that client disconnects. The hosted wire has none
+// of it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEEP_MAX_SECONDS } from '../../src/api/schemas/browser-keep.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
@@ -135,6 +137,71 @@ describe('keeping a browser', () => {
     await svc.call('DELETE', `/browsers/${b.session_id}`, { headers: as });
     const now = await create({}, as);
     await svc.call('DELETE', `/browsers/${now.session_id}`, { headers: as });
+  });
+});
+
+/** The page showing `marker` among every page of the browser `cdpUrl` leads to, through a new connection. */
+async function findPage(cdpUrl: string, marker: string): Promise<{ page: Page | undefined; close(): Promise<void> }> {
+  const browser = await chromium.connectOverCDP(cdpUrl);
+  const pages = browser.contexts().flatMap((c) => c.pages());
+  const titles = await Promise.all(pages.map((p) => p.title().catch(() => '')));
+  return { page: pages[titles.indexOf(marker)], close: () => browser.close() };
+}
+
+describe('a restart', () => {
+  it('leaves the record saying the browser was kept, and why', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'bcs-keep-'));
+    const apiKey = 'bcs_keep-restart-key-of-this-test';
+    try {
+      const first = await startTestService({ dataDir, apiKey });
+      const id = (await first.call('POST', '/browsers', { body: { headless: true } })).body.session_id as string;
+      const kept = (await first.call('POST', `/browsers/${id}/keep`, { body: { seconds: 600, reason: { scenario: 'restarted' } } })).body.kept;
+      await first.close();
+      // Its Chromium ends with the service, as every session's does; what it was kept for stays on record.
+      const second = await startTestService({ dataDir, apiKey });
+      try {
+        const record = (await second.call('GET', `/browsers/${id}?include_deleted=true`)).body;
+        expect(record.deleted_at).toBeTruthy();
+        expect(record.kept).toEqual(kept);
+        expect((await second.call('GET', '/browsers?kept=true&status=all')).body.map((s: { session_id: string }) => s.session_id)).toEqual([id]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    }
+  });
+});
+
+describe("a kept browser's contexts", () => {
+  it('stay with their pages when the client that made them disconnects; without a keep they go', async () => {
+    for (const kept of [true, false]) {
+      const b = await create();
+      const client = await chromium.connectOverCDP(b.cdp_ws_url);
+      const context = await client.newContext();
+      // An interception left behind would hold every request of the page: the handover ends it.
+      await context.route('**/held*', () => {});
+      const page = await context.newPage();
+      await page.goto(`${svc.baseUrl}/json/protocol?${kept}`);
+      await page.evaluate(() => (document.title = 'left here'));
+      if (kept) await keep(b.session_id, { seconds: 300 });
+      await client.close();
+
+      const found = await findPage(b.cdp_ws_url, 'left here');
+      try {
+        if (!kept) {
+          expect(found.page).toBeUndefined();
+          continue;
+        }
+        expect(found.page!.url()).toBe(`${svc.baseUrl}/json/protocol?true`);
+        const status = await found.page!.evaluate(() => fetch('/held', { signal: AbortSignal.timeout(10_000) }).then((r) => r.status, (e: Error) => e.message));
+        // The service answers (the request has no key); an interception left behind would time out.
+        expect(typeof status, String(status)).toBe('number');
+      } finally {
+        await found.close();
+        await svc.call('DELETE', `/browsers/${b.session_id}`);
+      }
+    }
   });
 });
 
