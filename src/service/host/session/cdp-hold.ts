@@ -3,8 +3,9 @@
 // would take the failed scenario's page with it as the runner disconnects. So when a client leaves a kept
 // session, the proxy keeps its connection to Chromium open until the session ends, and hands the browser
 // over: nothing is auto-attached or paused for that connection any more (a popup opens as it would for a
-// person), and its sessions on the pages are detached, so no request waits on an interception, no dialog
-// on a handler and no emulation of the old client stays. The contexts and their pages stay as they were.
+// person), and its sessions on the pages are detached, so no request waits on an interception and no dialog
+// on a handler (overrides set through those sessions, a locale, go with them). The contexts and their pages
+// stay as they were.
 import type { Socket } from 'node:net';
 import type { FrameForwarder } from './cdp-command-filter.js';
 import type { LiveSession } from './types.js';
