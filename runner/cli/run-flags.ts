@@ -8,9 +8,11 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDuration } from '../../src/scenario/index.js';
-import type { Isolation, PoolSettings, SuiteConfig } from '../suite/config.js';
+import { parseKeepDuration, type Isolation, type PoolSettings, type SuiteConfig } from '../suite/config.js';
+import { KEEP_MAX_SECONDS } from '../../src/api/schemas/browser-keep.js';
 import type { RunReporter } from '../reporters/reporter.js';
 import { REPORTER_NAMES, createReporters } from '../reporters/index.js';
+import { runIdentity } from '../reporters/run-id.js';
 import type { RunOptions, SuiteOptions } from '../suite/run.js';
 import { parsePattern, parseShard, type Selection, type Shard } from '../suite/select.js';
 import { UsageError } from './usage-error.js';
@@ -62,6 +64,7 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
     .addOption(new Option('--isolation <unit>', 'scenarios that only drive pages run in a fresh context of a shared session (context, the default) or each in a session of its own (session)').choices(['context', 'session']))
     .option('--timeout <duration>', 'each scenario\'s time budget, e.g. 90s or 5m (teardown still runs)')
     .option('--bail', 'start no further scenarios after the first that did not pass')
+    .option('--keep-on-failure <duration>', "keep a failed scenario's browser at the failing step this long (e.g. 15m, 2h; at most 24h) for someone to open its live view, then end it with DELETE /browsers/{id}; needs --base-url (0: off)")
     .addOption(new Option('--update-snapshots [mode]', 'write screenshot baselines: changed (the default) writes missing and differing ones, all every one, missing only new ones, none none').choices(UPDATE_MODES))
     .addOption(new Option('--trace <mode>', "record Playwright traces, whatever the scenarios' trace: says").choices(['on', 'off', 'retain-on-failure', 'on-first-retry']))
     .option('--reporter <names>', `comma-separated reporters: ${REPORTER_NAMES.join(', ')} (default list)`)
@@ -120,6 +123,7 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     isolation: (o.live ? 'session' : (o.isolation ?? config?.isolation ?? 'context')) as Isolation,
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     bail: Boolean(o.bail ?? config?.bail),
+    ...keepOnFailure(o, config),
     ...(o.trace ? { trace: o.trace as TraceMode } : {}),
     ...(o.updateSnapshots ? { updateSnapshots: o.updateSnapshots === true ? 'changed' : (o.updateSnapshots as UpdateSnapshots) } : {}),
     // An empty environment variable means "not set", not "an empty key".
@@ -131,6 +135,27 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     ...(config?.pools && !o.baseUrl ? { pools: headed ? headfulPools(config.pools) : config.pools } : {}),
     ...(headed && !o.baseUrl ? { display: hostDisplay() } : {}),
   } satisfies Partial<RunOptions>;
+}
+
+/**
+ * `--keep-on-failure` (or `keep_on_failure`): in whole seconds, as the service takes it. The embedded service
+ * ends with the run and its browsers with it, so keeping one there would only pretend.
+ */
+function keepOnFailure(o: Record<string, any>, config: SuiteConfig | undefined): Pick<RunOptions, 'keepOnFailure'> {
+  const flag = o.keepOnFailure !== undefined;
+  const ms = flag ? usage(() => parseKeepDuration(String(o.keepOnFailure))) : config?.keepOnFailureMs;
+  if (!ms) return {};
+  const name = flag ? '--keep-on-failure' : `keep_on_failure in ${config!.file}`;
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds > KEEP_MAX_SECONDS) throw new UsageError(`${name} is at most 24h (a service keeps a browser at most a day)`);
+  if (!o.baseUrl) {
+    throw new UsageError(
+      `${name} needs a service that outlives the run: the embedded one stops when the run ends, and its browsers with it. ` +
+        'Run against one with --base-url (or BCS_BASE_URL), e.g. `bcs serve`; or pass --keep-on-failure 0 to run without it',
+    );
+  }
+  const runId = runIdentity(o.runId)?.id;
+  return { keepOnFailure: { seconds, ...(runId ? { runId } : {}) } };
 }
 
 /** The display `--headed` shows browsers on: this session's (DISPLAY, with its X authority file). */

@@ -23,8 +23,10 @@ export interface BrowserLease {
    * A shared session's context is closed without waiting (after a failure the session is retired once its
    * other contexts are done, as Playwright Test replaces a worker's browser). An own session is the
    * scenario's from the moment it is taken: its own delete step deletes it, as if it had created it.
+   * `kept` (--keep-on-failure): the service keeps the session; its context stays open, and the session is
+   * retired without being deleted.
    */
-  release(failed: boolean): void;
+  release(failed: boolean, opts?: { kept?: boolean }): void;
 }
 
 /** What the executor asks for a scenario's browser; undefined means: create it yourself. */

@@ -9,6 +9,7 @@ import type { Recording } from './replay-calls.js';
 import type { ReplayResult, ScenarioResult, StepResult } from '../reporters/results.js';
 import { RunContext, slug, type ExecuteDeps, type Frame } from './run-context.js';
 import { NEVER_ABORTED, runLeaf } from './run-step.js';
+import { keepFailedBrowser } from './keep-browser.js';
 
 export { slug };
 
@@ -78,6 +79,10 @@ async function executePhases(plan: Plan, ctx: RunContext, { deps, given, started
     failure ??= afterFailure;
   }
 
+  // Kept before teardown disconnects, where the failure left the page; not after Ctrl-C, which is no failure.
+  const failedAt = failure ?? state.results.find((r) => r.continued === 'soft' && !ctx.superseded.has(r));
+  if (deps.keep && failedAt && !given.signal.aborted) await keepFailedBrowser(ctx, deps.keep, failedAt);
+
   // Teardown ignores the abort signal: releasing what was acquired is exactly what Ctrl-C must still do.
   let teardownFailed = false;
   for (const step of plan.steps.filter((s) => s.phase === 'teardown')) {
@@ -109,6 +114,7 @@ async function executePhases(plan: Plan, ctx: RunContext, { deps, given, started
     ...(video ? { replay: replayResult(video.path, vtt?.path, state.recording) } : {}),
     ...(scenarioTimedOut ? { timed_out: true } : {}),
     ...(state.trace ? { trace: state.trace } : {}),
+    ...(state.kept ? { kept_session: state.kept } : {}),
   } satisfies ScenarioResult);
 }
 

@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import type { Operation, PlanStep, PollCall } from '../../src/scenario/plan.js';
 import { runApiCall, runPoll } from './api-ops.js';
+import { skipKeptDelete } from './keep-browser.js';
 import { runReplayCall } from './replay-calls.js';
 import { ensureLoggedIn } from './auth-login.js';
 import { StepFailure, assertionFailed } from './failures.js';
@@ -72,7 +73,7 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
     }
     case 'api':
     case 'poll': {
-      if (op.op === 'api' && (await usePrepared(op, ctx, step, work))) return;
+      if (op.op === 'api' && (skipKeptDelete(op, ctx, work) || (await usePrepared(op, ctx, step, work)))) return;
       const { op: kind, ...call } = op;
       if (deps.localServers && step.kind === 'browser' && call.method === 'POST' && call.path === '/browsers' && call.save === 'session') {
         call.body = withLocalServers(call.body, deps.localServers.urls, state.scope) as typeof call.body;

@@ -9,13 +9,27 @@ import type { BrowserLease, BrowserSource } from './browser-source.js';
 import type { StepPause } from './debug-pause.js';
 import type { UpdateSnapshots } from './page-snapshot.js';
 import type { RunReporter } from '../reporters/reporter.js';
-import type { StepResult, StepStatus } from '../reporters/results.js';
+import type { KeptSession, StepResult, StepStatus } from '../reporters/results.js';
 import { createMasker, maskDeep, type Masker } from './secrets.js';
 import type { WebState } from './page-web.js';
 import type { StaticServer } from './static-server.js';
 import type { WebServer } from './web-server.js';
 import type { Recording } from './replay-calls.js';
 import { TargetGaps } from './target-gaps.js';
+
+/** `--keep-on-failure` as the run gives it (keep-browser.ts). */
+export interface KeepOnFailure {
+  /** How long the service keeps the browser (it takes at most a day). */
+  seconds: number;
+  /** The run's id (`--run-id`, BCS_RUN_ID, the CI's), said in the keep's reason. */
+  runId?: string;
+}
+
+/** What the executor is given for a scenario's last attempt, when failed browsers are kept. */
+export interface KeepDeps extends KeepOnFailure {
+  /** One line per kept browser, and why one could not be kept. */
+  say(message: string): void;
+}
 
 /** What one plan's execution is given (executePlan's argument). */
 export interface ExecuteDeps {
@@ -47,6 +61,8 @@ export interface ExecuteDeps {
   localServers?: { urls: string[] };
   /** What the run found its target lacks, shared by its scenarios (a plan run alone keeps its own). */
   gaps?: TargetGaps;
+  /** `--keep-on-failure`, given for a scenario's last attempt: a failure keeps its browser (keep-browser.ts). */
+  keep?: KeepDeps;
 }
 
 /** What steps acquire and later steps use. `scope` is what `{{ ... }}` templates resolve against. */
@@ -74,6 +90,8 @@ export interface RunState {
   recording?: Recording;
   /** Set once a step failed: a leased browser is then released for replacement, not reuse. */
   failed: boolean;
+  /** The browser the service keeps after the failure (--keep-on-failure): teardown does not delete it. */
+  kept?: KeptSession;
   /** Every result so far, flat, in the order the steps started (a block before its steps). */
   results: StepResult[];
 }

@@ -3,7 +3,7 @@
 // route of ours would answer, an answer without a field of ours), remembered for the rest of the run so no
 // call is made in vain again, and said once when the run ends: a note, not a failure.
 
-export type Gap = 'replay_markers' | 'replay_markers_vtt' | 'replay_duration' | 'exec_timed_out';
+export type Gap = 'replay_markers' | 'replay_markers_vtt' | 'replay_duration' | 'exec_timed_out' | 'keep_on_failure';
 
 /** In the order a note names them: what was missing, and what the runner did without it. */
 const GAPS: Record<Gap, { lacked: string; instead: string }> = {
@@ -14,6 +14,7 @@ const GAPS: Record<Gap, { lacked: string; instead: string }> = {
   replay_markers_vtt: { lacked: "the markers' WebVTT track", instead: 'the runner wrote replay.vtt from the markers' },
   replay_duration: { lacked: "a replay's duration_ms", instead: 'the runner timed the video from its start to its stop' },
   exec_timed_out: { lacked: "exec's timed_out", instead: 'a command that ran as long as its timeout counts as timed out' },
+  keep_on_failure: { lacked: 'keeping a browser (POST /browsers/{id}/keep, for --keep-on-failure)', instead: "failed scenarios' browsers were deleted as usual" },
 };
 
 export interface LackedFeature {

@@ -2,7 +2,7 @@
 // requests, and its earlier attempts. Every string from a result is escaped: step names, messages and
 // console output are whatever the scenario and the page under test made them.
 import { stripVTControlCharacters } from 'node:util';
-import type { ScenarioResult, StepResult } from './results.js';
+import type { KeptSession, ScenarioResult, StepResult } from './results.js';
 import { codeFrame } from './code-frame.js';
 import { href, type Cue, type Embedded, type Embeds } from './html-embed.js';
 import { counts, superseded } from './summary.js';
@@ -57,12 +57,21 @@ function meta(s: ScenarioResult): string {
     `started <time>${esc(s.started_at)}</time>`,
     s.session_id ? `session <code>${esc(s.session_id)}</code>` : '',
     // The session is usually gone by the time the report is read; the link works for as long as it is not.
-    s.live_view_url ? `<a class="live" href="${esc(s.live_view_url)}" title="opens while the session lasts">live view</a>` : '',
+    s.live_view_url && !s.kept_session ? `<a class="live" href="${esc(s.live_view_url)}" title="opens while the session lasts">live view</a>` : '',
+    s.kept_session ? keptSession(s.kept_session) : '',
     // A folder is named only when this attempt wrote something there (a passing retry may write nothing).
     hasArtifacts(s) ? `artifacts in <code>${esc(s.artifact_dir)}/</code>` : '',
     s.trace ? `<a class="trace" href="${esc(s.trace)}" title="open with: bcs show-trace ${esc(s.trace)}">trace</a>` : '',
   ];
   return items.filter(Boolean).map((i) => `<span>${i}</span>`).join('');
+}
+
+/** The browser the service keeps at the failing step: its live view is where to look, until it ends. */
+function keptSession(k: KeptSession): string {
+  const until = `kept until <time>${esc(k.until)}</time>`;
+  return k.live_view_url
+    ? `<a class="live kept" href="${esc(k.live_view_url)}" title="the page as the failing step left it; end it with DELETE /browsers/${esc(k.session_id)}">browser kept at the failing step</a> ${until}`
+    : `browser <code>${esc(k.session_id)}</code> ${until}`;
 }
 
 function failedStepSummary(a: ScenarioResult): string {

@@ -66,6 +66,15 @@ export function wireResult(r: ScenarioResult): RunResultParams {
           },
         }
       : {}),
+    ...(r.kept_session
+      ? {
+          kept_session: {
+            session_id: cut(r.kept_session.session_id, 255),
+            ...(r.kept_session.live_view_url ? { live_view_url: cut(r.kept_session.live_view_url, 4096) } : {}),
+            until: r.kept_session.until,
+          },
+        }
+      : {}),
     ...(r.previous_attempts?.length ? { previous_attempts: r.previous_attempts.slice(-10).map(attempt) } : {}),
   };
 }

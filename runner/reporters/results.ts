@@ -98,6 +98,17 @@ export interface ScenarioResult {
   previous_attempts?: ScenarioResult[];
   /** One of the suite config's `before`/`after` scenarios (not a scenario-level hook step). */
   hook?: 'before' | 'after';
+  /** `--keep-on-failure`: the browser the service keeps at the failing step, until `until`. */
+  kept_session?: KeptSession;
+}
+
+/** A failed scenario's browser, kept by the service for someone to look at (POST /browsers/{id}/keep). */
+export interface KeptSession {
+  session_id: string;
+  /** Its live view: the page as the failing step left it, with mouse and keyboard. */
+  live_view_url?: string;
+  /** When the service ends it, unless someone deletes it first. */
+  until: string;
 }
 
 export interface ReplayResult {

@@ -11,6 +11,7 @@ import type { BrowserSource } from '../exec/browser-source.js';
 import type { StepPause } from '../exec/debug-pause.js';
 import type { UpdateSnapshots } from '../exec/page-snapshot.js';
 import type { TargetGaps } from '../exec/target-gaps.js';
+import type { KeepOnFailure } from '../exec/run-context.js';
 import type { ScenarioResult } from '../reporters/results.js';
 
 export interface AttemptDeps {
@@ -38,6 +39,8 @@ export interface AttemptDeps {
   suiteHook?: 'before' | 'after';
   /** What the run found its target lacks (shared by all its scenarios). */
   gaps?: TargetGaps;
+  /** `--keep-on-failure`: the last attempt of a scenario that fails keeps its browser. */
+  keepOnFailure?: KeepOnFailure;
 }
 
 export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps): Promise<ScenarioResult> {
@@ -61,6 +64,8 @@ export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps)
       ...(deps.localServers ? { localServers: deps.localServers } : {}),
       ...(deps.gaps ? { gaps: deps.gaps } : {}),
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
+      // Only the last attempt: an earlier one that fails is run again, in a browser of its own.
+      ...(deps.keepOnFailure && attempt > deps.retries ? { keep: { ...deps.keepOnFailure, say: deps.notice } } : {}),
     });
     if (deps.retries > 0) result.attempt = attempt;
     if (deps.suiteHook) Object.assign(result, { hook: deps.suiteHook });

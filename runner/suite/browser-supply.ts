@@ -51,6 +51,11 @@ interface Host {
   /** Takes no new contexts; deleted when the last one is given back. */
   retired: boolean;
   deleted: boolean;
+  /**
+   * The service keeps it for a failed scenario (--keep-on-failure): retired, and once its other contexts
+   * are given back only disconnected, the failed scenario's context left open in it.
+   */
+  kept?: boolean;
 }
 
 /** Contexts (prepared or running) one shared session takes before another is started beside it. */
@@ -205,9 +210,10 @@ export class BrowserSupply implements BrowserSource {
       const page = await context.newPage();
       this.#contextMs.push(performance.now() - started);
       if (this.#contextMs.length > CONTEXT_SAMPLES) this.#contextMs.shift();
-      const release = (failed: boolean) => {
-        if (failed) host.retired = true;
-        this.#track(this.#closeContext(host, context!));
+      const release = (failed: boolean, opts: { kept?: boolean } = {}) => {
+        if (failed || opts.kept) host.retired = true;
+        if (opts.kept) host.kept = true;
+        this.#track(this.#closeContext(host, opts.kept ? undefined : context!));
       };
       return { session: host.session!, browser: host.browser!, context, page, mode: 'shared', release, stale: () => host.retired, ...(host.requestId ? { request_id: host.requestId } : {}) };
     } catch (err) {
@@ -260,8 +266,9 @@ export class BrowserSupply implements BrowserSource {
     if (host.deleted) return;
     host.deleted = true;
     if (!host.session) return;
+    // Over CDP this disconnects; a kept session's service holds on to the contexts left open in it.
     await host.browser!.close().catch(() => {});
-    await this.#delete(host.session);
+    if (!host.kept) await this.#delete(host.session);
   }
 
   async #open(need: BrowserNeed): Promise<{ session: SessionInfo; browser: Browser; requestId?: string }> {

@@ -46,6 +46,8 @@ export interface SuiteConfig {
   monitors?: MonitorsConfig;
   /** The folder the config file is in. */
   dir?: string;
+  /** `keep_on_failure` (`--keep-on-failure`): how long a failed scenario's browser is kept (ms; 0: not kept). */
+  keepOnFailureMs?: number;
 }
 
 /** A pool as `POST /browser_pools` takes it, less the name (the key it is written under). */
@@ -53,6 +55,8 @@ export type PoolSettings = Omit<BrowserPoolCreateParams, 'name'>;
 
 // As in scenarios, a bare number has no unit (5 ms or 5 s?): only 0 is taken as one.
 const duration = { anyOf: [{ type: 'number', const: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m)$' }] };
+/** A browser is kept for minutes or hours: `h` too. */
+const keepDuration = { anyOf: [{ type: 'number', const: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h)$' }] };
 const strings = { type: 'array', items: { type: 'string', minLength: 1 } };
 const stringOrStrings = { anyOf: [{ type: 'string', minLength: 1 }, strings] };
 
@@ -71,6 +75,7 @@ export const configSchema = {
     grep: { type: 'string' },
     grep_invert: { type: 'string' },
     bail: { type: 'boolean' },
+    keep_on_failure: keepDuration,
     isolation: { enum: ['context', 'session'] },
     vars: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
     before: stringOrStrings,
@@ -207,7 +212,22 @@ export function parseConfig(file: string, source: string, dir: string, cwd = pro
     reportTo: typeof data.report_to === 'string' ? { url: data.report_to } : data.report_to,
     monitors: data.monitors,
     dir,
+    keepOnFailureMs: data.keep_on_failure !== undefined ? parseKeepDuration(data.keep_on_failure) : undefined,
   };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** `keep_on_failure` and `--keep-on-failure`: a duration as scenarios write one, or hours (`2h`); 0 is off. */
+export function parseKeepDuration(value: string | number): number {
+  if (value === 0 || value === '0') return 0;
+  const hours = typeof value === 'string' ? /^(\d+(?:\.\d+)?)h$/.exec(value.trim()) : null;
+  if (hours) return Math.round(Number(hours[1]) * HOUR_MS);
+  try {
+    return parseDuration(value);
+  } catch {
+    throw new Error(`invalid duration ${JSON.stringify(value)}; expected one such as "15m", "90s" or "2h" (0: do not keep)`);
+  }
 }
 
 function messageFor(e: ErrorObject, where: string): string {
@@ -222,6 +242,7 @@ function messageFor(e: ErrorObject, where: string): string {
       return `${at} must be ${Array.isArray(p.type) ? p.type.join(' or ') : String(p.type)}`;
     case 'anyOf':
       if (where === 'report_to') return `${at} must be an http:// or https:// URL, or { url, suite?, tags? }`;
+      if (where === 'keep_on_failure') return `${at} must be a duration such as "15m" or "2h" (0: do not keep)`;
       if (!where.endsWith('timeout')) return `${at} must be a string or a list of strings`;
       return typeof e.data === 'number' && e.data > 0 ? `${at}: ${bareNumber(e.data)}` : `${at} must be a duration such as "500ms", "30s" or "2m"`;
     case 'pattern':

@@ -6,6 +6,7 @@ import { deviceNames } from '../exec/context-options.js';
 import type { StepPause } from '../exec/debug-pause.js';
 import type { UpdateSnapshots } from '../exec/page-snapshot.js';
 import { TargetGaps } from '../exec/target-gaps.js';
+import type { KeepOnFailure } from '../exec/run-context.js';
 import { ScenarioError, loadScenarios, type CompileOptions, type CompiledScenario, type Diagnostic, type TraceMode } from '../../src/scenario/index.js';
 import { artifactDirs, runAttempts } from './attempts.js';
 import type { Isolation } from './config.js';
@@ -61,6 +62,8 @@ export interface RunOptions extends SuiteOptions, TargetOptions {
   notice?: (message: string) => void;
   /** A target opened by the caller (`--watch` keeps one across runs): used, and left open. */
   target?: Target;
+  /** `--keep-on-failure`: a scenario that fails on its last attempt leaves its browser kept by the service. */
+  keepOnFailure?: KeepOnFailure;
 }
 
 /** What a suite run adds to RunResult (until runner/reporters/results.ts has these fields). */
@@ -195,6 +198,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       localServers,
       gaps,
       client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace, updateSnapshots: opts.updateSnapshots, pause: opts.pause,
+      keepOnFailure: opts.keepOnFailure,
       // `slow: true` triples the scenario's budget as it tripled its steps' timeouts.
       timeoutMs: opts.timeoutMs !== undefined && c.plan.scenario.annotations?.slow ? opts.timeoutMs * SLOW_FACTOR : opts.timeoutMs,
     });

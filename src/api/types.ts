@@ -15,6 +15,7 @@ export type {
   BrowserListParams,
   BrowserStatusFilter,
 } from './schemas/browsers.js';
+export type { BrowserKeepReason, BrowserKeepParams, BrowserKept } from './schemas/browser-keep.js';
 export type { CdpTarget, CdpVersion } from './schemas/cdp.js';
 export type { OkResult, ErrorDetail, ErrorBody, Viewport } from './schemas/common.js';
 export type {

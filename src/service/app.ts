@@ -20,6 +20,7 @@ import { registerConsoleRoutes } from './routes/console.js';
 import { installAuditLog } from './routes/audit.js';
 import { registerBrowserRoutes } from './routes/browsers.js';
 import { registerBrowserExtensionRoutes } from './routes/browser-extensions.js';
+import { registerBrowserKeepRoutes } from './routes/browser-keep.js';
 import { registerCdpDiscoveryRoutes } from './routes/cdp-discovery.js';
 import { cdpTokenToQuery } from './host/session/index.js';
 import { registerComputerRoutes } from './routes/computer.js';
@@ -141,6 +142,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] = [
   registerBrowserRoutes,
   registerBrowserExtensionRoutes,
+  registerBrowserKeepRoutes,
   registerCdpDiscoveryRoutes,
   registerLiveViewRoutes,
   registerCurlRoutes,

@@ -17,7 +17,7 @@ import type { AuthConnections, LoginFlows } from './host/auth/index.js';
 import type { SiteConfigs } from './host/sites/index.js';
 import type { Runs } from './host/runs/index.js';
 import type { Monitors } from './monitors/index.js';
-import type { BrowserLauncher } from './host/browsers/index.js';
+import type { BrowserKeeper, BrowserLauncher } from './host/browsers/index.js';
 import type { CredentialProviders, CredentialStore } from './host/credentials/index.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';
 import type { AuditRepo } from './store/audit-repo.js';
@@ -85,6 +85,8 @@ export interface ServiceContext {
   siteConfigs: SiteConfigs;
   /** Creates browser sessions the one way every caller does (site config, proxy, resources, telemetry, links). */
   browserLauncher: BrowserLauncher;
+  /** Keeps browsers for someone to look at (POST /browsers/{id}/keep), and shows each one's `kept`. */
+  keeper: BrowserKeeper;
   /** Managed auth: connections, their login flows, and the page where a person completes a flow. */
   authConnections: AuthConnections;
   loginFlows: LoginFlows;

@@ -30,7 +30,7 @@ import { LiveViews, liveViewPageUrl } from './host/live/index.js';
 import { PlaywrightExecutor } from './host/playwright/index.js';
 import { ReplayManager } from './host/recording/index.js';
 import { TelemetryHub, OtlpExporter } from './host/telemetry/index.js';
-import { BrowserLauncher } from './host/browsers/index.js';
+import { BrowserKeeper, BrowserLauncher } from './host/browsers/index.js';
 import { ActionWorkers, AppKeys, Deployments, Invocations, WorkerLauncher } from './host/apps/index.js';
 import { EventLog } from './host/event-log.js';
 import { AuthConnections, HealthChecks, LoginFlows, flowBrowserLauncher } from './host/auth/index.js';
@@ -46,6 +46,7 @@ import { newApiKey, newId } from './ids.js';
 import { ApiKeysRepo, KEY_CACHE_MS, isExpired } from './store/api-keys-repo.js';
 import { AuditRepo } from './store/audit-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
+import { BrowserKeepsRepo } from './store/browser-keeps-repo.js';
 import { DeploymentsRepo } from './store/deployments-repo.js';
 import { InvocationsRepo } from './store/invocations-repo.js';
 import { describeStore, openStore } from './store/open-store.js';
@@ -372,6 +373,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
     projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
     deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, runs, monitors, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire,
+    keeper: new BrowserKeeper({ keeps: new BrowserKeepsRepo(database), sessions, now }),
     guard, poolMemberRoutes: clusterKey && { members: poolMembers, pools: poolsRepo, key: clusterKey } });
   if (!sandbox) app.log.warn({ reason: sandboxReason }, 'processes run unsandboxed on the host');
   const sockets = trackSockets(app.server);

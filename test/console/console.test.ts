@@ -108,6 +108,28 @@ describe('the console', () => {
     await expect.poll(() => row.textContent()).toContain('ended: deleted');
   });
 
+  it('shows a kept browser as kept, with why and a link to its live view, and finds it with "kept only"', async () => {
+    const s = await created('/browsers', { name: 'kept-check' });
+    const other = await created('/browsers', { name: 'not-kept' });
+    const reason = { scenario: 'checkout', step: "click 'Pay'", message: 'expected title Paid\nmore lines' };
+    await created(`/browsers/${s.session_id}/keep`, { seconds: 900, reason });
+    await open('sessions', 'Sessions');
+    const row = page.locator(`tr[data-row="${s.session_id}"]`);
+    await expect.poll(() => row.textContent()).toContain('kept until');
+    const status = row.locator('.status.kept');
+    expect(await status.getAttribute('title')).toBe("'checkout' failed at 'click 'Pay'': expected title Paid");
+    expect(await status.getByRole('link', { name: 'live view' }).getAttribute('href')).toBe(s.browser_live_view_url);
+    await page.getByLabel('kept only').check();
+    await expect.poll(() => page.locator(`tr[data-row="${other.session_id}"]`).count()).toBe(0);
+    expect(await row.count()).toBe(1);
+    await page.getByLabel('kept only').uncheck();
+    await row.getByRole('link', { name: s.session_id }).click();
+    await page.getByRole('heading', { name: 'Session kept-check' }).waitFor();
+    await expect.poll(() => page.locator('dl.facts').textContent()).toContain("'checkout' failed at 'click 'Pay'': expected title Paid");
+    await svc.call('DELETE', `/browsers/${s.session_id}`);
+    await svc.call('DELETE', `/browsers/${other.session_id}`);
+  });
+
   it.skipIf(replaySkipReason)('plays a replay and seeks to a marker', async () => {
     const s = await created('/browsers', { name: 'replayed', start_url: 'data:text/html,<h1 style="font:80px sans-serif;color:%23246">Recorded page</h1>' });
     const replay = await created(`/browsers/${s.session_id}/replays`, { framerate: 10 });

@@ -37,6 +37,7 @@ describe('a service serving the hosted wire only', () => {
         'POST /runs/:run_id/results/:result_id/artifacts',
         'GET /runs/:run_id/artifacts/:artifact_id',
         'GET /browsers/:id/cdp/json/version',
+        'POST /browsers/:id/keep',
         'GET /openapi.json',
       ]),
     );

@@ -5,12 +5,13 @@ import { extensionSelectors } from './extensions.js';
 import { profile, profileSelector } from './profiles.js';
 import { telemetryCreateSchema, telemetryFlags, telemetryUpdateSchema } from './telemetry.js';
 import { liveViewMode } from './live-view.js';
+import { browserKept } from './browser-keep.js';
 
 export const browserEndReason = ours({
   type: 'string',
-  enum: ['deleted', 'timeout', 'browser_exited', 'service_shutdown', 'service_restart', 'host_lost'],
+  enum: ['deleted', 'timeout', 'browser_exited', 'service_shutdown', 'service_restart', 'host_lost', 'keep_expired'],
   description:
-    'Our extension: why the session ended (the hosted API only sets `deleted_at`); `host_lost`: the cluster host running it stopped answering',
+    'Our extension: why the session ended (the hosted API only sets `deleted_at`); `host_lost`: the cluster host running it stopped answering; `keep_expired`: it was kept and nobody deleted it before `kept.until`',
 });
 
 export const browserPoolRef = {
@@ -132,6 +133,7 @@ export const browserSession = {
     site_config_id: ours({ type: 'string', description: 'Our extension: the site config whose settings were this browser\'s defaults (its `start_url` matched)' }),
     network: browserNetwork,
     chrome_policy: { type: 'object', additionalProperties: true, description: 'The Chrome Enterprise policies the browser runs with, as given' },
+    kept: browserKept,
   },
 } as const;
 
@@ -217,6 +219,7 @@ export const browserListQuery = {
     query: { type: 'string', maxLength: 255 },
     tags: requestTags,
     include_deleted: { type: 'boolean' },
+    kept: ours({ type: 'boolean', description: 'Our extension: only sessions that are kept (true) or not (false); see POST /browsers/{id}/keep' }),
   },
 } as const;
 

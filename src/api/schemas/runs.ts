@@ -120,6 +120,19 @@ const replayInfo = {
   description: "The scenario's replay: the video's and markers' artifact names, and where each marker is",
 } as const;
 
+/** A failed scenario's browser the service kept at the failing step (`bcs run --keep-on-failure`). */
+const keptSession = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['session_id', 'until'],
+  properties: {
+    session_id: text(255),
+    live_view_url: { ...text(4096), description: 'Its live view: the page as the failing step left it' },
+    until: { ...instant, description: 'When the service that keeps it ends it, unless someone deletes it first' },
+  },
+  description: 'The browser kept at the failing step, for the person on call to open, take over, then end',
+} as const;
+
 /** `POST /runs/{run_id}/results`: one scenario's result (its last attempt; earlier ones in previous_attempts). */
 export const runResultParams = {
   type: 'object',
@@ -136,6 +149,7 @@ export const runResultParams = {
     session_id: text(255),
     trace: { ...text(1024), description: "The trace's artifact name" },
     replay: replayInfo,
+    kept_session: keptSession,
     previous_attempts: {
       type: 'array',
       maxItems: 10,

@@ -5,7 +5,7 @@ import { ApiError, seg, type Api } from '../api.js';
 import { LiveView } from '../live-view.js';
 import { href } from '../router.js';
 import { ErrorBox, Json, Section, Tags, useAction, useApi, useLoad, when } from '../ui.js';
-import { Status } from './sessions.js';
+import { Status, keptWhy } from './sessions.js';
 
 /** The session answer with the live view link the service adds (not in the wire types of every version). */
 type Session = BrowserSession & { browser_live_view_url?: string };
@@ -65,6 +65,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               <>
                 <dt>Ended</dt>
                 <dd>{when(s.deleted_at)}</dd>
+              </>
+            )}
+            {s.kept && (
+              <>
+                <dt>Kept</dt>
+                <dd>
+                  until {when(s.kept.until)}: {keptWhy(s.kept.reason)}
+                </dd>
               </>
             )}
             <dt>Timeout</dt>

@@ -1,4 +1,5 @@
-// Sessions: the live list (polled), with the ended ones and why they ended.
+// Sessions: the live list (polled), with the ended ones and why they ended, and the kept ones (a failed check's
+// browser left at its failing step) with the way to their live view.
 import { useState } from 'preact/hooks';
 import type { BrowserSession } from '../../api/types.js';
 import { href } from '../router.js';
@@ -9,8 +10,10 @@ const POLL_MS = 2000;
 
 export function SessionsPage() {
   const [withEnded, setWithEnded] = useState(true);
+  const [keptOnly, setKeptOnly] = useState(false);
   const [query, setQuery] = useState('');
-  const params = new URLSearchParams({ status: withEnded ? 'all' : 'active' });
+  const params = new URLSearchParams({ status: withEnded && !keptOnly ? 'all' : 'active' });
+  if (keptOnly) params.set('kept', 'true');
   if (query.trim()) params.set('query', query.trim());
   const path = `/browsers?${params}`;
   const { data, error, go } = usePagedLoad<BrowserSession>(path, POLL_MS);
@@ -35,6 +38,9 @@ export function SessionsPage() {
           <label>
             <input type="checkbox" checked={withEnded} onChange={(e) => setWithEnded(e.currentTarget.checked)} /> ended too
           </label>
+          <label>
+            <input type="checkbox" checked={keptOnly} onChange={(e) => setKeptOnly(e.currentTarget.checked)} /> kept only
+          </label>
         </div>
       }
     >
@@ -44,7 +50,24 @@ export function SessionsPage() {
   );
 }
 
-export function Status({ session }: { session: BrowserSession }) {
+export function Status({ session }: { session: BrowserSession & { browser_live_view_url?: string } }) {
+  const { kept } = session;
+  if (!session.deleted_at && kept) {
+    const link = session.browser_live_view_url;
+    return (
+      <span class="status kept" title={keptWhy(kept.reason)}>
+        kept until {new Date(kept.until).toLocaleTimeString()}
+        {link && (
+          <>
+            {' '}
+            <a href={link} target="_blank" rel="noreferrer">
+              live view
+            </a>
+          </>
+        )}
+      </span>
+    );
+  }
   if (!session.deleted_at) return <span class="status ok">running</span>;
   const reason = session.end_reason ? `ended: ${session.end_reason.replace(/_/g, ' ')}` : 'ended';
   return (
@@ -52,4 +75,11 @@ export function Status({ session }: { session: BrowserSession }) {
       {reason}
     </span>
   );
+}
+
+/** Why a browser is kept, in one line: the failed scenario, its step and what went wrong. */
+export function keptWhy(reason: NonNullable<BrowserSession['kept']>['reason']): string {
+  const parts = [reason.scenario && `'${reason.scenario}' failed`, reason.step && `at '${reason.step}'`, reason.run_id && `(run ${reason.run_id})`];
+  const head = parts.filter(Boolean).join(' ') || 'kept';
+  return reason.message ? `${head}: ${reason.message.split('\n')[0]}` : head;
 }

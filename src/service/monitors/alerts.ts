@@ -80,7 +80,8 @@ export class AlertSender {
         ? { run: { id: attempt.run_id, url: `${origin}/runs/${attempt.run_id}`, console_url: `${origin}/#/runs/${attempt.run_id}`, duration_ms: attempt.duration_ms } }
         : {}),
       ...(r.kind !== 'recovered' && attempt.failure ? { failure: attempt.failure } : {}),
-      ...(r.kind !== 'recovered' && attempt.kept_session ? { kept_session: attempt.kept_session } : {}),
+      // The browser kept at this run's failing step, or at an earlier one of the spell while it lives.
+      ...(r.kind !== 'recovered' && (attempt.kept_session ?? h.kept) ? { kept_session: attempt.kept_session ?? h.kept } : {}),
       summary: `[${HEADLINE[r.kind]}] ${suite.name} / ${check.name}: ${why}${r.kind === 'failing' || r.kind === 'reminder' ? streak : ''}`.slice(0, 1000),
       at: this.deps.now().toISOString(),
     };

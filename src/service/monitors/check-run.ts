@@ -72,7 +72,7 @@ export async function runCheckAttempt(deps: CheckRunDeps, of: AttemptOf, secrets
         '--reporter', 'list',
         // What the person on call opens first: the failing run's trace, kept only when it failed.
         '--trace', 'retain-on-failure',
-        ...(check.spec.keep_on_failure_seconds ? ['--keep-on-failure', `${check.spec.keep_on_failure_seconds}s`] : []),
+        ...(keepsBrowser(check, started) ? ['--keep-on-failure', `${check.spec.keep_on_failure_seconds}s`] : []),
       ],
       env: {
         ...env,
@@ -102,6 +102,17 @@ export async function runCheckAttempt(deps: CheckRunDeps, of: AttemptOf, secrets
     key.revoke();
     await cmd?.cleanup().catch(() => {});
   }
+}
+
+/**
+ * Whether this attempt keeps its browser if it fails: when the check asks, on its last attempt, and while no
+ * browser an earlier failure kept is alive: a check failing every minute must not pile up browsers.
+ */
+function keepsBrowser(check: CheckRow, now: Date): boolean {
+  if (!check.spec.keep_on_failure_seconds) return false;
+  // Only the last attempt: a failure retried after may yet pass.
+  if (check.attempt <= (check.spec.retries?.count ?? 0)) return false;
+  return !(check.health.kept && Date.parse(check.health.kept.until) > now.getTime());
 }
 
 interface Exit {

@@ -12,6 +12,14 @@ export interface CheckHealth {
   alerted: boolean;
   /** Failing runs since the last failing alert or reminder. */
   runs_since_alert: number;
+  /** The browser a failed run kept at its failing step: while it lives, later runs keep none (one per spell). */
+  kept?: KeptBrowser;
+}
+
+export interface KeptBrowser {
+  session_id: string;
+  live_view_url: string;
+  until: string;
 }
 
 export const HEALTHY: CheckHealth = { status: 'pending', consecutive_failures: 0, failing_since: null, alerted: false, runs_since_alert: 0 };
@@ -21,6 +29,8 @@ export interface RunVerdict {
   duration_ms: number;
   /** When the run finished (ISO). */
   at: string;
+  /** The browser this run kept at its failing step, if it kept one. */
+  kept?: KeptBrowser;
 }
 
 export interface PolicyOutcome {
@@ -30,7 +40,10 @@ export interface PolicyOutcome {
 }
 
 export function applyRun(prev: CheckHealth, run: RunVerdict, policy: AlertPolicy, muted: boolean): PolicyOutcome {
-  return run.passed ? passed(prev, run, policy, muted) : failed(prev, run, policy, muted);
+  const out = run.passed ? passed(prev, run, policy, muted) : failed(prev, run, policy, muted);
+  const kept = run.kept ?? (prev.kept && prev.kept.until > run.at ? prev.kept : undefined);
+  if (kept) out.health = { ...out.health, kept };
+  return out;
 }
 
 function passed(prev: CheckHealth, run: RunVerdict, policy: AlertPolicy, muted: boolean): PolicyOutcome {

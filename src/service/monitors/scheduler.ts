@@ -149,7 +149,7 @@ export class MonitorScheduler {
       return;
     }
     const muted = inMaintenance(suite.settings.maintenance ?? [], check.name, now);
-    const verdict = { passed, duration_ms: attempt.duration_ms, at: now.toISOString() };
+    const verdict = { passed, duration_ms: attempt.duration_ms, at: now.toISOString(), ...(attempt.kept_session ? { kept: attempt.kept_session } : {}) };
     const outcome = applyRun(check.health, verdict, check.spec.alert ?? {}, muted);
     const kept = await this.deps.repo.finish(
       check.id,

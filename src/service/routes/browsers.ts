@@ -51,6 +51,7 @@ export function registerBrowserRoutes(app: FastifyInstance, ctx: ServiceContext)
         status,
         query: q.query,
         tags: q.tags,
+        kept: q.kept,
         offset: q.offset,
         limit: q.limit,
       });

@@ -45,6 +45,8 @@ export interface ListQuery {
   status: BrowserStatusFilter;
   query?: string;
   tags?: Record<string, string>;
+  /** Only browsers kept (browser_keeps) or only those not. */
+  kept?: boolean;
   offset: number;
   limit: number;
 }
@@ -183,6 +185,7 @@ export class BrowsersRepo {
         OR profile_id IN (SELECT id FROM profiles WHERE lower(coalesce(name, '')) LIKE ${p} ESCAPE '\\')
         OR id IN (SELECT browser_id FROM browser_proxies WHERE lower(coalesce(proxy_id, '')) LIKE ${p} ESCAPE '\\'))`);
     }
+    if (q.kept !== undefined) where.push(sql`id ${raw(q.kept ? 'IN' : 'NOT IN')} (SELECT browser_id FROM browser_keeps)`);
     const tags = Object.entries(q.tags ?? {});
     for (const [key, value] of tags) where.push(hasTag(key, value));
     const query = sql`SELECT ${COLUMNS} FROM browsers WHERE ${join(where, ' AND ')} ORDER BY seq`;

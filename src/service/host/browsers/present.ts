@@ -1,5 +1,5 @@
 // A session as the wire shows it: one shape for /browsers, pool acquires and an invocation's browsers.
-import type { BrowserPoolRef, BrowserSession, BrowserTelemetryConfig, Profile } from '../../../api/types.js';
+import type { BrowserKept, BrowserPoolRef, BrowserSession, BrowserTelemetryConfig, Profile } from '../../../api/types.js';
 import type { BrowserRow } from '../../store/browsers-repo.js';
 import { liveViewPageUrl } from '../live/index.js';
 import type { ProfileStore } from '../profiles/index.js';
@@ -7,6 +7,7 @@ import type { BrowserProxyFields, ProxyService } from '../proxy/index.js';
 import type { CdpTokens } from '../session/index.js';
 import type { SiteConfigs } from '../sites/index.js';
 import type { TelemetryHub } from '../telemetry/index.js';
+import type { BrowserKeeper } from './keep.js';
 
 /** What presenting reads besides the row; each part left out is left out of the session too. */
 export interface PresentDeps {
@@ -16,6 +17,7 @@ export interface PresentDeps {
   proxies?: Pick<ProxyService, 'presentForEach'>;
   profiles?: Pick<ProfileStore, 'presentRefs'>;
   siteConfigs?: Pick<SiteConfigs, 'browserLinks'>;
+  keeper?: Pick<BrowserKeeper, 'presentForEach'>;
 }
 
 /** What each session links to, read for a whole page at once: one query per kind, not per session. */
@@ -24,6 +26,7 @@ interface Links {
   proxies: Map<string, BrowserProxyFields>;
   profiles: Map<string, Profile>;
   siteConfigs: Map<string, string>;
+  kept: Map<string, BrowserKept>;
 }
 
 /** `presentSession` of each row, in order; the links of all rows are read together. */
@@ -32,13 +35,14 @@ export async function presentSessions(rows: readonly BrowserRow[], origin: strin
   const ids = rows.map((row) => row.id);
   const profileIds = [...new Set(rows.flatMap((row) => (row.profile_id ? [row.profile_id] : [])))];
   const none = Promise.resolve(new Map());
-  const [telemetry, proxies, profiles, siteConfigs] = await Promise.all([
+  const [telemetry, proxies, profiles, siteConfigs, kept] = await Promise.all([
     deps.telemetry?.present(ids) ?? none,
     deps.proxies?.presentForEach(ids) ?? none,
     profileIds.length ? (deps.profiles?.presentRefs(profileIds) ?? none) : none,
     deps.siteConfigs?.browserLinks(ids) ?? none,
+    deps.keeper?.presentForEach(ids) ?? none,
   ]);
-  const links: Links = { telemetry, proxies, profiles, siteConfigs };
+  const links: Links = { telemetry, proxies, profiles, siteConfigs, kept };
   return rows.map((row) => present(row, origin, deps, links));
 }
 
@@ -78,6 +82,8 @@ function present(row: BrowserRow, origin: string, deps: PresentDeps, links: Link
   if (row.private_hosts) session.network = { private_hosts: row.private_hosts };
   if (row.chrome_policy) session.chrome_policy = row.chrome_policy;
   if (siteConfigId) session.site_config_id = siteConfigId;
+  const kept = links.kept.get(row.id);
+  if (kept) session.kept = kept;
   const endMs = row.deleted_at ? Date.parse(row.deleted_at) : Date.now();
   session.usage = { uptime_ms: Math.max(0, endMs - Date.parse(row.created_at)) };
   if (row.deleted_at) {

@@ -4,7 +4,7 @@ import type { RunResultParams, RunStep } from '../../../api/types.js';
 
 export type StoredStep = RunStep;
 
-export type StoredDetail = Pick<RunResultParams, 'tags' | 'steps' | 'previous_attempts' | 'interrupted' | 'hook' | 'session_id' | 'trace' | 'replay' | 'timed_out'>;
+export type StoredDetail = Pick<RunResultParams, 'tags' | 'steps' | 'previous_attempts' | 'interrupted' | 'hook' | 'session_id' | 'trace' | 'replay' | 'timed_out' | 'kept_session'>;
 
 /** The detail of a result sent as `p`. */
 export function detailOf(p: RunResultParams): StoredDetail {

@@ -1,5 +1,6 @@
 // What keeps a session alive: API and CDP traffic, and CDP clients connected to it. One with neither for
-// its inactivity timeout ends, unless it is parked in its pool or its Chromium is being restarted.
+// its inactivity timeout ends, unless it is parked in its pool, kept (its keep's end ends it instead), or its
+// Chromium is being restarted.
 import type { Socket } from 'node:net';
 import type { LiveSession } from './types.js';
 
@@ -15,6 +16,6 @@ export function attachClient(session: LiveSession, socket: Socket): () => void {
 
 /** Whether `session` has been inactive for its timeout at `nowMs`. */
 export function timedOut(session: LiveSession, nowMs: number): boolean {
-  if (session.ending || session.parked || session.restarting || session.connections.size > 0) return false;
+  if (session.ending || session.parked || session.keptUntil !== undefined || session.restarting || session.connections.size > 0) return false;
   return nowMs - session.lastActivity >= session.timeoutMs;
 }

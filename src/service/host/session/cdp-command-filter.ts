@@ -29,13 +29,24 @@ export class CommandFilter {
     private readonly toBrowser: (bytes: Buffer) => void,
     private readonly toClient: (bytes: Buffer) => void,
     private readonly downloads?: DownloadEvents,
+    /**
+     * Told of the client's close frame; true keeps it from the browser (a kept session, cdp-hold.ts), whose
+     * Chromium would otherwise close the connection and dispose the contexts made over it.
+     */
+    private readonly clientClosing?: () => boolean,
   ) {}
+
+  /** Whether every message begun has been passed on whole: the browser's side is between two messages. */
+  get atMessageBoundary(): boolean {
+    return this.message.length === 0;
+  }
 
   /** Throws on what the proxy cannot check (compressed frames); the caller drops the connection. */
   push(chunk: Buffer): void {
     for (const frame of this.reader.push(chunk).frames) {
       if (frame.rsv) throw new Error('compressed or extended WebSocket frames are not accepted');
       if (frame.opcode >= OPCODE.close) {
+        if (frame.opcode === OPCODE.close && this.clientClosing?.()) return;
         this.toBrowser(frame.raw); // control frames may come between the fragments of a message
         continue;
       }
@@ -77,13 +88,26 @@ export class FrameForwarder {
   private readonly reader = new WsFrameReader({ afterHttpHead: true });
   private open = false;
   private pending: Buffer[] = [];
+  private diverted: ((frame: WsFrame) => void) | undefined;
 
   constructor(
     private readonly client: Socket,
     private readonly downloads?: DownloadEvents,
   ) {}
 
+  /**
+   * From now on the browser's frames go to `onFrame` instead of the client (a held connection, cdp-hold.ts).
+   * The reader is kept, so a frame already half read is completed, not misread.
+   */
+  divert(onFrame: (frame: WsFrame) => void): void {
+    this.diverted = onFrame;
+  }
+
   push(chunk: Buffer): void {
+    if (this.diverted) {
+      for (const frame of this.reader.push(chunk).frames) this.diverted(frame);
+      return;
+    }
     const { head, frames } = this.reader.push(chunk);
     this.client.cork();
     if (head) {

@@ -2,13 +2,15 @@
 // `/browsers/{id}/cdp?jwt=<token>` for the browser, and below it Chromium's own target paths
 // (`/devtools/page/{targetId}`, as the discovery documents list them), the token in the query or the path
 // (cdp-paths.ts). After the handshake is checked, frames pass both ways as they came; only the client's
-// download commands are rewritten (cdp-downloads.ts), on a page's connection as on the browser's.
+// download commands are rewritten (cdp-downloads.ts), on a page's connection as on the browser's. A client
+// that leaves a kept session leaves its browser connection held (cdp-hold.ts).
 // Chromium's own port stays on loopback and never appears in any response.
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { BrowserClientDeps, DisconnectReason } from './client-admission.js';
 import { CommandFilter, FrameForwarder } from './cdp-command-filter.js';
 import { downloadNamer } from './cdp-downloads.js';
+import { holdBrowserConnection } from './cdp-hold.js';
 import type { LiveSession } from './types.js';
 import { WsMessageCounter } from './ws-message-counter.js';
 
@@ -22,7 +24,7 @@ export function proxyCdp(deps: BrowserClientDeps, req: IncomingMessage, socket: 
     // The browser's path is the launch's; a target's is Chromium's own, on the same DevTools server.
     const upstream = new URL(session.chromium.wsEndpoint);
     if (targetPath) upstream.pathname = targetPath;
-    pipeToBrowser(deps, req, socket, head, upstream, session.id, release, session);
+    pipeToBrowser(deps, req, socket, head, upstream, session.id, release, session, targetPath === null);
   });
 }
 
@@ -35,6 +37,7 @@ function pipeToBrowser(
   sessionId: string,
   release: () => void,
   session: LiveSession,
+  browserLevel: boolean,
 ): void {
   if (socket.destroyed) return release();
   const devtools = session.chromium.devtoolsSocket;
@@ -44,6 +47,10 @@ function pipeToBrowser(
   const fromBrowser = new WsMessageCounter(true);
   let connectedAt = 0;
   let closed = false;
+  let held = false;
+  // Only the browser's connection makes contexts; it is held once its handshake is done and no message of
+  // the client's is half passed on.
+  const holds = () => browserLevel && session.keptUntil !== undefined && !session.ending && connectedAt > 0 && commands.atMessageBoundary;
   const closeBoth = (reason: DisconnectReason) => {
     if (!closed && connectedAt) {
       const ending = !!deps.sessions.get(sessionId)?.ending;
@@ -61,7 +68,11 @@ function pipeToBrowser(
     closed = true;
     release();
     if (first && session.connections.size === 0 && !session.ending) void session.restoreDownloads();
-    upstream.destroy();
+    if (first && reason === 'client_close' && holds()) {
+      held = true;
+      holdBrowserConnection(session, upstream, toClient);
+    }
+    if (!held) upstream.destroy();
     socket.destroy();
   };
   upstream.setNoDelay(true);
@@ -70,7 +81,9 @@ function pipeToBrowser(
   // forwarded whole, so a refusal the proxy answers itself falls between two of them.
   const downloads = { namer: downloadNamer(session), hidden: new Set<string>() };
   const toClient = new FrameForwarder(socket, downloads);
-  const commands = new CommandFilter(session.browserPath, (bytes) => upstream.write(bytes), (reply) => toClient.inject(reply), downloads);
+  // The client's close frame would have Chromium close the connection: a kept session's is held instead.
+  const clientClosing = () => holds() && (closeBoth('client_close'), true);
+  const commands = new CommandFilter(session.browserPath, (bytes) => upstream.write(bytes), (reply) => toClient.inject(reply), downloads, clientClosing);
   const fromClientData = (chunk: Buffer) => {
     try {
       commands.push(chunk);

@@ -289,8 +289,31 @@ export class SessionManager {
   }
 
   startSweeper(intervalMs: number): void {
-    this.sweeper = setInterval(() => this.sweepInactive(), intervalMs);
+    this.sweeper = setInterval(() => {
+      this.sweepInactive();
+      this.sweepKept();
+    }, intervalMs);
     this.sweeper.unref();
+  }
+
+  /**
+   * Keeps a live session until `until` (host/browsers/keep.ts decides whether it may be); false when it is
+   * not live here. Keeping it again moves the end.
+   */
+  keep(id: string, until: Date): boolean {
+    const session = this.live.get(id);
+    if (!session || session.ending) return false;
+    session.keptUntil = until.getTime();
+    return true;
+  }
+
+  /** Ends the kept sessions whose keep has run out, by the service's clock (the one `until` was set by). */
+  sweepKept(now = this.deps.now()): void {
+    for (const session of this.live.values()) {
+      const until = session.keptUntil;
+      if (until === undefined || session.ending || now.getTime() < until) continue;
+      void this.end(session.id, 'keep_expired', `kept until ${new Date(until).toISOString()} and not deleted by then`);
+    }
   }
 
   sweepInactive(nowMs = Date.now()): void {

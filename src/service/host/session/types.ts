@@ -53,6 +53,12 @@ export interface LiveSession extends SessionScope {
   profile: { id: string; saveChanges: boolean } | null;
   /** Idle in its pool: never timed out, and CDP clients are refused until someone acquires it. */
   parked: boolean;
+  /**
+   * Kept (POST /browsers/{id}/keep) until this instant of the service's clock (epoch ms): no inactivity
+   * timeout ends it before, the sweep ends it then, and a CDP client that leaves it has its connection to
+   * Chromium held (cdp-hold.ts), so the contexts and pages it made stay.
+   */
+  keptUntil?: number;
   /** The session's egress proxy: PATCH switches the custom proxy it chains to. */
   readonly proxy: ProxyForwarder;
   /** The session's own network namespace, which its processes join. None: they share the host's network. */

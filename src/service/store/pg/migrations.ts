@@ -464,4 +464,14 @@ export const pgMigrations: string[] = [
   );
   CREATE INDEX monitor_alerts_listed ON monitor_alerts (coalesce(project_id, ''), at);
   `,
+  // Kept browsers (POST /browsers/{id}/keep): until when and why, one row per browser (keeping it again
+  // replaces it). The row stays after the session ends, so its record still says it was kept and why.
+  `
+  CREATE TABLE browser_keeps (
+    browser_id TEXT PRIMARY KEY,
+    until      TEXT NOT NULL,
+    reason     TEXT NOT NULL,
+    kept_at    TEXT NOT NULL
+  );
+  `,
 ];
