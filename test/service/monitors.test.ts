@@ -88,6 +88,7 @@ monitors:
     status.yaml:
       retries: { count: 1, strategy: fixed, delay: 30s }
       alert: { after_failures: 2, remind_every: 5 }
+      keep_on_failure: 5m
     quiet.yaml:
       every: 1h
   channels:
@@ -189,6 +190,12 @@ describe('monitors', { timeout: 600_000 }, () => {
     expect(alert).toMatchObject({ kind: 'failing', status: 'failing', consecutive_failures: 2, check: { name: 'status', suite: 'shop', file: 'status.yaml' } });
     expect(alert.run.url).toBe(`${svc.baseUrl}/runs/${c.last_run_id}`);
     expect(alert.failure.message).toMatch(/title/i);
+    // The browser of the first failing verdict is kept at its failing step, one for the spell, and the alert links it.
+    const kept = (await svc.call('GET', '/browsers?kept=true')).body as { session_id: string; kept: { reason: { scenario?: string } } }[];
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.kept.reason.scenario).toBe('status');
+    expect(alert.kept_session).toMatchObject({ session_id: kept[0]!.session_id });
+    expect(alert.kept_session.live_view_url).toContain(kept[0]!.session_id);
     expect(alert.summary).toContain('[FAILING] shop / status');
     const mail = await eventually(() => mails[0]);
     expect(mail).toMatchObject({ from: 'bcs@example.test', to: ['oncall@example.test'] });
