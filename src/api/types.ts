@@ -128,3 +128,12 @@ export type {
   ScenarioHistory,
   ScenarioHistoryParams,
 } from './schemas/runs.js';
+export type {
+  AlertPolicy,
+  CheckRunPoint,
+  MonitorAlertRecord,
+  MonitorCheckState,
+  MonitorSchedule,
+  MonitorStatus,
+  RetryPolicy,
+} from './schemas/monitors.js';

@@ -4,6 +4,8 @@ import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Project } from '../api/types.js';
 import { createApi, keyStore, messageOf, projectStore, type Api } from './api.js';
+import { CheckPage } from './pages/check.js';
+import { ChecksPage } from './pages/checks.js';
 import { ReplaysPage } from './pages/replays.js';
 import { ResourcePage, RESOURCE_PAGES } from './pages/resources.js';
 import { RunPage } from './pages/run.js';
@@ -113,7 +115,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string, scope: string | null
 }
 
 /** The nav's entries: a route's first part and its title; the pages under it (a run, a session) keep it current. */
-const NAV: [string, string][] = [['sessions', 'Sessions'], ['runs', 'Runs'], ...RESOURCE_PAGES.map((p): [string, string] => [p.id, p.title])];
+const NAV: [string, string][] = [['sessions', 'Sessions'], ['runs', 'Runs'], ['checks', 'Checks'], ...RESOURCE_PAGES.map((p): [string, string] => [p.id, p.title])];
 
 /**
  * The projects an org-wide key can pick: read at sign-in (and page load), and again whenever the picker is
@@ -223,6 +225,8 @@ const SECTIONS: Record<string, (rest: string[], query: URLSearchParams) => JSX.E
     if (id) return <RunPage runId={id} focus={query.get('result')} />;
     return <RunsPage query={query} />;
   },
+  // Keyed by id: another check's page starts empty rather than showing the last one's until it loads.
+  checks: ([id], query) => (id ? <CheckPage key={id} checkId={id} /> : <ChecksPage query={query} />),
 };
 
 function Page({ route }: { route: Route }) {
