@@ -56,6 +56,7 @@ const HOST_DEPS: Record<string, string[]> = {
   credentials: [],
   runs: [],
   auth: ['browser', 'browsers', 'credentials', 'fs', 'process', 'profiles', 'proxy', 'session', 'sites'],
+  monitors: ['apps', 'credentials', 'fs', 'network', 'process', 'runs'],
 };
 /**
  * The runner's layers, lowest first: results and reporters; executing one plan; running suites of them

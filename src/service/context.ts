@@ -16,7 +16,7 @@ import type { EventLog } from './host/event-log.js';
 import type { AuthConnections, LoginFlows } from './host/auth/index.js';
 import type { SiteConfigs } from './host/sites/index.js';
 import type { Runs } from './host/runs/index.js';
-import type { Monitors } from './monitors/index.js';
+import type { Monitors } from './host/monitors/index.js';
 import type { BrowserKeeper, BrowserLauncher } from './host/browsers/index.js';
 import type { CredentialProviders, CredentialStore } from './host/credentials/index.js';
 import type { ApiKeysRepo } from './store/api-keys-repo.js';

@@ -5,8 +5,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerOptions } from 'smtp-server';
 import { EgressPolicy, ServicePorts } from '../../src/service/host/network/index.js';
-import type { Alert } from '../../src/service/monitors/alert.js';
-import { allowAddressUnder, type DeliveryDeps, type Resolve } from '../../src/service/monitors/channels/index.js';
+import type { Alert } from '../../src/service/host/monitors/alert.js';
+import { allowAddressUnder, type DeliveryDeps, type Resolve } from '../../src/service/host/monitors/channels/index.js';
 
 export const NOW_MS = 1_800_000_000_000;
 export const NOW_S = NOW_MS / 1000;

@@ -2,8 +2,8 @@
 // and a real SMTP server. No clock, no sleep: time is injected (the signature's timestamp, Retry-After
 // dates) and so is the wait between attempts, which the tests record instead of waiting.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Channel } from '../../src/service/monitors/alert.js';
-import { allowAddressUnder, deliver, verifySignature, type Resolve } from '../../src/service/monitors/channels/index.js';
+import type { Channel } from '../../src/service/host/monitors/alert.js';
+import { allowAddressUnder, deliver, verifySignature, type Resolve } from '../../src/service/host/monitors/channels/index.js';
 import { EgressPolicy, ServicePorts } from '../../src/service/host/network/index.js';
 import { alertNetworksOf } from '../../src/service/index.js';
 import { alert, checkAuth, deps, hosted, local, names, NOW_MS, NOW_S, readable, Receiver, smtpServer, type Seen } from './alert-channels-fixtures.js';

@@ -1,7 +1,7 @@
 // The alert policy and the scheduling arithmetic, without a clock: every instant is given.
 import { describe, expect, it } from 'vitest';
-import { applyRun, HEALTHY, type CheckHealth } from '../../src/service/monitors/policy.js';
-import { inMaintenance, nextAfterRun, nextOccurrence, retryDelayMs } from '../../src/service/monitors/timing.js';
+import { applyRun, HEALTHY, type CheckHealth } from '../../src/service/host/monitors/policy.js';
+import { inMaintenance, nextAfterRun, nextOccurrence, retryDelayMs } from '../../src/service/host/monitors/timing.js';
 import type { AlertPolicy } from '../../src/api/schemas/monitors.js';
 
 const T0 = Date.parse('2030-01-07T03:00:00Z');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMTPServer } from 'smtp-server';
-import { verifySignature } from '../../src/service/monitors/channels/index.js';
+import { verifySignature } from '../../src/service/host/monitors/channels/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { inlineFiles } from '../helpers/inline-files.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';

@@ -3,7 +3,7 @@
 import { expect, it } from 'vitest';
 import { describeStores } from '../helpers/stores.js';
 import { MonitorsRepo, type SuiteRow } from '../../src/service/store/monitors-repo.js';
-import { HEALTHY } from '../../src/service/monitors/policy.js';
+import { HEALTHY } from '../../src/service/host/monitors/policy.js';
 import type { MonitorCheckSpec } from '../../src/api/schemas/monitors.js';
 
 const T = '2030-01-01T00:00:00.000Z';

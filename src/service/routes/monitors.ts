@@ -18,7 +18,7 @@ import {
 } from '../../api/schemas/monitors.js';
 import type { ServiceContext } from '../context.js';
 import { invalidField } from '../host/errors.js';
-import { readMonitorDeploy } from '../monitors/deploy-request.js';
+import { readMonitorDeploy } from '../host/monitors/index.js';
 import { noBody, noContent, ok } from './responses.js';
 import { acceptMultipart } from './uploads.js';
 

@@ -2,10 +2,29 @@
 // with each one's schedule state and health, the recent runs a check overview shows, and the alerts raised.
 // A check is claimed for a run by one conditional UPDATE, so two schedulers on one database never start the
 // same due run twice.
-import type { CheckHealth } from '../monitors/policy.js';
-import type { MonitorCheckSpec, MonitorManifest } from '../../api/schemas/monitors.js';
+import type { MonitorCheckSpec, MonitorManifest, MonitorStatus } from '../../api/schemas/monitors.js';
 import type { Database, Queryable } from './database.js';
 import { inList, join, raw, sql } from './sql.js';
+
+/** A check's standing as the alert policy keeps it (host/monitors/policy.ts). */
+export interface CheckHealth {
+  status: MonitorStatus;
+  consecutive_failures: number;
+  /** When the current failing streak began. */
+  failing_since: string | null;
+  /** Whether the channels were told about the current failing or degraded spell (so recovery is worth telling). */
+  alerted: boolean;
+  /** Failing runs since the last failing alert or reminder. */
+  runs_since_alert: number;
+  /** The browser a failed run kept at its failing step: while it lives, later runs keep none (one per spell). */
+  kept?: KeptBrowser;
+}
+
+export interface KeptBrowser {
+  session_id: string;
+  live_view_url: string;
+  until: string;
+}
 
 export interface SuiteRow {
   id: string;

@@ -2,11 +2,11 @@
 // what it reported read back from this service's own /runs: the run it made (found by a tag only this attempt
 // carries), how it ended, and where its failure can be looked at.
 import { spawn } from 'node:child_process';
-import type { ScenarioHistory } from '../../api/types.js';
-import type { AppKeys } from '../host/apps/index.js';
-import type { Runs } from '../host/runs/index.js';
-import { newId } from '../ids.js';
-import type { CheckRow, SuiteRow } from '../store/monitors-repo.js';
+import type { ScenarioHistory } from '../../../api/types.js';
+import type { AppKeys } from '../apps/index.js';
+import type { Runs } from '../runs/index.js';
+import { newId } from '../../ids.js';
+import type { CheckRow, SuiteRow } from '../../store/monitors-repo.js';
 import type { AlertFailure, AlertKeptSession } from './alert.js';
 import type { CheckLauncher } from './check-launcher.js';
 

@@ -7,10 +7,10 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { newId } from '../ids.js';
-import { unavailable } from '../host/errors.js';
-import { HOME_DIR, HostView, TMP_DIR, handOverView } from '../host/fs/index.js';
-import { DEFAULT_PATH, TOOLS_DIRS, inSandboxSystem, nodeInSandbox, sandboxCommand, type Sandbox } from '../host/process/index.js';
+import { newId } from '../../ids.js';
+import { unavailable } from '../errors.js';
+import { HOME_DIR, HostView, TMP_DIR, handOverView } from '../fs/index.js';
+import { DEFAULT_PATH, TOOLS_DIRS, inSandboxSystem, nodeInSandbox, sandboxCommand, type Sandbox } from '../process/index.js';
 
 const CHECK_DIR = '/check';
 const HEAP_MB = 1024;

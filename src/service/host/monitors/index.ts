@@ -6,3 +6,5 @@ export { SuiteBundles } from './bundle.js';
 export { runCheckAttempt, type CheckAttempt } from './check-run.js';
 export { readAllSecrets } from './secrets.js';
 export type { Alert, Channel } from './alert.js';
+export { readMonitorDeploy } from './deploy-request.js';
+export { allowAddressUnder, deliver } from './channels/index.js';

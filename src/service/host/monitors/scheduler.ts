@@ -2,8 +2,8 @@
 // relies on that: a run is claimed by a conditional UPDATE, so a due run starts once whoever ticks. A failed
 // attempt with retries left comes back after its backoff; the last attempt's verdict goes through the alert
 // policy. A claim whose owner is gone (a restart, a lost host) is given back and the attempt runs again.
-import type { CheckRow, CheckRunRow, MonitorsRepo, SuiteRow } from '../store/monitors-repo.js';
-import { newId } from '../ids.js';
+import type { CheckRow, CheckRunRow, MonitorsRepo, SuiteRow } from '../../store/monitors-repo.js';
+import { newId } from '../../ids.js';
 import type { CheckAttempt } from './check-run.js';
 import { applyRun } from './policy.js';
 import { inMaintenance, nextAfterRun, retryDelayMs } from './timing.js';

@@ -1,7 +1,7 @@
 // When things happen for a check: its next scheduled run, the wait before a retry, and whether a maintenance
 // window holds its alerts. Every function takes the instant it reasons about; none reads a clock.
 import { createRequire } from 'node:module';
-import type { MaintenanceWindow, MonitorSchedule, RetryPolicy } from '../../api/schemas/monitors.js';
+import type { MaintenanceWindow, MonitorSchedule, RetryPolicy } from '../../../api/schemas/monitors.js';
 
 /** croner, loaded when monitors are first used rather than by every service start. */
 const croner = () => createRequire(import.meta.url)('croner') as typeof import('croner');

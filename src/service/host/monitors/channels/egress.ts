@@ -5,7 +5,7 @@
 // a delivery to a private or loopback address.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
-import { EgressPolicy, EgressRefused, PrivateHosts } from '../../host/network/index.js';
+import { EgressPolicy, EgressRefused, PrivateHosts } from '../../network/index.js';
 import { DestinationRefused } from './errors.js';
 
 /** Whether an alert may connect to `ip` (already resolved) on `port`. */

@@ -1,26 +1,10 @@
 // The alert policy: what one finished check run does to the check's state and which alert it raises. Pure, so
 // every rule (N in a row, M minutes, reminders, recovery, degraded, maintenance) is tested without a clock.
-import type { AlertPolicy, MonitorStatus } from '../../api/schemas/monitors.js';
+import type { AlertPolicy } from '../../../api/schemas/monitors.js';
 import type { AlertKind } from './alert.js';
+import type { CheckHealth, KeptBrowser } from '../../store/monitors-repo.js';
 
-export interface CheckHealth {
-  status: MonitorStatus;
-  consecutive_failures: number;
-  /** When the current failing streak began. */
-  failing_since: string | null;
-  /** Whether the channels were told about the current failing or degraded spell (so recovery is worth telling). */
-  alerted: boolean;
-  /** Failing runs since the last failing alert or reminder. */
-  runs_since_alert: number;
-  /** The browser a failed run kept at its failing step: while it lives, later runs keep none (one per spell). */
-  kept?: KeptBrowser;
-}
-
-export interface KeptBrowser {
-  session_id: string;
-  live_view_url: string;
-  until: string;
-}
+export type { CheckHealth, KeptBrowser };
 
 export const HEALTHY: CheckHealth = { status: 'pending', consecutive_failures: 0, failing_since: null, alerted: false, runs_since_alert: 0 };
 

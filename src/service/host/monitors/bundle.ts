@@ -5,8 +5,8 @@
 import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
-import { DomainError, invalidField } from '../host/errors.js';
-import { extractZip, withWalk } from '../host/fs/index.js';
+import { DomainError, invalidField } from '../errors.js';
+import { extractZip, withWalk } from '../fs/index.js';
 
 const MAX_ENTRIES = 20_000;
 const MAX_UNPACKED_BYTES = 512 * 1024 * 1024;

@@ -1,11 +1,11 @@
 // Monitors as the routes see them: deploy a suite (its zip and manifest), list and read checks with their
 // state and recent runs, pause, resume and trigger them, delete a suite, list alerts. Everything is addressed
 // within the caller's project. Running them is the scheduler's (scheduler.ts).
-import type { MonitorCheckSpec, MonitorCheckState, MonitorDeployment, MonitorManifest, MonitorStatus, MonitorAlertRecord } from '../../api/schemas/monitors.js';
-import { conflict, invalidField, notFound } from '../host/errors.js';
-import { lookUpByIdInProject } from '../host/find-in-project.js';
-import { newId } from '../ids.js';
-import type { CheckRow, CheckRunRow, MonitorsRepo, SuiteRow } from '../store/monitors-repo.js';
+import type { MonitorCheckSpec, MonitorCheckState, MonitorDeployment, MonitorManifest, MonitorStatus, MonitorAlertRecord } from '../../../api/schemas/monitors.js';
+import { conflict, invalidField, notFound } from '../errors.js';
+import { lookUpByIdInProject } from '../find-in-project.js';
+import { newId } from '../../ids.js';
+import type { CheckRow, CheckRunRow, MonitorsRepo, SuiteRow } from '../../store/monitors-repo.js';
 import type { SuiteBundles } from './bundle.js';
 import { HEALTHY } from './policy.js';
 import { checkCron, nextOccurrence } from './timing.js';

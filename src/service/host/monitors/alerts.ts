@@ -2,8 +2,8 @@
 // channels (their secrets read now, not at deploy), and recorded with how each delivery went. A muted alert
 // (a maintenance window) is recorded and not sent. Deliveries run in parallel; one failing channel never
 // holds back another, and a delivery never throws.
-import { newId } from '../ids.js';
-import type { MonitorsRepo } from '../store/monitors-repo.js';
+import { newId } from '../../ids.js';
+import type { MonitorsRepo } from '../../store/monitors-repo.js';
 import type { Alert, AlertKind, Channel } from './alert.js';
 import type { RaisedAlert } from './scheduler.js';
 import { resolveChannel, type SecretReader } from './secrets.js';

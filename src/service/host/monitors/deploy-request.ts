@@ -3,9 +3,9 @@
 import type { Multipart } from '@fastify/multipart';
 import { Ajv } from 'ajv';
 import { join } from 'node:path';
-import { monitorManifest, type MonitorManifest } from '../../api/schemas/monitors.js';
-import { badRequest, invalidField, validationDetails } from '../host/errors.js';
-import { multipartError, spoolUpload } from '../host/fs/index.js';
+import { monitorManifest, type MonitorManifest } from '../../../api/schemas/monitors.js';
+import { badRequest, invalidField, validationDetails } from '../errors.js';
+import { multipartError, spoolUpload } from '../fs/index.js';
 
 const validate = new Ajv({ allErrors: true, strict: false }).compile(monitorManifest);
 

@@ -1,8 +1,8 @@
 // A deployed suite's secrets, read when a check runs (never stored with the deploy, never in its files): a value
 // of one of the project's credentials, or one of the service's own BCS_SECRET_* variables, which its operator
 // set for monitors. Channels name them the same way, so a Slack URL's token lives where passwords do.
-import type { MonitorChannelSpec, SecretSource } from '../../api/schemas/monitors.js';
-import type { CredentialStore } from '../host/credentials/index.js';
+import type { MonitorChannelSpec, SecretSource } from '../../../api/schemas/monitors.js';
+import type { CredentialStore } from '../credentials/index.js';
 import type { Channel } from './alert.js';
 
 /** A secret that could not be read; the message names it and where it was looked for, never a value. */
