@@ -51,6 +51,8 @@ export function registerServe(program: Command, finish: Finish): void {
         .choices(['hosted', 'local'])
         .default('hosted'),
     )
+    .option('--runs-retention-days <days>', 'delete kept runs (`bcs run --report-to`) and their artifact files this many days after their last activity (0: keep them forever)', '90')
+    .option('--runs-stale-hours <hours>', 'end a kept run as interrupted when its runner has sent nothing for this many hours (0: never)', '6')
     .option('--strict-wire', "serve the hosted API's wire only: our extension routes answer 404, our extension fields are left out of answers and refused in requests (to try clients against what the hosted service has)")
     .action(async (o, cmd: Command) => {
       const role = o.role as 'all' | 'api' | 'host';
@@ -100,6 +102,8 @@ async function serveService(o: Record<string, any>, role: 'all' | 'host', databa
   const maxSessions = o.maxSessions === undefined ? undefined : integerOption('--max-sessions', o.maxSessions, 1, 100_000);
   const queueTimeoutS = integerOption('--create-queue-timeout', o.createQueueTimeout, 0, 3600);
   const drainS = integerOption('--drain-seconds', o.drainSeconds, 0, 86_400);
+  const runsRetentionDays = integerOption('--runs-retention-days', o.runsRetentionDays, 0, 36_500);
+  const runsStaleHours = integerOption('--runs-stale-hours', o.runsStaleHours, 0, 8760);
   const { startService, SandboxRequiredError, DatabaseInUseError, SecretsKeyError, publicOriginOf } = await import('../../src/service/index.js');
   publicUrlOption(o.publicUrl, publicOriginOf);
   if (o.advertiseUrl !== undefined) publicUrlOption(o.advertiseUrl, (u) => publicOriginOf(u));
@@ -125,6 +129,8 @@ async function serveService(o: Record<string, any>, role: 'all' | 'host', databa
     createQueueTimeoutMs: queueTimeoutS * 1000,
     networkPolicy: o.networkPolicy,
     strictWire: o.strictWire === true,
+    runsRetentionDays,
+    runsStaleAfterMs: runsStaleHours * 3_600_000,
   }).catch((err: unknown) => {
     if (err instanceof DatabaseInUseError) {
       process.stderr.write(`bcs serve: refusing to start: ${err.message}\n`);
