@@ -163,7 +163,10 @@ export class Runs {
     return again(stored);
   }
 
-  /** Files first: a delete cut off between the two leaves rows whose downloads are 404s, which the next delete (or retention) ends; the other order would leave files nothing names. */
+  /**
+   * Files first: a delete cut off between the two leaves rows whose downloads are 404s, which the next delete
+   * (or retention) ends; the other order would leave files that nothing names.
+   */
   async delete(run: RunRow): Promise<void> {
     await this.deps.files.removeRun(run.id);
     await this.deps.repo.deleteRuns([run.id]);
