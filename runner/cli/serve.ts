@@ -53,6 +53,8 @@ export function registerServe(program: Command, finish: Finish): void {
         .default('hosted'),
     )
     .addOption(new Option('--alert-private-networks <list>', "comma-separated private addresses and ranges (10.0.0.0/8, 192.168.1.5) monitors' alert channels may reach although the network policy refuses private destinations: an internal webhook receiver or mail relay").env('BCS_ALERT_PRIVATE_NETWORKS'))
+    .option('--runs-retention-days <days>', 'delete kept runs (`bcs run --report-to`) and their artifact files this many days after their last activity (0: keep them forever)', '90')
+    .option('--runs-stale-hours <hours>', 'end a kept run as interrupted when its runner has sent nothing for this many hours (0: never)', '6')
     .option('--strict-wire', "serve the hosted API's wire only: our extension routes answer 404, our extension fields are left out of answers and refused in requests (to try clients against what the hosted service has)")
     .action(async (o, cmd: Command) => {
       const role = o.role as 'all' | 'api' | 'host';
@@ -102,6 +104,8 @@ async function serveService(o: Record<string, any>, role: 'all' | 'host', databa
   const maxSessions = o.maxSessions === undefined ? undefined : integerOption('--max-sessions', o.maxSessions, 1, 100_000);
   const queueTimeoutS = integerOption('--create-queue-timeout', o.createQueueTimeout, 0, 3600);
   const drainS = integerOption('--drain-seconds', o.drainSeconds, 0, 86_400);
+  const runsRetentionDays = integerOption('--runs-retention-days', o.runsRetentionDays, 0, 36_500);
+  const runsStaleHours = integerOption('--runs-stale-hours', o.runsStaleHours, 0, 8760);
   const { startService, SandboxRequiredError, DatabaseInUseError, SecretsKeyError, publicOriginOf, alertNetworksOf } = await import('../../src/service/index.js');
   publicUrlOption(o.publicUrl, publicOriginOf);
   const alertPrivateNetworks = o.alertPrivateNetworks ? String(o.alertPrivateNetworks).split(',').map((e: string) => e.trim()).filter(Boolean) : undefined;
@@ -136,6 +140,8 @@ async function serveService(o: Record<string, any>, role: 'all' | 'host', databa
     // Deployed monitors run as `bcs run` processes of this very package.
     monitorRunner: { packageDir: packageRoot() },
     alertPrivateNetworks,
+    runsRetentionDays,
+    runsStaleAfterMs: runsStaleHours * 3_600_000,
   }).catch((err: unknown) => {
     if (err instanceof DatabaseInUseError) {
       process.stderr.write(`bcs serve: refusing to start: ${err.message}\n`);

@@ -1,6 +1,7 @@
 // A scenario's result as the service's /runs routes take it (src/api/schemas/runs.ts), and the files of it to
 // upload. The wire bounds every text; what a run produced beyond them is cut, never refused, so one long step
 // name cannot lose a scenario's result.
+import { createHash } from 'node:crypto';
 import type { ArtifactKind, RunResultParams, RunStep } from '../../src/api/index.js';
 import { locationOf, type ScenarioResult, type StepResult } from './results.js';
 
@@ -77,6 +78,20 @@ export function wireResult(r: ScenarioResult): RunResultParams {
       : {}),
     ...(r.previous_attempts?.length ? { previous_attempts: r.previous_attempts.slice(-10).map(attempt) } : {}),
   };
+}
+
+/** What the wire takes as a key: one line of at most 512 characters. */
+const MAX_KEY = 512;
+
+/**
+ * The result's key within its run, so the service knows a POST sent again after a lost answer: its file, name
+ * and attempt, and its count when one run reports the same scenario more than once (`nth`, from 1). A key
+ * the wire would not take is sent as its hash, which is as stable.
+ */
+export function resultKey(r: Pick<ScenarioResult, 'file' | 'name' | 'attempt'>, nth = 1): string {
+  const key = `${r.file}::${r.name}::${r.attempt ?? 1}${nth > 1 ? `::${nth}` : ''}`;
+  if (key.length <= MAX_KEY && !/[\u0000-\u001f\u007f]/.test(key)) return key;
+  return `sha256:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 export interface ArtifactFile {

@@ -108,6 +108,15 @@ export interface ServiceOptions {
   /** How often auth connections' due health checks are looked for (default 30 s). */
   authHealthTickMs?: number;
   /**
+   * A run left `running` (its runner died) with no result, artifact or finish for this long is ended as
+   * `interrupted`, keeping its results (default 6 h; 0: never).
+   */
+  runsStaleAfterMs?: number;
+  /** Runs whose last activity is older than this many days are deleted with their files (default 90; 0: kept forever). */
+  runsRetentionDays?: number;
+  /** How often idle and expired runs are looked for (default 5 min). */
+  runsSweepIntervalMs?: number;
+  /**
    * The egress rules for sessions' traffic: 'hosted' (the default) refuses private and loopback addresses
    * unless a browser lists them in network.private_hosts; 'local' lets sessions reach this host's loopback
    * (local development). Port 25 and the service's own ports are refused under both.

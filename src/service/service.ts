@@ -36,7 +36,7 @@ import { EventLog } from './host/event-log.js';
 import { AuthConnections, HealthChecks, LoginFlows, flowBrowserLauncher } from './host/auth/index.js';
 import { AuthConnectionsRepo } from './store/auth-connections-repo.js';
 import { SiteConfigs } from './host/sites/index.js';
-import { ArtifactFiles, Runs } from './host/runs/index.js';
+import { ArtifactFiles, Runs, RunUpkeep } from './host/runs/index.js';
 import { RunsRepo } from './store/runs-repo.js';
 import { MonitorsRepo } from './store/monitors-repo.js';
 import { AlertSender, CheckLauncher, MonitorScheduler, Monitors, SuiteBundles, allowAddressUnder, deliver, readAllSecrets, runCheckAttempt } from './host/monitors/index.js';
@@ -85,6 +85,8 @@ export interface RunningService extends PublicRunningService {
   sandbox: Sandbox | null;
   /** Every HTTP route the app serves (method and URL pattern). */
   routes(): RouteEntry[];
+  /** Ends idle runs and deletes expired ones; its sweep runs where once-per-database work runs. */
+  runUpkeep: RunUpkeep;
 }
 
 /** How long requests under way may take to finish once the service is stopping (http-shutdown.ts). */
@@ -192,7 +194,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // Runs' artifacts (screenshots, traces, videos) are files beside the others, never rows.
   const runArtifacts = new ArtifactFiles(join(blobDir, 'runs'));
   await runArtifacts.prepare();
-  const runs = new Runs({ repo: new RunsRepo(database), files: runArtifacts, now });
+  const runsRepo = new RunsRepo(database);
+  const runs = new Runs({ repo: runsRepo, files: runArtifacts, now });
+  // Idle runs ended, expired ones deleted: swept where the once-per-database work runs (below).
+  const runUpkeep = new RunUpkeep({ repo: runsRepo, files: runArtifacts, now, log,
+    staleAfterMs: opts.runsStaleAfterMs, retentionDays: opts.runsRetentionDays, intervalMs: opts.runsSweepIntervalMs });
   const chromePolicy = chromePolicySupport(chromium, sandbox, sandboxReason);
   let invocations: Invocations | undefined;
   // One way to create a browser, for POST /browsers, pools and login flows alike.
@@ -366,6 +372,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     await invocations.recover();
     await loginFlows.recover();
     healthChecks.start();
+    runUpkeep.start();
     await pools.start(poolHosts?.all());
     if (!checkLauncher.unavailableReason) scheduler.start(opts.monitorTickMs ?? 1000);
   };
@@ -429,6 +436,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       // A check cut off here is given back and runs again at the next start: not the check's failure.
       await scheduler.close();
       await healthChecks.close();
+      await runUpkeep.close();
       await loginFlows.close();
       await invocations.close();
       await Promise.all([deployments.close(), workers.close()]);
@@ -483,6 +491,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     secretsKeyGiven: opts.secretsKeyFile !== undefined,
     cluster: membership && hostId && clusterUrl ? { hostId, url: clusterUrl, isLeader: () => membership.isLeader } : undefined,
     routes: () => [...app.routeTable],
+    runUpkeep,
     close,
     drain,
   };

@@ -54,6 +54,8 @@ describe('bcs serve --drain-seconds', () => {
       ['--max-sessions', '0', '--max-sessions must be 1-100000'],
       ['--create-queue-timeout', 'soon', '--create-queue-timeout must be 0-3600'],
       ['--drain-seconds', '-1', '--drain-seconds must be 0-86400'],
+      ['--runs-retention-days', 'forever', '--runs-retention-days must be 0-36500'],
+      ['--runs-stale-hours', '-2', '--runs-stale-hours must be 0-8760'],
       ['--public-url', 'https://browsers.example.com/bcs', '--public-url: the public URL'],
       ['--public-url', 'ftp://browsers.example.com', 'must be http:// or https://'],
     ] as const) {

@@ -1,7 +1,9 @@
 // `bcs run --report-to`: a real run of a passing, a failing (with screenshots) and a flaky scenario, reported to
 // a real service on SQLite and on PostgreSQL; the service then shows the run, its results, the artifacts' bytes
-// as written and each scenario's history. A service that cannot be reached is said, and fails no run.
-import { createServer, type Server } from 'node:http';
+// as written and each scenario's history. Answers lost on the way (and a 503) are retried without anything
+// kept twice; an empty shard still makes and finishes its run. A service that cannot be reached is said, and
+// fails no run.
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -34,6 +36,41 @@ afterAll(() => {
 /** A scenario that opens `path`, screenshots it and expects the title `ok`. */
 const titleCheck = (name: string, path: string) =>
   `name: ${name}\nsteps:\n  - goto: "{{ site }}${path}"\n  - screenshot: page\n  - expect: { title: ok, timeout: 300ms }\n`;
+
+/**
+ * A proxy to `target` that loses answers: the first request of each kind (create, result, upload, finish)
+ * reaches the service and is done there, but its answer never comes back (the connection is cut); the first
+ * result after that is answered 503 without reaching the service. What a flaky network does to a runner.
+ */
+async function lossyProxy(target: string): Promise<{ url: string; lost: string[]; close(): void }> {
+  const lost: string[] = [];
+  const kindOf = (method: string, path: string) =>
+    method !== 'POST' ? undefined : /\/artifacts\?/.test(path) ? 'upload' : /\/results$/.test(path) ? 'result' : /\/finish$/.test(path) ? 'finish' : path === '/runs' ? 'create' : undefined;
+  let refused = false;
+  const server = createServer((req, res) => {
+    const kind = kindOf(req.method!, req.url!);
+    if (kind === 'result' && lost.includes('result') && !refused) {
+      refused = true;
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"code":"unavailable","message":"try again"}');
+      return;
+    }
+    const lose = kind !== undefined && !lost.includes(kind);
+    if (lose) lost.push(kind!);
+    const upstream = request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      if (lose) {
+        // Done on the service; the runner never hears of it.
+        answer.resume().on('end', () => req.socket.destroy());
+        return;
+      }
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lost, close: () => server.close() };
+}
 
 const { url: pgUrl, missing: pgMissing } = postgresServer();
 const stores = [
@@ -112,6 +149,52 @@ for (const { store, databaseUrl, skip } of stores) {
       // The failure's own screenshot: the one taken at the failing step of the last attempt.
       const shot = bad.artifacts.find((a: { url: string }) => a.url === badHistory.last_failure.screenshot_url);
       expect(shot).toMatchObject({ kind: 'screenshot', step_index: failing.index, attempt: 2 });
+    });
+
+    it('keeps each result, artifact and the end once when answers are lost and requests sent again', async () => {
+      const tag = `${store.toLowerCase()}-lossy`;
+      titles.set(`/${tag}/good`, ['ok']);
+      titles.set(`/${tag}/bad`, ['nope']);
+      await project.write({ [`${tag}/good.yaml`]: titleCheck('good page', `/${tag}/good`), [`${tag}/bad.yaml`]: titleCheck('bad page', `/${tag}/bad`) });
+      const proxy = await lossyProxy(svc.baseUrl);
+      try {
+        const out = project.path(`${tag}-out`);
+        const res = await project.run(
+          ['run', `${tag}/good.yaml`, `${tag}/bad.yaml`, '--var', `site=${siteUrl}`, '--reporter', 'json', '--output-dir', out, '--report-to', proxy.url, '--suite', tag],
+          { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey },
+        );
+        expect(res.code, res.stderr).toBe(1);
+        expect(proxy.lost.sort()).toEqual(['create', 'finish', 'result', 'upload']);
+        const runs = (await svc.call('GET', `/runs?suite=${tag}`)).body;
+        expect(runs).toHaveLength(1);
+        const [run] = runs;
+        expect(run).toMatchObject({ status: 'failed', summary: { total: 2, passed: 1, failed: 1 } });
+        const full = (await svc.call('GET', `/runs/${run.id}`)).body;
+        expect(full.results.map((r: { name: string }) => r.name).sort()).toEqual(['bad page', 'good page']);
+        const local = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
+        const localFiles = local.scenarios.flatMap((s: { steps: { artifacts: { path: string }[] }[] }) => s.steps.flatMap((st) => st.artifacts.map((a) => a.path)));
+        const stored = full.results.flatMap((r: { artifacts: { name: string }[] }) => r.artifacts.map((a) => a.name));
+        expect(stored.sort()).toEqual([...localFiles].sort());
+        expect(res.stderr).toContain(`--report-to: run ${run.id} stored: 2 results, ${localFiles.length} artifacts`);
+        expect(res.stderr).not.toContain('did not get all of the run');
+      } finally {
+        proxy.close();
+      }
+    });
+
+    it('makes and finishes the run of a shard with nothing to run', async () => {
+      const tag = `${store.toLowerCase()}-shards`;
+      await project.write({ [`${tag}/one.yaml`]: titleCheck('one', '/one'), [`${tag}/two.yaml`]: titleCheck('two', '/two') });
+      // Two files in three shards: the third has none.
+      const res = await project.run(['run', tag, '--shard', '3/3', '--var', `site=${siteUrl}`, '--report-to', svc.baseUrl, '--suite', tag], { BCS_BASE_URL: svc.baseUrl, BCS_API_KEY: svc.apiKey, CI: '1' });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toContain('shard 3/3 has no scenarios');
+      const runs = (await svc.call('GET', `/runs?suite=${tag}`)).body;
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toMatchObject({ shard: { index: 3, total: 3 }, trigger: 'ci', status: 'passed', summary: { total: 0, passed: 0, failed: 0, errored: 0, flaky: 0 } });
+      expect(runs[0].finished_at).not.toBeNull();
+      expect(res.stderr).toContain(`--report-to: run ${runs[0].id} stored: 0 results, 0 artifacts`);
+      expect((await svc.call('GET', `/runs/${runs[0].id}`)).body.results).toEqual([]);
     });
 
     it.skipIf(store !== 'SQLite')('keeps scheduled runs the same way, as `schedule` runs of the suite', async () => {

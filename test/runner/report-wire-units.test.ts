@@ -3,7 +3,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { runResultParams } from '../../src/api/schemas/runs.js';
-import { artifactFiles, wireResult } from '../../runner/reporters/report-wire.js';
+import { artifactFiles, resultKey, wireResult } from '../../runner/reporters/report-wire.js';
 import { finishOf } from '../../runner/reporters/report-to.js';
 import type { ScenarioResult, StepResult } from '../../runner/reporters/results.js';
 import { parseConfig } from '../../runner/suite/config.js';
@@ -35,6 +35,17 @@ describe('--report-to wire', () => {
     expect(wire.steps[1]).toMatchObject({ location: 'a.yaml:3:5', replay_offset_ms: 0, artifacts: ['checkout/failure.png'] });
     expect(wire.steps[1]).not.toHaveProperty('output');
     expect(wire.duration_ms).toBe(100);
+  });
+
+  it('keys a result by its file, name and attempt (and its count in the run), hashed where the wire would not take it', () => {
+    expect(resultKey(scenario())).toBe('a.yaml::checkout::1');
+    expect(resultKey(scenario({ attempt: 3 }), 2)).toBe('a.yaml::checkout::3::2');
+    const long = resultKey(scenario({ file: `${'d/'.repeat(300)}a.yaml` }));
+    expect(long).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(resultKey(scenario({ file: `${'d/'.repeat(300)}a.yaml` }))).toBe(long);
+    expect(resultKey(scenario({ name: 'two\nlines' }))).toMatch(/^sha256:/);
+    expect(validate({ ...wireResult(scenario()), key: resultKey(scenario()) }), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...wireResult(scenario()), key: long })).toBe(true);
   });
 
   it("lists each attempt's files once: step artifacts, trace, replay video and markers", () => {

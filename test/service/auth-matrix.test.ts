@@ -130,7 +130,7 @@ describe('every route refuses requests without a live key', () => {
   it('covers the whole route table', () => {
     const urls = new Set(svc.routes().map((r) => `${r.method} ${r.url}`));
     // A sample across groups, so an empty or partial table cannot pass the matrix below.
-    for (const route of ['POST /browsers', 'GET /browser_pools', 'POST /browsers/:id/process/exec', 'POST /browsers/:id/keep', 'GET /org/api_keys', 'PATCH /projects/:id_or_name', 'GET /audit-logs', 'GET /auth/context']) {
+    for (const route of ['POST /browsers', 'GET /browser_pools', 'POST /browsers/:id/process/exec', 'POST /browsers/:id/keep', 'GET /org/api_keys', 'PATCH /projects/:id_or_name', 'GET /audit-logs', 'GET /auth/context', 'DELETE /runs/:run_id']) {
       expect(urls, route).toContain(route);
     }
     expect(urls.size).toBeGreaterThan(60);
@@ -359,8 +359,11 @@ describe('a project-scoped key and another project', () => {
     expect(await upgradeStatus(`/browsers/${owned.browsers}/cdp`, keyA)).toBe(101);
     expect(await upgradeStatus(`/browsers/${owned.browsers}/bidi`, keyB)).toBe(401);
     expect(await upgradeStatus(`/browsers/${owned.browsers}/bidi`, keyA)).toBe(101);
-    // The owner still has everything.
+    // The owner still has everything: the stranger's DELETEs (a run's among them) removed nothing.
     expect((await svc.call('GET', '/browser_pools/owned-pool', { headers: asA })).body.available_count).toBe(1);
+    expect(statuses.get('DELETE /runs/:run_id')).toBe(404);
+    expect((await svc.call('GET', `/runs/${owned.runs}`, { headers: asA })).status).toBe(200);
+    expect((await svc.call('DELETE', `/runs/${owned.runs}`, { headers: asA })).status).toBe(204);
     await svc.call('DELETE', '/browser_pools/owned-pool', { headers: asA, body: { force: true } });
     await svc.call('DELETE', `/browsers/${owned.browsers}`, { headers: asA });
     // An ended browser is gone for its project's key (404), and as absent as ever for another project's (401).

@@ -142,7 +142,13 @@ describe('fuzzing every route from its own schema', () => {
       const paramNames = [...route.url.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!);
       // The shared session is used for :id on browser routes, except where the route would end it.
       const realId = route.url.startsWith('/browsers/:id') && route.method !== 'DELETE';
-      const params = fc.tuple(...paramNames.map((name) => (name === 'id' && realId ? fc.constant(sessionId) : fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom('x'.repeat(200), 'ü', '%00', '..')))));
+      // A run of its own for each run route (a DELETE ends it, a finish closes it), so fuzzed input gets past
+      // the lookup to what the route does with it.
+      const runId = route.url.startsWith('/runs/:run_id') ? (await svc.call('POST', '/runs', { body: { suite: 'fuzz', trigger: 'ci', started_at: '2026-01-01T00:00:00Z' } })).body.id : undefined;
+      const anyParam = fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom('x'.repeat(200), 'ü', '%00', '..'));
+      const params = fc.tuple(
+        ...paramNames.map((name) => (name === 'id' && realId ? fc.constant(sessionId) : name === 'run_id' && runId ? fc.oneof(fc.constant(runId as string), anyParam) : anyParam)),
+      );
       const body = fc.oneof(
         { weight: 5, arbitrary: valueFor(schema.body).map((v) => withDeepValues(JSON.stringify(v) ?? '')) },
         { weight: 1, arbitrary: fc.constantFrom('{', 'null', '[]', '"x"', '{"a":1e400}', '\u0000', DEEP_JSON) },

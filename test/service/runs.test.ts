@@ -1,5 +1,9 @@
 // /runs over HTTP: a run made, given results and artifacts, finished; lists and filters; artifact bytes back as
-// uploaded; a scenario's history across runs; project scoping; and bad input refused with a clear 400.
+// uploaded; a scenario's history across runs; project scoping; retried creates, results, uploads and finishes
+// answered as the first time (or refused when they ask for something else); deleting a run with its files; and
+// bad input refused with a clear 400. Idle runs and retention: runs-upkeep.test.ts.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -37,6 +41,8 @@ async function addResult(runId: string, body: Record<string, unknown>) {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { id: string };
 }
+
+const filesOf = (runId: string) => readdir(join(svc.dataDir, 'runs', runId)).catch(() => 'none' as const);
 
 async function upload(runId: string, resultId: string, query: string, bytes: Buffer) {
   const res = await fetch(`${svc.baseUrl}/runs/${runId}/results/${resultId}/artifacts?${query}`, {
@@ -142,6 +148,89 @@ describe('runs', () => {
     expect(none.body).toMatchObject({ results: 0, pass_rate: null, flaky_rate: null, duration_ms: { p50: null, p95: null }, last_failure: null });
   });
 
+  it('answers a retried create, result, upload and finish with what the first made, and refuses a key reused for something else', async () => {
+    const body = { suite: 'retries', trigger: 'ci', started_at: '2026-02-05T00:00:00Z', key: 'ci-123-shard-1' };
+    const first = await svc.call('POST', '/runs', { body });
+    // The same fields in another order are the same request.
+    const again = await svc.call('POST', '/runs', { body: { key: body.key, started_at: body.started_at, trigger: 'ci', suite: 'retries' } });
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.body).toEqual(first.body);
+    expect(first.body.key).toBe('ci-123-shard-1');
+    const other = await svc.call('POST', '/runs', { body: { ...body, branch: 'main' } });
+    expect([other.status, other.body.message]).toEqual([409, `run key 'ci-123-shard-1' was already used for another run ('${first.body.id}'): a retry must send the same body, and a new run a new key`]);
+    // Keys are the project's own: another project may use the same one.
+    const project = await svc.call('POST', '/org/projects', { body: { name: 'runs-keys' } });
+    const elsewhere = await svc.call('POST', '/runs', { body, headers: { 'x-kernel-project-id': project.body.id } });
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.body.id).not.toBe(first.body.id);
+    expect((await svc.call('GET', '/runs?suite=retries')).body).toHaveLength(1);
+
+    const runId = first.body.id as string;
+    const result = { name: 'checkout', file: 'checkout.yaml', key: 'checkout.yaml::checkout::1', status: 'failed', started_at: '2026-02-05T00:00:01Z', duration_ms: 5, steps: [step(0, 'failed')] };
+    // Sent five times at once, as retries racing the first: one result, the same answer to each.
+    const sent = await Promise.all(Array.from({ length: 5 }, () => svc.call('POST', `/runs/${runId}/results`, { body: result })));
+    expect(sent.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(sent.map((r) => r.body.id)).size).toBe(1);
+    expect(sent[0]!.body.key).toBe(result.key);
+    const changed = await svc.call('POST', `/runs/${runId}/results`, { body: { ...result, status: 'passed' } });
+    expect([changed.status, changed.body.message]).toEqual([409, `result key '${result.key}' was already used for another result ('${sent[0]!.body.id}'): a retry must send the same body, and a new result a new key`]);
+    const resultId = sent[0]!.body.id as string;
+
+    const shot = await upload(runId, resultId, 'kind=screenshot&name=c/failure.png&step_index=0', PNG);
+    const shotAgain = await upload(runId, resultId, 'kind=screenshot&name=c/failure.png&step_index=0', PNG);
+    expect([shot.status, shotAgain.status]).toEqual([201, 200]);
+    expect(shotAgain.body).toEqual(shot.body);
+    const otherBytes = await upload(runId, resultId, 'kind=screenshot&name=c/failure.png&step_index=0', Buffer.from('not the same'));
+    expect([otherBytes.status, otherBytes.body.message]).toEqual([409, expect.stringContaining("already has an artifact named 'c/failure.png'")]);
+    expect(otherBytes.body.message).toContain('with other bytes');
+    expect((await upload(runId, resultId, 'kind=screenshot&name=c/failure.png&step_index=1', PNG)).body.message).toContain('with another step_index');
+    // Only the stored file is left: what the retries sent was written to be compared, then removed.
+    expect(await filesOf(runId)).toEqual([shot.body.id]);
+
+    const end = { status: 'failed', summary: { total: 1, passed: 0, failed: 1, errored: 0, flaky: 0 }, finished_at: '2026-02-05T00:01:00Z' };
+    const finishes = await Promise.all([0, 1].map(() => svc.call('POST', `/runs/${runId}/finish`, { body: end })));
+    expect(finishes.map((f) => f.status)).toEqual([200, 200]);
+    expect(finishes[1]!.body).toEqual(finishes[0]!.body);
+    // Without finished_at the first end's time stands; the summary's fields in any order.
+    const noTime = await svc.call('POST', `/runs/${runId}/finish`, { body: { status: 'failed', summary: { flaky: 0, errored: 0, failed: 1, passed: 0, total: 1 } } });
+    expect([noTime.status, noTime.body.finished_at]).toEqual([200, '2026-02-05T00:01:00.000Z']);
+    for (const differs of [{ ...end, status: 'error' }, { ...end, summary: { ...end.summary, total: 2 } }, { ...end, finished_at: '2026-02-05T00:02:00Z' }, { status: 'failed' }]) {
+      const res = await svc.call('POST', `/runs/${runId}/finish`, { body: differs });
+      expect([res.status, res.body.message]).toEqual([409, expect.stringContaining(`run '${runId}' is finished (failed, summary {"total":1`)]);
+      expect(res.body.message).toContain('finishing it again is answered only with the same status and summary');
+    }
+    // What the run took before its end is still answered; anything new is refused.
+    expect((await svc.call('POST', `/runs/${runId}/results`, { body: result })).body.id).toBe(resultId);
+    expect((await upload(runId, resultId, 'kind=screenshot&name=c/failure.png&step_index=0', PNG)).status).toBe(200);
+    const late = await svc.call('POST', `/runs/${runId}/results`, { body: { ...result, key: 'late' } });
+    expect([late.status, late.body.message]).toEqual([409, `run '${runId}' is finished (failed); it takes no more results or artifacts`]);
+    expect((await upload(runId, resultId, 'kind=trace&name=c/trace.zip', Buffer.from('PK'))).status).toBe(409);
+    const full = (await svc.call('GET', `/runs/${runId}`)).body;
+    expect(full.results.map((r: { id: string; artifacts: unknown[] }) => [r.id, r.artifacts.length])).toEqual([[resultId, 1]]);
+  });
+
+  it('deletes a run with its results and artifact files, in its project only', async () => {
+    const doomed = await newRun({ suite: 'deletes' });
+    const kept = await newRun({ suite: 'deletes' });
+    const r = await addResult(doomed.id, { status: 'failed' });
+    const shot = await upload(doomed.id, r.id, 'kind=screenshot&name=d/failure.png', PNG);
+    await upload(kept.id, (await addResult(kept.id, {})).id, 'kind=screenshot&name=d/kept.png', PNG);
+    expect(await filesOf(doomed.id)).toEqual([shot.body.id]);
+    const project = await svc.call('POST', '/org/projects', { body: { name: 'runs-deletes' } });
+    const stranger = await svc.call('DELETE', `/runs/${doomed.id}`, { headers: { 'x-kernel-project-id': project.body.id } });
+    expect([stranger.status, stranger.body.message]).toEqual([404, `run '${doomed.id}' not found`]);
+
+    const deleted = await svc.call('DELETE', `/runs/${doomed.id}`);
+    expect([deleted.status, deleted.body]).toEqual([204, undefined]);
+    expect(await filesOf(doomed.id)).toBe('none');
+    expect((await svc.call('GET', `/runs/${doomed.id}`)).status).toBe(404);
+    expect((await fetch(shot.body.url, { headers: { authorization: `Bearer ${svc.apiKey}` } })).status).toBe(404);
+    expect((await svc.call('DELETE', `/runs/${doomed.id}`)).status).toBe(404);
+    expect((await svc.call('GET', '/runs?suite=deletes')).body.map((x: { id: string }) => x.id)).toEqual([kept.id]);
+    expect((await svc.call('GET', `/runs/${kept.id}`)).body.results[0].artifacts).toHaveLength(1);
+    expect(await filesOf(kept.id)).toHaveLength(1);
+  });
+
   it('refuses bad input with a 400 that names the field', async () => {
     const bad = async (method: string, path: string, body?: unknown) => {
       const res = await svc.call(method, path, { body });
@@ -155,6 +244,8 @@ describe('runs', () => {
     expect(await bad('POST', '/runs', { suite: 's', trigger: 'ci', started_at: 'yesterday' })).toContain('body.started_at');
     expect(await bad('POST', '/runs', { suite: 's', trigger: 'ci', started_at: '2026-02-01T00:00:00Z', shard: { index: 3, total: 2 } })).toContain('body.shard.index: must be at most shard.total (2)');
     expect(await bad('POST', '/runs', { suite: 's', trigger: 'ci', started_at: '2026-02-01T00:00:00Z', colour: 'red' })).toContain('body.colour: unknown field');
+    expect(await bad('POST', '/runs', { suite: 's', trigger: 'ci', started_at: '2026-02-01T00:00:00Z', key: '' })).toContain('body.key');
+    expect(await bad('POST', '/runs', { suite: 's', trigger: 'ci', started_at: '2026-02-01T00:00:00Z', key: 'k'.repeat(513) })).toContain('body.key');
     expect(await bad('GET', '/runs?status=done')).toContain('querystring.status: must be one of');
     expect(await bad('GET', '/runs?limit=0')).toContain('querystring.limit');
     expect(await bad('GET', '/runs/history?suite=s')).toContain('querystring.name: is required');

@@ -34,6 +34,7 @@ describe('a service serving the hosted wire only', () => {
         'GET /site_configs/lookup',
         'POST /runs',
         'GET /runs/history',
+        'DELETE /runs/:run_id',
         'POST /runs/:run_id/results/:result_id/artifacts',
         'GET /runs/:run_id/artifacts/:artifact_id',
         'GET /browsers/:id/cdp/json/version',

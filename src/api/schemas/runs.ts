@@ -17,6 +17,12 @@ const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength, 
 /** Names, branches, tags: one line of readable text. */
 const label = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f]*$' } as const;
 const count = { type: 'integer', minimum: 0, maximum: 1_000_000 } as const;
+/**
+ * A client's key for a create it may send again after losing the answer: the same key with the same body
+ * answers what the first one made; with another body it is a 409. 512 characters keep it within what a
+ * PostgreSQL index entry holds.
+ */
+const requestKey = (description: string) => ({ type: 'string', minLength: 1, maxLength: 512, pattern: '^[^\\u0000-\\u001f\\u007f]*$', description }) as const;
 /** Milliseconds; 2^31 is 24 days, more than any run is given. */
 const millis = { type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 } as const;
 
@@ -55,6 +61,7 @@ export const runCreateParams = {
     trigger: { type: 'string', enum: RUN_TRIGGERS },
     shard,
     started_at: instant,
+    key: requestKey('Unique within the project: a create sent again with it (a retry) answers the run it made'),
   },
 } as const;
 
@@ -141,6 +148,7 @@ export const runResultParams = {
   properties: {
     name: label,
     file: text(1024),
+    key: requestKey('Unique within the run (`bcs run` sends `file::name::attempt`): the result sent again with it (a retry) is answered, not added twice'),
     tags: { type: 'array', maxItems: 100, items: label },
     ...attemptFields,
     flaky: { type: 'boolean', description: 'Passed on a retry after failing before' },
@@ -236,6 +244,7 @@ export const run = {
     started_at: { type: 'string' },
     finished_at: { type: ['string', 'null'] },
     created_at: { type: 'string' },
+    key: { type: 'string', description: "The create's key, when it was given one" },
   },
 } as const;
 

@@ -1,6 +1,7 @@
 // /runs (ours): runs a runner reports as they go (`bcs run --report-to`), their scenario results and artifacts,
 // lists of them and a scenario's history across runs. How runs are kept is host/runs/. JSON creates answer 200
-// as the other groups' do; the upload answers 201 as POST /extensions does.
+// as the other groups' do; the upload answers 201 as POST /extensions does, and 200 when it was a retry of one
+// already stored; a delete answers 204 as every DELETE of ours does.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -27,7 +28,7 @@ import type { ServiceContext } from '../context.js';
 import { notFound } from '../host/errors.js';
 import { showsInline } from '../host/runs/index.js';
 import { setPageHeaders } from './offset-paging.js';
-import { content, created, documentedBody, ok, page } from './responses.js';
+import { content, created, documentedBody, noContent, ok, page } from './responses.js';
 
 type RunParams = { run_id: string };
 
@@ -66,6 +67,15 @@ export function registerRunRoutes(app: FastifyInstance, ctx: Pick<ServiceContext
     async (req) => {
       const row = await runs.find(req.auth.projectId, req.params.run_id);
       return { ...runs.presentRun(row), results: await runs.results(row, origins.http(req)) };
+    },
+  );
+
+  app.delete<{ Params: RunParams }>(
+    '/runs/:run_id',
+    { schema: { ...extensionRoute, params: runIdParams, response: noContent('Deleted, with its results and the files of its artifacts') } },
+    async (req, reply) => {
+      await runs.delete(await runs.find(req.auth.projectId, req.params.run_id));
+      return reply.code(204).send();
     },
   );
 
@@ -111,13 +121,18 @@ export function registerRunRoutes(app: FastifyInstance, ctx: Pick<ServiceContext
     raw.post<{ Params: RunParams & { result_id: string }; Querystring: ArtifactUploadParams }>(
       '/runs/:run_id/results/:result_id/artifacts',
       {
-        schema: { ...extensionRoute, params: runResultIdParams, querystring: artifactUploadQuery, response: created('The artifact, stored', runArtifact) },
+        schema: {
+          ...extensionRoute,
+          params: runResultIdParams,
+          querystring: artifactUploadQuery,
+          response: { ...created('The artifact, stored', runArtifact), ...ok('The same file was stored before under this name (a retried upload): the artifact as stored then', runArtifact) },
+        },
         config: documentedBody('application/octet-stream', { type: 'string', format: 'binary' }, "The file's bytes as sent; what it is comes in the query"),
       },
       async (req, reply) => {
         const found = await runs.find(req.auth.projectId, req.params.run_id);
-        const row = await runs.addArtifact(found, req.params.result_id, req.query, req.raw, 'body');
-        return reply.code(201).send(runs.presentArtifact(row, origins.http(req)));
+        const { row, stored } = await runs.addArtifact(found, req.params.result_id, req.query, req.raw, 'body');
+        return reply.code(stored ? 201 : 200).send(runs.presentArtifact(row, origins.http(req)));
       },
     );
   });

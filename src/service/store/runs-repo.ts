@@ -2,7 +2,7 @@
 // (the bytes are files in the blob dir). Times are ISO text in UTC as the service writes them, so ordering by
 // the text orders by time on both databases.
 import type { Database } from './database.js';
-import { join, raw, sql, type Sql } from './sql.js';
+import { inList, join, raw, sql, type Sql } from './sql.js';
 
 export interface RunSummaryRow {
   total: number;
@@ -30,6 +30,12 @@ export interface RunRow {
   started_at: string;
   finished_at: string | null;
   created_at: string;
+  /** The client's key for its create, so a retried create finds the run it made (unique per project). */
+  run_key: string | null;
+  /** A hash of the create the key came with: the same key with another body is refused. */
+  request_hash: string | null;
+  /** The service's time of the last create, result, artifact or finish: what staleness and retention count from. */
+  active_at: string;
 }
 
 export interface ResultRow<D = unknown> {
@@ -46,6 +52,9 @@ export interface ResultRow<D = unknown> {
   duration_ms: number;
   /** Steps, tags, earlier attempts, replay: what only a reader of this one result needs, kept as JSON. */
   detail: D;
+  /** The client's key for it, unique within the run: a retried add finds the result it made. */
+  result_key: string | null;
+  request_hash: string | null;
 }
 
 export interface ArtifactRow {
@@ -60,6 +69,12 @@ export interface ArtifactRow {
   size_bytes: number;
   checksum: string;
   created_at: string;
+}
+
+export interface RunEnd {
+  status: string;
+  summary: RunSummaryRow | null;
+  finished_at: string;
 }
 
 export interface RunListQuery {
@@ -82,12 +97,20 @@ export interface ScenarioQuery {
 }
 
 /** A result as a history counts it: no detail. */
-export type ResultPoint = Omit<ResultRow, 'detail' | 'project_id' | 'suite'>;
+export type ResultPoint = Omit<ResultRow, 'detail' | 'project_id' | 'suite' | 'result_key' | 'request_hash'>;
+
+/** A run's results counted by how they ended: what a run ended by the service is summarised with. */
+export interface ResultCount {
+  run_id: string;
+  status: string;
+  flaky: boolean;
+  n: number;
+}
 
 const RUN_COLUMNS = raw(`id, project_id, suite, branch, commit_sha, tags, run_trigger, shard_index, shard_total, status, summary,
-  started_at, finished_at, created_at`);
+  started_at, finished_at, created_at, run_key, request_hash, active_at`);
 const POINT_COLUMNS = raw('r.id, r.run_id, r.name, r.file, r.status, r.flaky, r.attempt, r.started_at, r.duration_ms');
-const RESULT_COLUMNS = raw('id, run_id, project_id, suite, name, file, status, flaky, attempt, started_at, duration_ms, detail');
+const RESULT_COLUMNS = raw('id, run_id, project_id, suite, name, file, status, flaky, attempt, started_at, duration_ms, detail, result_key, request_hash');
 const ARTIFACT_COLUMNS = raw('id, run_id, result_id, kind, name, step_index, attempt, content_type, size_bytes, checksum, created_at');
 
 type Stored<T, K extends keyof T> = Omit<T, K> & { [P in K]: string | null };
@@ -102,7 +125,8 @@ export class RunsRepo {
     await this.db.transaction(async (tx) => {
       await tx.run(sql`INSERT INTO runs (${RUN_COLUMNS}) VALUES (${row.id}, ${row.project_id}, ${row.suite}, ${row.branch}, ${row.commit_sha},
         ${JSON.stringify(row.tags)}, ${row.run_trigger}, ${row.shard_index}, ${row.shard_total}, ${row.status},
-        ${row.summary === null ? null : JSON.stringify(row.summary)}, ${row.started_at}, ${row.finished_at}, ${row.created_at})`);
+        ${row.summary === null ? null : JSON.stringify(row.summary)}, ${row.started_at}, ${row.finished_at}, ${row.created_at},
+        ${row.run_key}, ${row.request_hash}, ${row.active_at})`);
       const tags = [...new Set(row.tags)];
       if (tags.length) await tx.run(sql`INSERT INTO run_tags (run_id, tag) VALUES ${join(tags.map((t) => sql`(${row.id}, ${t})`), ', ')}`);
     });
@@ -110,6 +134,13 @@ export class RunsRepo {
 
   async getRun(id: string): Promise<RunRow | undefined> {
     const row = await this.db.get<Stored<RunRow, 'tags' | 'summary'>>(sql`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ${id}`);
+    return row && runOf(row);
+  }
+
+  async runByKey(projectId: string | null, key: string): Promise<RunRow | undefined> {
+    const row = await this.db.get<Stored<RunRow, 'tags' | 'summary'>>(
+      sql`SELECT ${RUN_COLUMNS} FROM runs WHERE coalesce(project_id, '') = ${projectId ?? ''} AND run_key = ${key}`,
+    );
     return row && runOf(row);
   }
 
@@ -127,16 +158,26 @@ export class RunsRepo {
     return { rows: rows.slice(0, q.limit).map(runOf), hasMore: rows.length > q.limit };
   }
 
-  /** Records the end once; false when the run had already finished. */
-  async finishRun(id: string, end: { status: string; summary: RunSummaryRow | null; finished_at: string }): Promise<boolean> {
+  /** Records the end once, at `at`; false when the run had already finished. */
+  async finishRun(id: string, end: RunEnd, at: string): Promise<boolean> {
     const { changes } = await this.db.run(sql`UPDATE runs SET status = ${end.status}, summary = ${end.summary === null ? null : JSON.stringify(end.summary)},
-      finished_at = ${end.finished_at} WHERE id = ${id} AND status = 'running'`);
+      finished_at = ${end.finished_at}, active_at = ${at} WHERE id = ${id} AND status = 'running'`);
     return changes > 0;
   }
 
-  async insertResult(row: ResultRow): Promise<void> {
-    await this.db.run(sql`INSERT INTO run_results (${RESULT_COLUMNS}) VALUES (${row.id}, ${row.run_id}, ${row.project_id}, ${row.suite}, ${row.name},
-      ${row.file}, ${row.status}, ${row.flaky}, ${row.attempt}, ${row.started_at}, ${row.duration_ms}, ${JSON.stringify(row.detail)})`);
+  /** The result and the run's activity together: a run with a result just added is never seen as idle. */
+  async insertResult(row: ResultRow, at: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.run(sql`INSERT INTO run_results (${RESULT_COLUMNS}) VALUES (${row.id}, ${row.run_id}, ${row.project_id}, ${row.suite}, ${row.name},
+        ${row.file}, ${row.status}, ${row.flaky}, ${row.attempt}, ${row.started_at}, ${row.duration_ms}, ${JSON.stringify(row.detail)},
+        ${row.result_key}, ${row.request_hash})`);
+      await tx.run(sql`UPDATE runs SET active_at = ${at} WHERE id = ${row.run_id}`);
+    });
+  }
+
+  async resultByKey(runId: string, key: string): Promise<ResultRow | undefined> {
+    const row = await this.db.get<StoredResult>(sql`SELECT ${RESULT_COLUMNS} FROM run_results WHERE run_id = ${runId} AND result_key = ${key}`);
+    return row && resultOf(row);
   }
 
   async getResult(id: string): Promise<ResultRow | undefined> {
@@ -152,9 +193,18 @@ export class RunsRepo {
     return rows.map(resultOf);
   }
 
+  /** The artifact and the run's activity (at the artifact's creation) together. */
   async insertArtifact(row: ArtifactRow): Promise<void> {
-    await this.db.run(sql`INSERT INTO run_artifacts (${ARTIFACT_COLUMNS}) VALUES (${row.id}, ${row.run_id}, ${row.result_id}, ${row.kind}, ${row.name},
-      ${row.step_index}, ${row.attempt}, ${row.content_type}, ${row.size_bytes}, ${row.checksum}, ${row.created_at})`);
+    await this.db.transaction(async (tx) => {
+      await tx.run(sql`INSERT INTO run_artifacts (${ARTIFACT_COLUMNS}) VALUES (${row.id}, ${row.run_id}, ${row.result_id}, ${row.kind}, ${row.name},
+        ${row.step_index}, ${row.attempt}, ${row.content_type}, ${row.size_bytes}, ${row.checksum}, ${row.created_at})`);
+      await tx.run(sql`UPDATE runs SET active_at = ${row.created_at} WHERE id = ${row.run_id}`);
+    });
+  }
+
+  /** The result's artifact of this name (names are unique within a result). */
+  artifactNamed(resultId: string, name: string): Promise<ArtifactRow | undefined> {
+    return this.db.get<ArtifactRow>(sql`SELECT ${ARTIFACT_COLUMNS} FROM run_artifacts WHERE result_id = ${resultId} AND name = ${name}`);
   }
 
   getArtifact(id: string): Promise<ArtifactRow | undefined> {
@@ -182,10 +232,45 @@ export class RunsRepo {
   async lastFailure(q: ScenarioQuery): Promise<(ResultRow & { branch: string | null; commit_sha: string | null }) | undefined> {
     const row = await this.db.get<StoredResult & { branch: string | null; commit_sha: string | null }>(
       sql`SELECT r.id, r.run_id, r.project_id, r.suite, r.name, r.file, r.status, r.flaky, r.attempt, r.started_at, r.duration_ms, r.detail,
-        runs.branch, runs.commit_sha FROM run_results r JOIN runs ON runs.id = r.run_id
+        r.result_key, r.request_hash, runs.branch, runs.commit_sha FROM run_results r JOIN runs ON runs.id = r.run_id
         ${scenarioWhere(q)} AND r.status <> 'passed' ORDER BY r.started_at DESC, r.seq DESC LIMIT 1`,
     );
     return row && { ...resultOf(row), branch: row.branch, commit_sha: row.commit_sha };
+  }
+
+  /** Up to `limit` running runs idle since before `cutoff`, the longest idle first. */
+  async idleRuns(cutoff: string, limit: number): Promise<{ id: string; active_at: string }[]> {
+    return this.db.all(sql`SELECT id, active_at FROM runs WHERE status = 'running' AND active_at < ${cutoff} ORDER BY active_at LIMIT ${limit}`);
+  }
+
+  async resultCounts(runIds: readonly string[]): Promise<ResultCount[]> {
+    const rows = await this.db.all<Omit<ResultCount, 'flaky'> & { flaky: number; n: number | string }>(
+      sql`SELECT run_id, status, flaky, count(*) AS n FROM run_results WHERE run_id ${inList(runIds)} GROUP BY run_id, status, flaky`,
+    );
+    // PostgreSQL's count is a bigint, which its driver gives as text.
+    return rows.map((r) => ({ ...r, flaky: Boolean(r.flaky), n: Number(r.n) }));
+  }
+
+  /**
+   * Ends a run the service found idle: only while it is still running and still idle since before `cutoff`,
+   * so a result that arrived meanwhile keeps it going. False when it did not end here.
+   */
+  async endIdle(id: string, cutoff: string, end: RunEnd): Promise<boolean> {
+    const { changes } = await this.db.run(sql`UPDATE runs SET status = ${end.status}, summary = ${end.summary === null ? null : JSON.stringify(end.summary)},
+      finished_at = ${end.finished_at} WHERE id = ${id} AND status = 'running' AND active_at < ${cutoff}`);
+    return changes > 0;
+  }
+
+  /** Up to `limit` runs of any status whose last activity is before `cutoff`, the oldest first. */
+  async expiredRuns(cutoff: string, limit: number): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>(sql`SELECT id FROM runs WHERE active_at < ${cutoff} ORDER BY active_at LIMIT ${limit}`);
+    return rows.map((r) => r.id);
+  }
+
+  /** Deletes runs with their tags, results and artifact rows (the foreign keys cascade); how many went. */
+  async deleteRuns(ids: readonly string[]): Promise<number> {
+    if (!ids.length) return 0;
+    return (await this.db.run(sql`DELETE FROM runs WHERE id ${inList(ids)}`)).changes;
   }
 }
 

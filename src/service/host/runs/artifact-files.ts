@@ -85,6 +85,11 @@ export class ArtifactFiles {
   async remove(runId: string, artifactId: string): Promise<void> {
     await rm(this.path(runId, artifactId), { force: true });
   }
+
+  /** Every file of the run, and its folder. */
+  async removeRun(runId: string): Promise<void> {
+    await rm(join(this.dir, safe(runId)), { recursive: true, force: true, maxRetries: 3 });
+  }
 }
 
 /** Ids are the service's own ([a-z0-9]); anything else never names a file. */

@@ -1,13 +1,16 @@
 // Runs kept by the service: a runner creates one, adds each scenario's result as it finishes and uploads the
-// result's artifacts, then finishes it; a finished run takes nothing more. Everything is addressed within the
-// caller's project. Answers' URLs start with the origin the edge passes in (this code speaks no HTTP).
+// result's artifacts, then finishes it; a finished run takes nothing more, but a retry of what it took is
+// answered as the first time (retried.ts). Everything is addressed within the caller's project. Answers' URLs
+// start with the origin the edge passes in (this code speaks no HTTP).
 import type { ArtifactUploadParams, Run, RunArtifact, RunCreateParams, RunFinishParams, RunResult, RunResultParams, ScenarioHistory, ScenarioHistoryParams } from '../../../api/types.js';
 import { newId } from '../../ids.js';
 import type { ArtifactRow, ResultRow, RunListQuery, RunRow, RunsRepo } from '../../store/runs-repo.js';
+import { UniqueViolation } from '../../store/unique.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { lookUpByIdInProject } from '../find-in-project.js';
 import { ArtifactFiles, contentTypeOf } from './artifact-files.js';
 import { detailOf, type StoredDetail } from './result-detail.js';
+import { requestHash, sameArtifact, sameEnd, sameRequest } from './retried.js';
 import { scenarioHistory, type Failure } from './run-history.js';
 
 export interface RunsDeps {
@@ -21,6 +24,11 @@ export class Runs {
 
   async create(projectId: string | null, p: RunCreateParams, field: string): Promise<RunRow> {
     if (p.shard && p.shard.index > p.shard.total) throw invalidField(`${field}.shard.index`, `must be at most shard.total (${p.shard.total})`);
+    const hash = p.key === undefined ? null : requestHash(p);
+    const made = async () => (p.key === undefined ? undefined : this.deps.repo.runByKey(projectId, p.key));
+    const earlier = await made();
+    if (earlier) return sameRequest(earlier, hash!, 'run', p.key!);
+    const at = this.deps.now().toISOString();
     const row: RunRow = {
       id: newId(),
       project_id: projectId,
@@ -35,9 +43,19 @@ export class Runs {
       summary: null,
       started_at: instant(p.started_at, `${field}.started_at`),
       finished_at: null,
-      created_at: this.deps.now().toISOString(),
+      created_at: at,
+      run_key: p.key ?? null,
+      request_hash: hash,
+      active_at: at,
     };
-    await this.deps.repo.insertRun(row);
+    try {
+      await this.deps.repo.insertRun(row);
+    } catch (err) {
+      // The same create, twice at once: the one that lost answers what the other made.
+      const other = err instanceof UniqueViolation && (await made());
+      if (other) return sameRequest(other, hash!, 'run', p.key!);
+      throw err;
+    }
     return row;
   }
 
@@ -49,7 +67,12 @@ export class Runs {
     return this.deps.repo.listRuns(q);
   }
 
+  /** A result sent again with its key is answered, even once the run has finished: the run took it before. */
   async addResult(run: RunRow, p: RunResultParams, field: string): Promise<ResultRow<StoredDetail>> {
+    const hash = p.key === undefined ? null : requestHash(p);
+    const made = async () => (p.key === undefined ? undefined : ((await this.deps.repo.resultByKey(run.id, p.key)) as ResultRow<StoredDetail> | undefined));
+    const earlier = await made();
+    if (earlier) return sameRequest(earlier, hash!, 'result', p.key!);
     open(run);
     const row: ResultRow<StoredDetail> = {
       id: newId(),
@@ -64,16 +87,34 @@ export class Runs {
       started_at: instant(p.started_at, `${field}.started_at`),
       duration_ms: p.duration_ms,
       detail: detailOf(p),
+      result_key: p.key ?? null,
+      request_hash: hash,
     };
-    await this.deps.repo.insertResult(row);
+    try {
+      await this.deps.repo.insertResult(row, this.deps.now().toISOString());
+    } catch (err) {
+      const other = err instanceof UniqueViolation && (await made());
+      if (other) return sameRequest(other, hash!, 'result', p.key!);
+      throw err;
+    }
     return row;
   }
 
-  /** The body is the file; it is written before the row, so a listed artifact always has its bytes. */
-  async addArtifact(run: RunRow, resultId: string, q: ArtifactUploadParams, body: NodeJS.ReadableStream, field: string): Promise<ArtifactRow> {
-    open(run);
+  /**
+   * The body is the file; it is written before the row, so a listed artifact always has its bytes. A name is
+   * unique within its result: the same file sent again answers the stored one (`stored: false`).
+   */
+  async addArtifact(
+    run: RunRow,
+    resultId: string,
+    q: ArtifactUploadParams,
+    body: NodeJS.ReadableStream,
+    field: string,
+  ): Promise<{ row: ArtifactRow; stored: boolean }> {
     const result = await this.deps.repo.getResult(resultId);
     if (!result || result.run_id !== run.id) throw notFound('result', resultId);
+    const earlier = await this.deps.repo.artifactNamed(resultId, q.name);
+    if (!earlier) open(run);
     const id = newId();
     const { size, checksum } = await this.deps.files.write(run.id, id, body, field);
     const row: ArtifactRow = {
@@ -89,24 +130,46 @@ export class Runs {
       checksum,
       created_at: this.deps.now().toISOString(),
     };
+    if (earlier) {
+      // A retry's bytes were written only to be compared.
+      await this.deps.files.remove(run.id, id);
+      return { row: sameArtifact(earlier, row), stored: false };
+    }
     try {
       await this.deps.repo.insertArtifact(row);
     } catch (err) {
       await this.deps.files.remove(run.id, id);
+      const other = err instanceof UniqueViolation && (await this.deps.repo.artifactNamed(resultId, q.name));
+      if (other) return { row: sameArtifact(other, row), stored: false };
       throw err;
     }
-    return row;
+    return { row, stored: true };
   }
 
+  /** Once; the same end sent again (a retry) answers the run as it ended, another end is a 409. */
   async finish(run: RunRow, p: RunFinishParams, field: string): Promise<RunRow> {
-    open(run);
-    const end = {
-      status: p.status,
-      summary: p.summary ?? null,
-      finished_at: p.finished_at === undefined ? this.deps.now().toISOString() : instant(p.finished_at, `${field}.finished_at`),
+    const now = this.deps.now().toISOString();
+    const given = p.finished_at === undefined ? undefined : instant(p.finished_at, `${field}.finished_at`);
+    const end = { status: p.status, summary: p.summary ?? null, finished_at: given ?? now };
+    const again = (stored: RunRow) => {
+      if (sameEnd(stored, { ...end, finished_at: given })) return stored;
+      throw endedOtherwise(stored);
     };
-    if (!(await this.deps.repo.finishRun(run.id, end))) throw finished(run);
-    return { ...run, ...end };
+    if (run.status !== 'running') return again(run);
+    if (await this.deps.repo.finishRun(run.id, end, now)) return { ...run, ...end, active_at: now };
+    // Ended meanwhile: by a retry of this finish, another one, or the service finding it idle.
+    const stored = await this.deps.repo.getRun(run.id);
+    if (!stored) throw notFound('run', run.id);
+    return again(stored);
+  }
+
+  /**
+   * Files first: a delete cut off between the two leaves rows whose downloads are 404s, which the next delete
+   * (or retention) ends; the other order would leave files that nothing names.
+   */
+  async delete(run: RunRow): Promise<void> {
+    await this.deps.files.removeRun(run.id);
+    await this.deps.repo.deleteRuns([run.id]);
   }
 
   async artifact(run: RunRow, artifactId: string): Promise<{ row: ArtifactRow; path: string }> {
@@ -142,6 +205,7 @@ export class Runs {
       started_at: row.started_at,
       finished_at: row.finished_at,
       created_at: row.created_at,
+      ...(row.run_key === null ? {} : { key: row.run_key }),
     };
   }
 
@@ -156,6 +220,7 @@ export class Runs {
       attempt: row.attempt,
       started_at: row.started_at,
       duration_ms: row.duration_ms,
+      ...(row.result_key === null ? {} : { key: row.result_key }),
       ...row.detail,
       tags: row.detail.tags ?? [],
       previous_attempts: row.detail.previous_attempts ?? [],
@@ -185,7 +250,13 @@ function open(run: RunRow): void {
   if (run.status !== 'running') throw finished(run);
 }
 
-const finished = (run: RunRow) => conflict(`run '${run.id}' is finished (${run.status}); it takes no more results, artifacts or ends`);
+const finished = (run: RunRow) => conflict(`run '${run.id}' is finished (${run.status}); it takes no more results or artifacts`);
+
+const endedOtherwise = (run: RunRow) =>
+  conflict(
+    `run '${run.id}' is finished (${run.status}, summary ${JSON.stringify(run.summary)}, at ${run.finished_at}); ` +
+      'finishing it again is answered only with the same status and summary (and finished_at, when given): a retry, not another end',
+  );
 
 /** A wire instant as the store keeps it: UTC with milliseconds, so the text orders as the time does. */
 function instant(text: string, field: string): string {

@@ -356,6 +356,10 @@ export const migrations: string[] = [
   // scenario's result with its steps as JSON (`detail`), and the artifacts' metadata. The artifacts' bytes are
   // files in the blob dir (<blobDir>/runs/<run_id>/<artifact_id>), not rows. Tags are rows of their own so
   // a list filters on one exactly; `commit_sha` and `run_trigger` avoid the SQL keywords.
+  // `run_key` and a result's `result_key` are the client's keys for retried requests (unique per project and
+  // per run), each kept with a hash of the request it came with; `active_at` is the service's time of the
+  // run's last create, result, artifact or finish: what a run left running by a dead runner is ended after,
+  // and what retention counts from. An artifact's name is unique within its result (a retried upload).
   `
   CREATE TABLE runs (
     seq         INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -372,9 +376,15 @@ export const migrations: string[] = [
     summary     TEXT,
     started_at  TEXT NOT NULL,
     finished_at TEXT,
-    created_at  TEXT NOT NULL
+    created_at  TEXT NOT NULL,
+    run_key     TEXT,
+    request_hash TEXT,
+    active_at   TEXT NOT NULL
   );
   CREATE INDEX runs_listed ON runs (coalesce(project_id, ''), started_at, seq);
+  CREATE UNIQUE INDEX runs_key ON runs (coalesce(project_id, ''), run_key) WHERE run_key IS NOT NULL;
+  CREATE INDEX runs_running ON runs (active_at) WHERE status = 'running';
+  CREATE INDEX runs_active ON runs (active_at);
   CREATE TABLE run_tags (
     run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     tag    TEXT NOT NULL,
@@ -394,9 +404,12 @@ export const migrations: string[] = [
     attempt     INTEGER NOT NULL,
     started_at  TEXT NOT NULL,
     duration_ms INTEGER NOT NULL,
-    detail      TEXT NOT NULL
+    detail      TEXT NOT NULL,
+    result_key  TEXT,
+    request_hash TEXT
   );
   CREATE INDEX run_results_run ON run_results (run_id, seq);
+  CREATE UNIQUE INDEX run_results_key ON run_results (run_id, result_key) WHERE result_key IS NOT NULL;
   CREATE INDEX run_results_scenario ON run_results (coalesce(project_id, ''), suite, name, started_at);
   CREATE TABLE run_artifacts (
     seq          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -413,6 +426,7 @@ export const migrations: string[] = [
     created_at   TEXT NOT NULL
   );
   CREATE INDEX run_artifacts_run ON run_artifacts (run_id, seq);
+  CREATE UNIQUE INDEX run_artifacts_name ON run_artifacts (result_id, name);
   `,
   // Monitors: deployed suites, their checks (spec and health as JSON; what the scheduler queries as columns),
   // each check's recent runs and the alerts raised. A check's rows go with it.
