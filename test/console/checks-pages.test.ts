@@ -5,8 +5,6 @@
 // BCS_CONSOLE_SCREENSHOTS=1 also writes docs/console/{checks,check}.png.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MonitorAlertRecord, MonitorCheckState } from '../../src/api/types.js';
@@ -36,13 +34,8 @@ let ids: Record<'home' | 'checkout' | 'nightly' | 'feed', string>;
 
 const open = (route: string, heading: string) => steps.open(svc, page, route, heading);
 
-const SHOTS = process.env.BCS_CONSOLE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
 
-async function shot(name: string): Promise<void> {
-  if (!SHOTS) return;
-  await mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: `${SHOTS}${name}.png` });
-}
+const shot = (name: string, on: Page = page) => steps.shot(on, name);
 
 /** A scenario named unlike its check (a check is its file): it expects the page's title to be `ok`. */
 const scenario = (name: string, path: string) => `name: ${name}\nsteps:\n  - goto: "${siteUrl}${path}"\n  - expect: { title: ok, timeout: 500ms }\n`;

@@ -1,8 +1,6 @@
 // The web console (GET /) in real Chromium against the real service: sign-in, sessions, replays, telemetry,
 // the resource pages and the live view. One service and one browser for the whole file, pages reused, so it
 // stays within a minute on two busy cores. BCS_CONSOLE_SCREENSHOTS=1 also writes docs/console/*.png.
-import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zipOf } from '../helpers/app-zip.js';
@@ -10,7 +8,6 @@ import * as steps from '../helpers/console.js';
 import { replaySkipReason, sleep } from '../helpers/replays.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
 
-const SHOTS = process.env.BCS_CONSOLE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
 
 let svc: TestService;
 let browser: Browser;
@@ -22,11 +19,8 @@ let deployed: Promise<{ deployment: string; invocation: string }>;
 const created = (path: string, body: unknown, headers?: Record<string, string>) => steps.created(svc, path, body, headers);
 const open = (route: string, heading: string) => steps.open(svc, page, route, heading);
 
-async function shot(name: string, on: Page = page): Promise<void> {
-  if (!SHOTS) return;
-  await mkdir(SHOTS, { recursive: true });
-  await on.screenshot({ path: `${SHOTS}${name}.png` });
-}
+const shot = (name: string, on: Page = page) => steps.shot(on, name);
+const { SHOTS } = steps;
 
 beforeAll(async () => {
   svc = await startTestService();

@@ -4,10 +4,9 @@
 // the HTTP API as `bcs run --report-to` reports them; their times are the client's, so fixed days serve.
 // BCS_CONSOLE_SCREENSHOTS=1 also writes docs/console/{runs,run,scenario-history}.png.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -32,13 +31,8 @@ let runs: { failed: string; flaky: string; checkoutFailed: string };
 
 const open = (route: string, heading: string) => steps.open(svc, page, route, heading);
 
-const SHOTS = process.env.BCS_CONSOLE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
 
-async function shot(name: string): Promise<void> {
-  if (!SHOTS) return;
-  await mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: `${SHOTS}${name}.png` });
-}
+const shot = (name: string, on: Page = page) => steps.shot(on, name);
 
 beforeAll(async () => {
   svc = await startTestService();

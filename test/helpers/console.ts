@@ -1,4 +1,6 @@
 // The console tests' shared steps: create through the API (and insist it worked), sign in, open a page.
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestService } from './service.js';
@@ -24,4 +26,14 @@ export async function open(svc: TestService, page: Page, route: string, heading:
     await page.click('button[type=submit]');
   }
   await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
+}
+
+/** Where the docs' console screenshots go, when BCS_CONSOLE_SCREENSHOTS=1 asks for them. */
+export const SHOTS = process.env.BCS_CONSOLE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
+
+/** With BCS_CONSOLE_SCREENSHOTS=1, saves the page as docs/console/<name>.png (the docs' screenshots); else nothing. */
+export async function shot(on: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  await mkdir(SHOTS, { recursive: true });
+  await on.screenshot({ path: `${SHOTS}${name}.png` });
 }

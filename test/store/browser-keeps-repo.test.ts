@@ -2,34 +2,10 @@
 import { expect, it } from 'vitest';
 import { describeStores } from '../helpers/stores.js';
 import { BrowserKeepsRepo } from '../../src/service/store/browser-keeps-repo.js';
-import { BrowsersRepo, type BrowserRow } from '../../src/service/store/browsers-repo.js';
+import { BrowsersRepo } from '../../src/service/store/browsers-repo.js';
+import { browserRow } from '../helpers/browser-row.js';
 
-const row = (id: string): BrowserRow => ({
-  id,
-  project_id: null,
-  name: null,
-  tags: {},
-  headless: true,
-  stealth: false,
-  kiosk_mode: false,
-  timeout_seconds: 60,
-  viewport: null,
-  start_url: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  deleted_at: null,
-  end_reason: null,
-  end_detail: null,
-  pid: null,
-  user_data_dir: null,
-  sandboxed: false,
-  pool_id: null,
-  profile_id: null,
-  profile_save_changes: false,
-  invocation_id: null,
-  private_hosts: null,
-  chrome_policy: null,
-  host_id: null,
-});
+const row = browserRow;
 
 describeStores('BrowserKeepsRepo', (open) => {
   it('keeps one keep per browser, the latest, with its reason as given', async () => {

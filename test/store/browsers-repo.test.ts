@@ -1,37 +1,12 @@
 // BrowsersRepo's contract, on both stores.
 import { expect, it } from 'vitest';
 import { describeStores } from '../helpers/stores.js';
-import { BrowsersRepo, type BrowserRow } from '../../src/service/store/browsers-repo.js';
+import { BrowsersRepo } from '../../src/service/store/browsers-repo.js';
+import { browserRow } from '../helpers/browser-row.js';
 import { UniqueViolation } from '../../src/service/store/unique.js';
 import { sql } from '../../src/service/store/sql.js';
 
-const row = (id: string, over: Partial<BrowserRow> = {}): BrowserRow => ({
-  id,
-  project_id: null,
-  name: null,
-  tags: {},
-  headless: true,
-  stealth: false,
-  kiosk_mode: false,
-  timeout_seconds: 60,
-  viewport: null,
-  start_url: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  deleted_at: null,
-  end_reason: null,
-  end_detail: null,
-  pid: null,
-  user_data_dir: null,
-  sandboxed: false,
-  pool_id: null,
-  profile_id: null,
-  profile_save_changes: false,
-  invocation_id: null,
-  private_hosts: null,
-  chrome_policy: null,
-  host_id: null,
-  ...over,
-});
+const row = browserRow;
 
 const full = row('full', {
   project_id: 'proj',

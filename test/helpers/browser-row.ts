@@ -1,0 +1,30 @@
+// A browser's record as the store keeps it, every column at its default: store tests spell out only what they test.
+import type { BrowserRow } from '../../src/service/store/browsers-repo.js';
+
+export const browserRow = (id: string, over: Partial<BrowserRow> = {}): BrowserRow => ({
+  id,
+  project_id: null,
+  name: null,
+  tags: {},
+  headless: true,
+  stealth: false,
+  kiosk_mode: false,
+  timeout_seconds: 60,
+  viewport: null,
+  start_url: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  deleted_at: null,
+  end_reason: null,
+  end_detail: null,
+  pid: null,
+  user_data_dir: null,
+  sandboxed: false,
+  pool_id: null,
+  profile_id: null,
+  profile_save_changes: false,
+  invocation_id: null,
+  private_hosts: null,
+  chrome_policy: null,
+  host_id: null,
+  ...over,
+});
