@@ -141,6 +141,11 @@ export class Runs {
       await this.deps.files.remove(run.id, id);
       const other = err instanceof UniqueViolation && (await this.deps.repo.artifactNamed(resultId, q.name));
       if (other) return { row: sameArtifact(other, row), stored: false };
+      // The run was deleted while its file came in: the upload finds nothing, as after the delete.
+      if (!(await this.deps.repo.getResult(resultId))) {
+        await this.deps.files.removeRun(run.id).catch(() => {});
+        throw notFound('result', resultId);
+      }
       throw err;
     }
     return { row, stored: true };
