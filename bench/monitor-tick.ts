@@ -5,6 +5,8 @@
 // (2) 100 of the 1,000 due at once (an hourly cron at the top of the hour): from the first tick's start until all
 //     100 are claimed, and until all 100 are recorded, at concurrency 100 and at the default 4 (the service's
 //     1 s tick timer running, as in the service), against the same 100 claims made with repo.claim in a loop.
+//     Attempts that resolve at once are recorded while the tick still claims; a third side holds every attempt
+//     until all 100 are claimed, as attempts of seconds would, to time the claiming alone.
 // (3) GET /monitors/checks?recent=20 on a real service with the 1,000 checks and 20 recorded runs each (--history:
 //     more kept per check, the list still asks for 20), against GET /runs?limit=100 (100 stored runs) and
 //     GET /monitors/checks?recent=0 on the same service, interleaved.
@@ -83,10 +85,13 @@ const TOP = '2030-01-07T10:00:00.000Z';
 const NOW = new Date(Date.parse(TOP) + 1000);
 const quiet = { warn: () => {}, info: () => {} };
 
-function scheduler(repo: MonitorsRepo, concurrency: number, owner: string): MonitorScheduler {
+function scheduler(repo: MonitorsRepo, concurrency: number, owner: string, held?: Promise<void>): MonitorScheduler {
   return new MonitorScheduler({
     repo,
-    attempt: async () => ({ status: 'passed', run_id: null, started_at: NOW.toISOString(), duration_ms: 0 }),
+    attempt: async () => {
+      await held;
+      return { status: 'passed', run_id: null, started_at: NOW.toISOString(), duration_ms: 0 };
+    },
     alert: async () => {},
     now: () => NOW,
     owner,
@@ -133,13 +138,13 @@ const runningAlone = samples();
 }
 
 // (2) 100 due at once: claimed by the scheduler (concurrency 100, then the default 4) or by a loop of claims.
-const burst = { c100: samples(), c100Drained: samples(), c4: samples(), c4Drained: samples(), direct: samples() };
-const passes = { c100: samples(), c4: samples() };
+const burst = { c100: samples(), c100Drained: samples(), c4: samples(), c4Drained: samples(), held: samples(), heldDrained: samples(), direct: samples() };
+const passes = { c100: samples(), c4: samples(), held: samples() };
 
-async function drain({ name, db, repo }: Store, concurrency: 100 | 4): Promise<void> {
+async function drain({ name, db, repo }: Store, concurrency: 100 | 4, hold = false): Promise<void> {
   await makeDue(db, deployed[name].cron, TOP);
   const claimed = repo.expect(DUE_AT_ONCE);
-  const s = scheduler(repo, concurrency, `bench-c${concurrency}`);
+  const s = scheduler(repo, concurrency, `bench-c${concurrency}`, hold ? claimed : undefined);
   const stuck = setTimeout(() => {
     throw new Error(`${name}: concurrency ${concurrency} claimed fewer than ${DUE_AT_ONCE} in 120 s`);
   }, 120_000);
@@ -151,9 +156,10 @@ async function drain({ name, db, repo }: Store, concurrency: 100 | 4): Promise<v
   const allDone = performance.now() - started;
   clearTimeout(stuck);
   await s.close();
-  burst[`c${concurrency}`][name].push(allClaimed);
-  burst[`c${concurrency}Drained`][name].push(allDone);
-  passes[`c${concurrency}`][name].push(repo.passes);
+  const side = hold ? 'held' : (`c${concurrency}` as const);
+  burst[side][name].push(allClaimed);
+  burst[`${side}Drained`][name].push(allDone);
+  passes[side][name].push(repo.passes);
 }
 
 async function direct({ name, db, repo }: Store): Promise<void> {
@@ -168,7 +174,7 @@ async function direct({ name, db, repo }: Store): Promise<void> {
 
 for (let i = 0; i < 1 + ROUNDS; i++) {
   for (const store of alternate(stores, i)) {
-    for (const run of rotate([() => drain(store, 100), () => drain(store, 4), () => direct(store)], i)) await run();
+    for (const run of rotate([() => drain(store, 100), () => drain(store, 4), () => drain(store, 100, true), () => direct(store)], i)) await run();
   }
   // The warm-up round is dropped.
   if (i === 0) for (const m of [...Object.values(burst), ...Object.values(passes)]) for (const side of stores) m[side.name].length = 0;
@@ -242,6 +248,8 @@ const part2 = both((side) => ({
   c4_claimed_ms: summarize(burst.c4[side]),
   c4_recorded_ms: summarize(burst.c4Drained[side]),
   c4_passes: summarize(passes.c4[side]),
+  held_claimed_ms: summarize(burst.held[side]),
+  held_recorded_ms: summarize(burst.heldDrained[side]),
   direct_claims_ms: summarize(burst.direct[side]),
 }));
 const part3 = both((side) => ({ checks_recent_ms: summarize(lists.recent[side]), checks_bare_ms: summarize(lists.bare[side]), runs_ms: summarize(lists.runs[side]) }));
@@ -279,6 +287,7 @@ printReport(
     [`${side}: ${DUE_AT_ONCE} due, concurrency 100: all recorded`, part2[side].c100_recorded_ms],
     [`${side}: ${DUE_AT_ONCE} due, concurrency 4: all claimed`, part2[side].c4_claimed_ms],
     [`${side}: ${DUE_AT_ONCE} due, concurrency 4: all recorded`, part2[side].c4_recorded_ms],
+    [`${side}: ${DUE_AT_ONCE} due, concurrency 100, attempts held: all claimed`, part2[side].held_claimed_ms],
     [`${side}: ${DUE_AT_ONCE} repo.claim in a loop`, part2[side].direct_claims_ms],
     [`${side}: GET /monitors/checks?recent=${RECENT}`, part3[side].checks_recent_ms],
     [`${side}: GET /monitors/checks?recent=0`, part3[side].checks_bare_ms],
@@ -288,7 +297,8 @@ printReport(
     .map((side) => {
       const [a, b, c] = [part1[side], part2[side], part3[side]];
       return (
-        `${side}: tick / due SELECT ${r(a.tick_ms, a.due_select_ms)}; ${DUE_AT_ONCE} claimed by a tick (concurrency 100) / the loop of claims ${r(b.c100_claimed_ms, b.direct_claims_ms)}, ` +
+        `${side}: tick / due SELECT ${r(a.tick_ms, a.due_select_ms)}, / due + runningChecks p50 ${ratio(a.tick_ms.p50, a.due_select_ms.p50 + a.running_select_ms.p50)}x; ` +
+        `${DUE_AT_ONCE} claimed by a tick (concurrency 100) / the loop of claims ${r(b.c100_claimed_ms, b.direct_claims_ms)}, attempts held ${r(b.held_claimed_ms, b.direct_claims_ms)}, ` +
         `concurrency 4 / the loop ${r(b.c4_claimed_ms, b.direct_claims_ms)} (passes that claimed: p50 ${b.c4_passes.p50}); ` +
         `checks?recent=${RECENT} / runs?limit=${STORED_RUNS} ${r(c.checks_recent_ms, c.runs_ms)}, / checks?recent=0 ${r(c.checks_recent_ms, c.checks_bare_ms)}`
       );
