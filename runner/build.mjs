@@ -7,7 +7,7 @@ import { writeScenarioAccepts } from './scenario-accepts.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-export const entryPoints = ['runner/cli/cli.ts', 'src/index.ts', 'src/service/index.ts', 'fixtures/index.ts', 'bench/create-latency.ts', 'bench/runner-overhead.ts', 'bench/computer-latency.ts', 'bench/host-latency.ts', 'bench/pool-latency.ts', 'bench/replay-cpu.ts', 'bench/cdp-proxy.ts', 'bench/vs-playwright.ts', 'bench/idle-sessions.ts', 'bench/invoke-latency.ts', 'bench/session-network.ts', 'bench/live-view.ts', 'bench/headless-shell.ts', 'bench/store-latency.ts', 'bench/cluster-latency.ts', 'bench/cluster-capacity.ts', 'bench/pool-reset-cost.ts', 'bench/merge-reports.ts', 'bench/report-to-cost.ts'];
+export const entryPoints = ['runner/cli/cli.ts', 'src/index.ts', 'src/service/index.ts', 'fixtures/index.ts', 'bench/create-latency.ts', 'bench/runner-overhead.ts', 'bench/computer-latency.ts', 'bench/host-latency.ts', 'bench/pool-latency.ts', 'bench/replay-cpu.ts', 'bench/cdp-proxy.ts', 'bench/vs-playwright.ts', 'bench/idle-sessions.ts', 'bench/invoke-latency.ts', 'bench/session-network.ts', 'bench/live-view.ts', 'bench/headless-shell.ts', 'bench/store-latency.ts', 'bench/cluster-latency.ts', 'bench/cluster-capacity.ts', 'bench/pool-reset-cost.ts', 'bench/merge-reports.ts', 'bench/report-to-cost.ts', 'bench/monitor-tick.ts'];
 
 export async function buildDist() {
   await writeScenarioAccepts();

@@ -2,7 +2,7 @@
 // UniqueViolation, and transactions that commit, roll back and keep others out until they end.
 import { describe, expect, it } from 'vitest';
 import { describeStores } from '../helpers/stores.js';
-import { sql, join, raw } from '../../src/service/store/sql.js';
+import { sql, join, raw, inList } from '../../src/service/store/sql.js';
 import { UniqueViolation } from '../../src/service/store/unique.js';
 
 describeStores('Database', (open) => {
@@ -25,6 +25,9 @@ describeStores('Database', (open) => {
     const where = join([sql`status = ${'active'}`, sql`lower(name) LIKE ${'%a'}`, sql`id <> ${'c'}`], ' AND ');
     const rows = await db.all<{ id: string }>(sql`SELECT id FROM projects WHERE ${where} ORDER BY ${raw('seq')} LIMIT ${10} OFFSET ${0}`);
     expect(rows.map((r) => r.id)).toEqual(['a', 'b']);
+    expect(join([sql`a = ${1} AND b = ${2}`, raw('c'), sql`${3}`], ' OR ').render((n) => `$${n}`)).toEqual({ text: 'a = $1 AND b = $2 OR c OR $3', values: [1, 2, 3] });
+    expect(inList(['x', 'y', 'z']).render(() => '?')).toEqual({ text: 'IN (?, ?, ?)', values: ['x', 'y', 'z'] });
+    expect(await db.all(sql`SELECT id FROM projects WHERE id ${inList(['c', 'a', 'nope'])} ORDER BY id`)).toEqual([{ id: 'a' }, { id: 'c' }]);
     expect((await db.run(sql`UPDATE projects SET status = ${'archived'} WHERE id IN (${'a'}, ${'b'})`)).changes).toBe(2);
   });
 

@@ -2,8 +2,9 @@
 // whoever asks, and a finished run updates the check and its recent list together.
 import { expect, it } from 'vitest';
 import { describeStores } from '../helpers/stores.js';
-import { MonitorsRepo, type SuiteRow } from '../../src/service/store/monitors-repo.js';
+import { MonitorsRepo, type CheckRunRow, type SuiteRow } from '../../src/service/store/monitors-repo.js';
 import { HEALTHY } from '../../src/service/host/monitors/policy.js';
+import { inList, sql } from '../../src/service/store/sql.js';
 import type { MonitorCheckSpec } from '../../src/api/schemas/monitors.js';
 
 const T = '2030-01-01T00:00:00.000Z';
@@ -62,6 +63,32 @@ describeStores('MonitorsRepo', (open) => {
     const recent = await repo.recentRuns(['c1', 'none'], 5);
     expect(recent.get('c1')).toEqual([row]);
     expect(recent.get('none')).toEqual([]);
+  });
+
+  it("reads each check's newest runs as ranking all of its runs did", async () => {
+    const db = await open();
+    const repo = new MonitorsRepo(db);
+    await repo.deploy(suite(), ['a', 'b', 'c'].map((n) => ({ id: n, spec: spec(n) })), deployAt(T), HEALTHY);
+    // Runs out of time order and with equal start times (a tie goes to the later recorded), 25, 3 and none.
+    for (const [id, count] of [['a', 25], ['b', 3]] as const) {
+      for (let i = 0; i < count; i++) {
+        const check = (await repo.getCheck(id))!;
+        expect(await repo.claim(check, 'me', T)).toBe(true);
+        const started_at = new Date(Date.parse(T) + ((i * 7) % 10) * 60_000).toISOString();
+        const run = { id: `${id}${i}`, check_id: id, run_id: i % 4 ? `run-${i}` : null, status: i % 3 ? 'passed' : 'failed', attempt: 1 + (i % 2), started_at, duration_ms: i, message: i % 3 ? null : `m${i}` };
+        await repo.finish(id, 'me', { due_at: check.due_at, next_run_at: check.next_run_at, attempt: 1, health: check.health, due_reason: 'schedule' }, run);
+      }
+    }
+    const ids = ['a', 'b', 'c', 'gone'];
+    // The query recentRuns ran before: every run of the checks ranked by a window function.
+    const ranked = async (perCheck: number) => {
+      const rows = await db.all<CheckRunRow>(sql`SELECT id, check_id, run_id, status, attempt, started_at, duration_ms, message FROM (
+        SELECT r.*, row_number() OVER (PARTITION BY check_id ORDER BY started_at DESC, seq DESC) AS n FROM monitor_check_runs r
+        WHERE check_id ${inList(ids)}) ranked WHERE n <= ${perCheck} ORDER BY check_id, n`);
+      return new Map(ids.map((id) => [id, rows.filter((r) => r.check_id === id)]));
+    };
+    for (const perCheck of [1, 3, 4, 20, 25, 100]) expect(await repo.recentRuns(ids, perCheck)).toEqual(await ranked(perCheck));
+    expect((await repo.recentRuns(ids, 4)).get('a')!.map((r) => r.id)).toEqual(['a17', 'a7', 'a24', 'a14']);
   });
 
   it('gives an abandoned claim back, pauses, resumes and triggers', async () => {

@@ -17,7 +17,7 @@ export function scheduleText(s: MonitorSchedule): string {
   return `cron ${s.cron}${s.timezone ? ` (${s.timezone})` : ' (UTC)'}`;
 }
 
-/** The scheduler's delays when the manifest names none (src/service/monitors/timing.ts): shown, since they are what runs. */
+/** The scheduler's delays when the manifest names none (src/service/host/monitors/timing.ts): shown, since they are what runs. */
 const DEFAULT_DELAY_S = 10;
 const DEFAULT_MAX_DELAY_S = 600;
 

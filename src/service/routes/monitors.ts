@@ -1,5 +1,5 @@
 // /monitors (ours): suites deployed with `bcs monitor deploy`, whose checks the service runs on their schedules
-// (host side: src/service/monitors/). Deploys are multipart (the folder's zip and the manifest); the rest is JSON.
+// (host side: src/service/host/monitors/). Deploys are multipart (the folder's zip and the manifest); the rest is JSON.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

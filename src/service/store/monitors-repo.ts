@@ -229,10 +229,28 @@ export class MonitorsRepo {
   async recentRuns(checkIds: readonly string[], perCheck: number): Promise<Map<string, CheckRunRow[]>> {
     const out = new Map<string, CheckRunRow[]>(checkIds.map((id) => [id, []]));
     if (!checkIds.length || perCheck === 0) return out;
-    const rows = await this.db.all<CheckRunRow>(sql`SELECT id, check_id, run_id, status, attempt, started_at, duration_ms, message FROM (
-        SELECT r.*, row_number() OVER (PARTITION BY check_id ORDER BY started_at DESC, seq DESC) AS n FROM monitor_check_runs r
-        WHERE check_id ${inList(checkIds)}) ranked WHERE n <= ${perCheck} ORDER BY check_id, n`);
-    for (const row of rows) out.get(row.check_id)?.push(row);
+    // Each check's newest runs read from its end of the (check_id, started_at) index and no further: a check
+    // keeps every run it ever had, and ranking all of them (a window function) made the check list's cost grow
+    // with the history rather than the page. SQLite has no LATERAL; a correlated IN does the same there.
+    const newest = (columns: string) =>
+      sql`SELECT ${raw(columns)} FROM monitor_check_runs x WHERE x.check_id = c.id ORDER BY x.started_at DESC, x.seq DESC LIMIT ${perCheck}`;
+    const from =
+      this.db.dialect === 'postgres'
+        ? sql`monitor_checks c CROSS JOIN LATERAL (${newest('x.*')}) r`
+        : sql`monitor_checks c JOIN monitor_check_runs r ON r.seq IN (${newest('x.seq')})`;
+    const rows = await this.db.all<CheckRunRow & { seq: number }>(sql`SELECT r.id, r.check_id, r.run_id, r.status, r.attempt, r.started_at, r.duration_ms,
+      r.message, r.seq FROM ${from} WHERE c.id ${inList(checkIds)}`);
+    const ranked = new Map<string, (CheckRunRow & { seq: number })[]>();
+    for (const row of rows) {
+      const runs = ranked.get(row.check_id);
+      if (runs) runs.push(row);
+      else ranked.set(row.check_id, [row]);
+    }
+    // Neither join promises an order; a check's few rows are sorted here for next to nothing.
+    for (const [id, runs] of ranked) {
+      runs.sort((a, b) => (a.started_at === b.started_at ? b.seq - a.seq : a.started_at < b.started_at ? 1 : -1));
+      out.set(id, runs.map(({ seq: _seq, ...run }) => run));
+    }
     return out;
   }
 

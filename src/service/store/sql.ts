@@ -52,7 +52,18 @@ export function raw(text: string): Sql {
 /** Fragments joined by `separator` (`AND` between conditions, `, ` between assignments). */
 export function join(fragments: readonly Sql[], separator: string): Sql {
   if (fragments.length === 0) return raw('');
-  return fragments.slice(1).reduce((acc, f) => sql`${acc}${raw(separator)}${f}`, fragments[0]!);
+  // Built in one pass: splicing each fragment onto the growing query copied it every time, which took
+  // milliseconds for the IN list of a page of 1,000 checks.
+  const strings = [fragments[0]!.strings[0]!];
+  const values: unknown[] = [];
+  fragments.forEach((f, i) => {
+    if (i > 0) strings[strings.length - 1] += separator + f.strings[0]!;
+    f.values.forEach((value, j) => {
+      values.push(value);
+      strings.push(f.strings[j + 1]!);
+    });
+  });
+  return new Sql(strings, values);
 }
 
 /** `IN (...)` of these values; an empty list matches nothing. */
