@@ -145,6 +145,7 @@ async function drain({ name, db, repo }: Store, concurrency: 100 | 4, hold = fal
   await makeDue(db, deployed[name].cron, TOP);
   const claimed = repo.expect(DUE_AT_ONCE);
   const s = scheduler(repo, concurrency, `bench-c${concurrency}`, hold ? claimed : undefined);
+  // A scheduler that stops claiming would leave the promise pending and the benchmark silent: fail it loudly.
   const stuck = setTimeout(() => {
     throw new Error(`${name}: concurrency ${concurrency} claimed fewer than ${DUE_AT_ONCE} in 120 s`);
   }, 120_000);
