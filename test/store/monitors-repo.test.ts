@@ -2,7 +2,7 @@
 // whoever asks, and a finished run updates the check and its recent list together.
 import { expect, it } from 'vitest';
 import { describeStores } from '../helpers/stores.js';
-import { MonitorsRepo, type CheckRunRow, type SuiteRow } from '../../src/service/store/monitors-repo.js';
+import { KEPT_ALERTS, KEPT_CHECK_RUNS, MonitorsRepo, type CheckRunRow, type SuiteRow } from '../../src/service/store/monitors-repo.js';
 import { HEALTHY } from '../../src/service/host/monitors/policy.js';
 import { inList, sql } from '../../src/service/store/sql.js';
 import type { MonitorCheckSpec } from '../../src/api/schemas/monitors.js';
@@ -105,6 +105,26 @@ describeStores('MonitorsRepo', (open) => {
     await repo.setPaused('c1', false, '2030-01-01T00:02:00.000Z');
     expect(await repo.trigger('c1', '2030-01-01T00:00:40.000Z')).toBe(true);
     expect(await repo.getCheck('c1')).toMatchObject({ due_at: '2030-01-01T00:00:40.000Z', due_reason: 'manual', next_run_at: '2030-01-01T00:02:00.000Z' });
+  });
+
+  it("keeps a check's latest runs and alerts only", async () => {
+    const repo = new MonitorsRepo(await open());
+    await repo.deploy(suite(), [{ id: 'c1', spec: spec('login') }], deployAt(T), HEALTHY);
+    const next = { due_at: T, next_run_at: T, attempt: 1, health: HEALTHY, due_reason: 'schedule' };
+    for (let i = 0; i < KEPT_CHECK_RUNS + 3; i++) {
+      expect(await repo.claim((await repo.getCheck('c1'))!, 'me', T)).toBe(true);
+      const at = new Date(Date.parse(T) + i * 1000).toISOString();
+      await repo.finish('c1', 'me', next, { id: `r${i}`, check_id: 'c1', run_id: null, status: 'passed', attempt: 1, started_at: at, duration_ms: 1, message: null });
+    }
+    const kept = (await repo.recentRuns(['c1'], 1000)).get('c1')!;
+    expect(kept).toHaveLength(KEPT_CHECK_RUNS);
+    expect([kept[0]!.id, kept.at(-1)!.id]).toEqual([`r${KEPT_CHECK_RUNS + 2}`, 'r3']);
+    for (let i = 0; i < KEPT_ALERTS + 2; i++) {
+      await repo.insertAlert({ id: `a${i}`, check_id: 'c1', project_id: null, kind: 'reminder', at: T, muted: false, run_id: null, deliveries: [] });
+    }
+    const alerts = await repo.listAlerts(null, 'c1', 10_000);
+    expect(alerts).toHaveLength(KEPT_ALERTS);
+    expect([alerts[0]!.id, alerts.at(-1)!.id]).toEqual([`a${KEPT_ALERTS + 1}`, 'a2']);
   });
 
   it('keeps alerts per project, newest first, and drops a suite whole', async () => {

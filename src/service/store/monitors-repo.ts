@@ -83,6 +83,11 @@ export interface AlertRow {
   deliveries: { channel: string; ok: boolean; attempts: number; error?: string }[];
 }
 
+/** A check's latest runs kept for its overview (the check list asks for at most 100). */
+export const KEPT_CHECK_RUNS = 200;
+/** A check's latest alerts kept. */
+export const KEPT_ALERTS = 500;
+
 const CHECK_COLUMNS = raw(`id, project_id, suite, name, spec, paused, health, due_at, next_run_at, attempt, due_reason, running_since, running_owner,
   last_run_at, last_run_id, last_duration_ms`);
 type StoredCheck = Omit<CheckRow, 'spec' | 'health' | 'paused'> & { spec: string; health: string; paused: number };
@@ -197,6 +202,9 @@ export class MonitorsRepo {
       if (changes === 1 && run) {
         await tx.run(sql`INSERT INTO monitor_check_runs (id, check_id, run_id, status, attempt, started_at, duration_ms, message) VALUES (${run.id},
           ${run.check_id}, ${run.run_id}, ${run.status}, ${run.attempt}, ${run.started_at}, ${run.duration_ms}, ${run.message})`);
+        // The glance keeps its last runs only: the whole history is the check's runs in /runs.
+        await tx.run(sql`DELETE FROM monitor_check_runs WHERE check_id = ${run.check_id} AND seq <= (SELECT seq FROM monitor_check_runs
+          WHERE check_id = ${run.check_id} ORDER BY seq DESC LIMIT 1 OFFSET ${KEPT_CHECK_RUNS})`);
       }
       return changes === 1;
     });
@@ -255,8 +263,12 @@ export class MonitorsRepo {
   }
 
   async insertAlert(row: AlertRow): Promise<void> {
-    await this.db.run(sql`INSERT INTO monitor_alerts (id, check_id, project_id, kind, at, muted, run_id, deliveries) VALUES (${row.id}, ${row.check_id},
-      ${row.project_id}, ${row.kind}, ${row.at}, ${row.muted ? 1 : 0}, ${row.run_id}, ${JSON.stringify(row.deliveries)})`);
+    await this.db.transaction(async (tx) => {
+      await tx.run(sql`INSERT INTO monitor_alerts (id, check_id, project_id, kind, at, muted, run_id, deliveries) VALUES (${row.id}, ${row.check_id},
+        ${row.project_id}, ${row.kind}, ${row.at}, ${row.muted ? 1 : 0}, ${row.run_id}, ${JSON.stringify(row.deliveries)})`);
+      await tx.run(sql`DELETE FROM monitor_alerts WHERE check_id = ${row.check_id} AND seq <= (SELECT seq FROM monitor_alerts
+        WHERE check_id = ${row.check_id} ORDER BY seq DESC LIMIT 1 OFFSET ${KEPT_ALERTS})`);
+    });
   }
 
   async listAlerts(projectId: string | null, checkId: string | undefined, limit: number): Promise<AlertRow[]> {

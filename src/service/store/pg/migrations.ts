@@ -477,6 +477,7 @@ export const pgMigrations: string[] = [
     deliveries TEXT NOT NULL
   );
   CREATE INDEX monitor_alerts_listed ON monitor_alerts (coalesce(project_id, ''), at);
+  CREATE INDEX monitor_alerts_check ON monitor_alerts (check_id, seq);
   `,
   // Kept browsers (POST /browsers/{id}/keep): until when and why, one row per browser (keeping it again
   // replaces it). The row stays after the session ends, so its record still says it was kept and why.
