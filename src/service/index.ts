@@ -1,4 +1,5 @@
-export { AlertNetworksError, SandboxRequiredError, alertNetworksOf, startService, type RunningService, type ServiceOptions } from './service.js';
+export { SandboxRequiredError, startService, type RunningService, type ServiceOptions } from './service.js';
+export { AlertNetworksError, alertNetworksOf } from './host/monitors/index.js';
 export { DatabaseInUseError } from './store/open-store.js';
 export { publicOriginOf } from './routes/ws-origin.js';
 export { SecretsKeyError } from './secrets-box.js';

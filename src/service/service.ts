@@ -23,7 +23,7 @@ import { PoolHosts } from './cluster/pool-hosts.js';
 import { ExtensionStore, extensionSupport } from './host/extensions/index.js';
 import { ProfileStore } from './host/profiles/index.js';
 import { ProxyService, type EgressRefusal } from './host/proxy/index.js';
-import { EgressPolicy, PrivateHosts, ServicePorts, parseAddress, privateHostProblem } from './host/network/index.js';
+import { EgressPolicy, ServicePorts } from './host/network/index.js';
 import { Accounts, describeIsolation, detectSandbox, Launcher, ProcessRegistry, type Sandbox } from './host/process/index.js';
 import { Computers } from './host/input/index.js';
 import { LiveViews, liveViewPageUrl } from './host/live/index.js';
@@ -39,9 +39,9 @@ import { SiteConfigs } from './host/sites/index.js';
 import { ArtifactFiles, Runs, RunUpkeep } from './host/runs/index.js';
 import { RunsRepo } from './store/runs-repo.js';
 import { MonitorsRepo } from './store/monitors-repo.js';
-import { AlertSender, CheckLauncher, MonitorScheduler, Monitors, SuiteBundles, allowAddressUnder, deliver, readAllSecrets, runCheckAttempt } from './host/monitors/index.js';
+import { alertNetworksOf, composeMonitors } from './host/monitors/index.js';
 import { SiteConfigsRepo } from './store/site-configs-repo.js';
-import { newApiKey, newId } from './ids.js';
+import { newApiKey } from './ids.js';
 import { ApiKeysRepo, KEY_CACHE_MS, isExpired } from './store/api-keys-repo.js';
 import { AuditRepo } from './store/audit-repo.js';
 import { BrowsersRepo } from './store/browsers-repo.js';
@@ -332,39 +332,27 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     log,
   });
   const healthChecks = new HealthChecks({ connections: authConnections, flows: loginFlows, launch: flowBrowsers, now, tickMs: opts.authHealthTickMs, log });
-  // Monitors: deployed suites' checks run as `bcs run` processes of the runner package the composition root
-  // names, against this service, with a key of the suite's project; one scheduler per database leads them.
-  const bundles = new SuiteBundles(join(blobDir, 'monitors'));
-  await bundles.prepare();
-  const checkLauncher = new CheckLauncher({ sandbox, dir: join(opts.dataDir, 'monitor-runs'), serviceIsRoot: process.getuid?.() === 0, packageDir: opts.monitorRunner?.packageDir });
-  const secretReader = { credentials, env: opts.monitorEnv ?? process.env };
-  const linkOrigin = () => publicOrigin ?? baseUrl;
-  const alertAddresses = allowAddressUnder(egress.policy, alertNetworks);
-  const alertSender = new AlertSender({
-    repo: monitorsRepo,
-    secrets: secretReader,
-    deliver: (channel, alert) => deliver(channel, alert, { allowAddress: alertAddresses, now: () => now().getTime() }),
-    origin: linkOrigin,
-    now,
-    log,
-  });
   let liveHosts: readonly string[] = [];
-  const scheduler = new MonitorScheduler({
+  const { monitors, scheduler, launcher: checkLauncher } = await composeMonitors({
     repo: monitorsRepo,
-    attempt: (check, suite, signal) =>
-      runCheckAttempt(
-        { launcher: checkLauncher, keys: appKeys, runs, baseUrl: () => baseUrl, origin: linkOrigin, now },
-        { check, suite, bundleDir: bundles.path(suite.bundle), trigger: check.due_reason === 'manual' ? 'manual' : 'schedule', signal },
-        () => readAllSecrets(secretReader, check.project_id, suite.settings.secrets ?? {}),
-      ),
-    alert: (raised) => alertSender.raise(raised),
+    sandbox,
+    dataDir: opts.dataDir,
+    blobDir,
+    packageDir: opts.monitorRunner?.packageDir,
+    credentials,
+    env: opts.monitorEnv ?? process.env,
+    policy: egress.policy,
+    alertNetworks,
+    keys: appKeys,
+    runs,
+    baseUrl: () => baseUrl,
+    origin: () => publicOrigin ?? baseUrl,
     now,
-    owner: hostId ?? `local:${newId(8)}`,
-    liveOwners: hostId === undefined ? undefined : async () => liveHosts,
+    hostId,
+    liveHosts: () => liveHosts,
     concurrency: opts.monitorConcurrency ?? 4,
     log,
   });
-  const monitors = new Monitors({ repo: monitorsRepo, bundles, now, unavailableReason: () => checkLauncher.unavailableReason, wake: () => void scheduler.tick() });
   // What exists once per database: run by the one process, or by a cluster's leader host once it leads.
   // What the last run left in progress fails; pools refill what the last run had.
   const startOncePerCluster = async () => {
@@ -495,19 +483,4 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     close,
     drain,
   };
-}
-
-/** The alert channels' allowed private networks; throws on an entry that is not an address or a range. */
-export function alertNetworksOf(entries: readonly string[]): PrivateHosts {
-  for (const entry of entries) {
-    if (entry.includes('/') ? privateHostProblem(entry) : !parseAddress(entry)) {
-      throw new AlertNetworksError(`'${entry}' is not an address or a range (10.0.0.0/8, 192.168.1.5, fd00::/8): alerts are checked on the address they connect to`);
-    }
-  }
-  return new PrivateHosts(entries);
-}
-
-/** An --alert-private-networks entry that is not an address or a range. */
-export class AlertNetworksError extends Error {
-  override name = 'AlertNetworksError';
 }

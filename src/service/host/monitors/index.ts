@@ -8,3 +8,4 @@ export { readAllSecrets } from './secrets.js';
 export type { Alert, Channel } from './alert.js';
 export { readMonitorDeploy } from './deploy-request.js';
 export { allowAddressUnder, deliver } from './channels/index.js';
+export { AlertNetworksError, alertNetworksOf, composeMonitors } from './compose.js';
