@@ -42,17 +42,19 @@ export interface CheckCommand {
   cleanup: () => Promise<void>;
 }
 
+/** Folders the sandbox has already, whose modes must stay as they are (a view's /tmp is the user's). */
+const SANDBOX_DIRS = new Set(['/tmp', '/home', HOME_DIR]);
+
 /**
  * Binds a host folder read-only at its own path. The folders above it are made first, traversable: bwrap would
- * make them root-only, and `kernel` could not reach the bind. Those under the system's own binds exist already.
+ * make them root-only, and `kernel` could not reach the bind. Those the sandbox has already are left alone.
  */
 function visibleAt(path: string): string[] {
   const args: string[] = [];
   if (!inSandboxSystem(path)) {
-    for (let dir = dirname(path), above: string[] = []; dir !== '/'; dir = dirname(dir)) {
-      above.unshift(dir);
-      if (dirname(dir) === '/') for (const d of above) args.push('--perms', '0755', '--dir', d);
-    }
+    const above: string[] = [];
+    for (let dir = dirname(path); dir !== '/'; dir = dirname(dir)) above.unshift(dir);
+    for (const d of above) if (!SANDBOX_DIRS.has(d)) args.push('--perms', '0755', '--dir', d);
   }
   return [...args, '--ro-bind', path, path];
 }
@@ -113,18 +115,17 @@ export class CheckLauncher {
     const { path: node, binds: nodeBinds } = nodeInSandbox(this.node);
     binds.push(...TOOLS_DIRS, ...nodeBinds);
     const identity = sandbox.kernel;
-    const cmd = sandboxCommand(
-      { ...sandbox, systemArgs: [...sandbox.systemArgs, ...binds] },
-      {
+    const cmd = sandboxCommand(sandbox, {
         view,
+        // After the home and /tmp binds: a package under /tmp (a CI checkout) must not be hidden by the sandbox's own /tmp.
+        extraArgs: binds,
         cwd: CHECK_DIR,
         env: { PATH: DEFAULT_PATH, HOME: HOME_DIR, TMPDIR: TMP_DIR, USER: identity.name, LOGNAME: identity.name, ...base },
         identity,
         newSession: true,
         command: node,
         args: [...nodeArgs, cli, 'run', run.file, ...run.flags, '--output-dir', `${TMP_DIR}/results`],
-      },
-    );
+    });
     return { ...cmd, env: { PATH: DEFAULT_PATH }, cwd: '/', cleanup: () => rm(root, { recursive: true, force: true }) };
   }
 }
