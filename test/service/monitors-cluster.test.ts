@@ -54,7 +54,17 @@ const startHost = async (id: string) =>
     }),
   );
 
-const checkState = async () => ((await call('GET', '/monitors/checks?recent=50')).body as MonitorCheckState[])[0]!;
+/** The check as the cluster answers; undefined while no leader answers (a stopped leader's successor is taking over). */
+const checkState = async (): Promise<MonitorCheckState | undefined> => {
+  const res = await call('GET', '/monitors/checks?recent=50');
+  return res.status === 200 ? (res.body as MonitorCheckState[])[0] : undefined;
+};
+/** The check once `runs` runs are recorded and none is under way. */
+const settled = (runs: number) =>
+  eventually(async () => {
+    const c = await checkState();
+    return c && c.recent.length === runs && !c.running ? c : undefined;
+  }, 120_000);
 /** Check runs recorded per scheduled slot, across both hosts (the database is the witness). */
 const runsPerSlot = async () =>
   (await queryRows<{ started_at: string; n: string }>(databaseUrl, 'SELECT started_at, count(*) AS n FROM monitor_check_runs GROUP BY started_at ORDER BY started_at')).map((r) => [r.started_at, Number(r.n)]);
@@ -93,9 +103,8 @@ suite('monitors on a cluster', { timeout: 300_000 }, () => {
     // Three slots, one run each.
     for (let slot = 0; slot < 3; slot++) {
       nowMs = T0 + slot * 60_000;
-      await eventually(async () => ((await checkState()).recent.length === slot + 1 && !(await checkState()).running ? true : undefined), 120_000);
+      expect((await settled(slot + 1)).status).toBe('passing');
     }
-    expect((await checkState()).status).toBe('passing');
     expect(await runsPerSlot()).toEqual([0, 1, 2].map((s) => [new Date(T0 + s * 60_000).toISOString(), 1]));
 
     // The leader stops while the fourth slot's run waits on the page: the other host leads and runs it.
@@ -105,16 +114,13 @@ suite('monitors on a cluster', { timeout: 300_000 }, () => {
     await hosts.get(owner)!.close();
     hosts.delete(owner);
     siteDelayMs = 0;
-    await eventually(async () => {
-      const c = await checkState();
-      return c.recent.length === 4 && !c.running ? c : undefined;
-    }, 120_000);
+    const afterTakeover = await settled(4);
     const [other] = [...hosts.keys()];
     const finished = await queryRows<{ running_owner: string | null; last_run_at: string }>(databaseUrl, 'SELECT running_owner, last_run_at FROM monitor_checks');
     expect(finished[0]).toMatchObject({ running_owner: null, last_run_at: new Date(T0 + 3 * 60_000).toISOString() });
     expect(other).not.toBe(owner);
     // Each slot ran to its end once: the cut-off run left no record, its slot was run again by the new leader.
     expect(await runsPerSlot()).toEqual([0, 1, 2, 3].map((s) => [new Date(T0 + s * 60_000).toISOString(), 1]));
-    expect((await checkState()).status).toBe('passing');
+    expect(afterTakeover.status).toBe('passing');
   });
 });
