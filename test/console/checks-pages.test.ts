@@ -5,7 +5,7 @@
 // BCS_CONSOLE_SCREENSHOTS=1 also writes docs/console/{checks,check}.png.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MonitorAlertRecord, MonitorCheckState } from '../../src/api/types.js';
 import { zipOf } from '../helpers/app-zip.js';
@@ -109,14 +109,7 @@ beforeAll(async () => {
   // The alert is recorded once its deliveries are done, just after the run.
   await eventually(async () => ((await alertsOf(ids.checkout)).length ? true : undefined), RUN_MS);
 
-  browser = await chromium.launch({ executablePath: svc.chromium.path });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addInitScript(() => {
-    addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
-  });
-  page = await context.newPage();
-  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  ({ browser, page } = await steps.watchedPage(svc, (p) => problems.push(p)));
 }, 3 * RUN_MS);
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findFfmpeg } from '../../src/service/host/recording/ffmpeg.js';
 import * as steps from '../helpers/console.js';
@@ -36,16 +36,7 @@ const shot = (name: string, on: Page = page) => steps.shot(on, name);
 
 beforeAll(async () => {
   svc = await startTestService();
-  browser = await chromium.launch({ executablePath: svc.chromium.path });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  // Injected by the browser's protocol, so the page's own policy does not apply to it; it records each
-  // violation the page's code causes (uPlot's, the console's).
-  await context.addInitScript(() => {
-    addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
-  });
-  page = await context.newPage();
-  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  ({ browser, page } = await steps.watchedPage(svc, (p) => problems.push(p)));
   runs = await reportRuns(await screenshotPng());
 });
 

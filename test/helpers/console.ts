@@ -1,7 +1,7 @@
 // The console tests' shared steps: create through the API (and insist it worked), sign in, open a page.
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestService } from './service.js';
 
@@ -36,4 +36,20 @@ export async function shot(on: Page, name: string): Promise<void> {
   if (!SHOTS) return;
   await mkdir(SHOTS, { recursive: true });
   await on.screenshot({ path: `${SHOTS}${name}.png` });
+}
+
+/**
+ * Chromium with a console page whose errors, uncaught exceptions and policy violations go to `problem`. The
+ * violation listener is injected by the browser's protocol, so the page's own policy does not apply to it.
+ */
+export async function watchedPage(svc: TestService, problem: (text: string) => void): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath: svc.chromium.path });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(() => {
+    addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const page = await context.newPage();
+  page.on('console', (m) => m.type() === 'error' && problem(m.text()));
+  page.on('pageerror', (e) => problem(`page error: ${e.message}`));
+  return { browser, page };
 }
