@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyRun, HEALTHY, type CheckHealth } from '../../src/service/host/monitors/policy.js';
 import { inMaintenance, nextAfterRun, nextOccurrence, retryDelayMs } from '../../src/service/host/monitors/timing.js';
+import { checkDirFor } from '../../src/service/host/monitors/check-launcher.js';
 import type { AlertPolicy } from '../../src/api/schemas/monitors.js';
 
 const T0 = Date.parse('2030-01-07T03:00:00Z');
@@ -97,5 +98,14 @@ describe('scheduling arithmetic', () => {
     expect(inMaintenance(nightly, 'x', new Date(T0 + 119 * 60_000))).toBe(true);
     expect(inMaintenance(nightly, 'x', new Date(T0 + 120 * 60_000))).toBe(false);
     expect(inMaintenance(nightly, 'x', new Date(T0 - 60_000))).toBe(false);
+  });
+});
+
+describe('where a check sees its suite', () => {
+  it('is /check, unless the runner package it binds at its own path is there (a CI checkout in /check/...)', () => {
+    expect(checkDirFor(['/opt/bcs', '/work/node_modules'])).toBe('/check');
+    expect(checkDirFor(['/check/work/main'])).toBe('/check-1');
+    expect(checkDirFor(['/check', '/check-1/x'])).toBe('/check-2');
+    expect(checkDirFor(['/checkout/main'])).toBe('/check');
   });
 });

@@ -13,6 +13,21 @@ import { HOME_DIR, HostView, TMP_DIR, handOverView } from '../fs/index.js';
 import { DEFAULT_PATH, TOOLS_DIRS, inSandboxSystem, nodeInSandbox, sandboxCommand, type Sandbox } from '../process/index.js';
 
 const CHECK_DIR = '/check';
+
+/** Whether one of two absolute paths is the other or inside it. */
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+/**
+ * Where the deployed folder is seen inside: /check, unless a folder bound at its own path (the package, its
+ * node_modules) is there or under it; binding the suite over it would hide the runner (a checkout in /check/...).
+ */
+export function checkDirFor(bound: string[]): string {
+  let dir = CHECK_DIR;
+  for (let n = 1; bound.some((f) => overlaps(f, dir)); n += 1) dir = `${CHECK_DIR}-${n}`;
+  return dir;
+}
 const HEAP_MB = 1024;
 
 export interface CheckLauncherOptions {
@@ -111,7 +126,9 @@ export class CheckLauncher {
     await handOverView(view, { owner: sandbox.kernel, sandboxed: true });
     // The package at its own path, so what it resolves (a node_modules that is a link, its JSON files) resolves
     // the same inside.
-    const binds = [...packageFolders(packageDir).flatMap(visibleAt), '--ro-bind', run.bundleDir, CHECK_DIR];
+    const folders = packageFolders(packageDir);
+    const checkDir = checkDirFor(folders);
+    const binds = [...folders.flatMap(visibleAt), '--ro-bind', run.bundleDir, checkDir];
     const { path: node, binds: nodeBinds } = nodeInSandbox(this.node);
     binds.push(...TOOLS_DIRS, ...nodeBinds);
     const identity = sandbox.kernel;
@@ -119,7 +136,7 @@ export class CheckLauncher {
         view,
         // After the home and /tmp binds: a package under /tmp (a CI checkout) must not be hidden by the sandbox's own /tmp.
         extraArgs: binds,
-        cwd: CHECK_DIR,
+        cwd: checkDir,
         env: { PATH: DEFAULT_PATH, HOME: HOME_DIR, TMPDIR: TMP_DIR, USER: identity.name, LOGNAME: identity.name, ...base },
         identity,
         newSession: true,
