@@ -182,5 +182,7 @@ describe.skipIf(!server)('bcs serve: a cluster of processes', () => {
     // Nothing host 1 launched outlives it.
     await eventually(async () => ((await processesMentioning(host1.dataDir)).length === 0 ? true : undefined), 15_000);
     expect(host2.child.exitCode).toBeNull();
-  });
+    // Four service processes, PostgreSQL and a pool's browsers start here: the default minute is too short on a busy
+    // machine (seen once at load 19), while each wait above keeps its own bound.
+  }, 180_000);
 });
