@@ -84,12 +84,13 @@ export interface WebContext {
   keep(name: string, bytes: Uint8Array): Promise<string>;
 }
 
-type WebAction = Extract<PageAction, { action: 'switch_page' | 'close_page' | 'dialog' | 'route' | 'unroute' | 'request' | 'wait_for_response' | 'wait_for_download' | 'save_storage_state' }>;
+/** The page actions this module performs (the type follows the list, so the two cannot differ). */
+const WEB_ACTIONS = ['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'wait_for_download', 'save_storage_state'] as const;
 
-export const WEB_ACTIONS: ReadonlySet<string> = new Set(['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'wait_for_download', 'save_storage_state']);
+export type WebAction = Extract<PageAction, { action: (typeof WEB_ACTIONS)[number] }>;
 
 export function isWebAction(action: PageAction): action is WebAction {
-  return WEB_ACTIONS.has(action.action);
+  return (WEB_ACTIONS as readonly string[]).includes(action.action);
 }
 
 export async function performWebAction(action: WebAction, ctx: WebContext): Promise<void> {
@@ -135,6 +136,9 @@ export async function performWebAction(action: WebAction, ctx: WebContext): Prom
       await mkdir(dirname(action.file), { recursive: true });
       await web.context.storageState({ path: action.file });
       return;
+    default:
+      // A web action without a case here does not type-check.
+      action satisfies never;
   }
 }
 
