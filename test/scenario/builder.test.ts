@@ -249,7 +249,7 @@ describe('step kinds', () => {
   test.each(STEP_KINDS)('the schema’s %s step has a builder method that writes it', (kind) => {
     const method = (STEP_METHODS as Record<string, string>)[kind];
     expect(method, `STEP_METHODS has no entry for '${kind}'`).toBeDefined();
-    expect(STEP_SAMPLES[kind], `no sample arguments for '${kind}'`).toBeDefined();
+    expect((STEP_SAMPLES as Record<string, unknown[]>)[kind], `no sample arguments for '${kind}'`).toBeDefined();
     const def = withSample(kind)[SCENARIO_DEFINITION]();
     expect(Object.keys((def.data.steps as object[]).at(-1)!)).toContain(kind);
     expect(validateScenario(loadedFromDefinition(def, 'kinds.ts'))).toEqual([]);
