@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import type { PageAction } from '../../src/scenario/plan.js';
 import { locate } from './locate.js';
 import { expectOnPage } from './page-expect.js';
-import type { WebAction } from './page-web.js';
+import type { WebAction } from './web-actions.js';
 import type { Artifact } from '../reporters/results.js';
 
 export interface PageContext {

@@ -15,6 +15,7 @@ import { describeMatch, matches, matchesUrl } from './matching.js';
 import { sleep } from './page-actions.js';
 import { waitForDownload, type HostFiles, type SeenDownload } from './page-downloads.js';
 import { awaitOpenedPages, watchOpenedPages } from './opened-pages.js';
+import { isWebAction, type WebAction } from './web-actions.js';
 
 /** How many responses are kept for `wait_for_response` to look back at. */
 const RESPONSES_KEPT = 1_000;
@@ -84,14 +85,7 @@ export interface WebContext {
   keep(name: string, bytes: Uint8Array): Promise<string>;
 }
 
-/** The page actions this module performs (the type follows the list, so the two cannot differ). */
-const WEB_ACTIONS = ['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'wait_for_download', 'save_storage_state'] as const;
-
-export type WebAction = Extract<PageAction, { action: (typeof WEB_ACTIONS)[number] }>;
-
-export function isWebAction(action: PageAction): action is WebAction {
-  return (WEB_ACTIONS as readonly string[]).includes(action.action);
-}
+export { isWebAction };
 
 export async function performWebAction(action: WebAction, ctx: WebContext): Promise<void> {
   const { web } = ctx;
