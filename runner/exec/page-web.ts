@@ -5,7 +5,7 @@ import type { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { BrowserContext, Dialog, Page, Request, Response, Route } from 'playwright-core';
-import type { Assertion, HttpRequest, Match, PageAction, UrlPattern } from '../../src/scenario/plan.js';
+import type { Assertion, HttpRequest, Match, UrlPattern } from '../../src/scenario/plan.js';
 import { savedValue } from '../../src/scenario/template.js';
 import { clipped } from './api-ops.js';
 import { failedChecks, failureMessage } from './checks.js';
