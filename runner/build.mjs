@@ -4,6 +4,7 @@ import { build } from 'esbuild';
 import { cp, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { writeScenarioAccepts } from './scenario-accepts.mjs';
+import { writeScenarioTypes } from './scenario-types.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -11,6 +12,7 @@ export const entryPoints = ['runner/cli/cli.ts', 'src/index.ts', 'src/service/in
 
 export async function buildDist() {
   await writeScenarioAccepts();
+  await writeScenarioTypes();
   await build({
     absWorkingDir: root,
     entryPoints,

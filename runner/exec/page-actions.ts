@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import type { PageAction } from '../../src/scenario/plan.js';
 import { locate } from './locate.js';
 import { expectOnPage } from './page-expect.js';
+import type { WebAction } from './web-actions.js';
 import type { Artifact } from '../reporters/results.js';
 
 export interface PageContext {
@@ -75,6 +76,9 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
       await sleep(action.ms, ctx.signal);
       return [];
     default:
+      // Only the actions other modules perform get here: a page action the compiler gains without a case
+      // above (or there) does not type-check.
+      action satisfies WebAction | Extract<PageAction, { action: 'expect_screenshot' | 'expect_accessible' }>;
       throw new Error(`'${action.action}' is a page-and-traffic step: runner/exec/page-web.ts performs it`);
   }
 }

@@ -5,7 +5,7 @@ import type { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { BrowserContext, Dialog, Page, Request, Response, Route } from 'playwright-core';
-import type { Assertion, HttpRequest, Match, PageAction, UrlPattern } from '../../src/scenario/plan.js';
+import type { Assertion, HttpRequest, Match, UrlPattern } from '../../src/scenario/plan.js';
 import { savedValue } from '../../src/scenario/template.js';
 import { clipped } from './api-ops.js';
 import { failedChecks, failureMessage } from './checks.js';
@@ -15,6 +15,7 @@ import { describeMatch, matches, matchesUrl } from './matching.js';
 import { sleep } from './page-actions.js';
 import { waitForDownload, type HostFiles, type SeenDownload } from './page-downloads.js';
 import { awaitOpenedPages, watchOpenedPages } from './opened-pages.js';
+import { isWebAction, type WebAction } from './web-actions.js';
 
 /** How many responses are kept for `wait_for_response` to look back at. */
 const RESPONSES_KEPT = 1_000;
@@ -84,13 +85,7 @@ export interface WebContext {
   keep(name: string, bytes: Uint8Array): Promise<string>;
 }
 
-type WebAction = Extract<PageAction, { action: 'switch_page' | 'close_page' | 'dialog' | 'route' | 'unroute' | 'request' | 'wait_for_response' | 'wait_for_download' | 'save_storage_state' }>;
-
-export const WEB_ACTIONS: ReadonlySet<string> = new Set(['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'wait_for_download', 'save_storage_state']);
-
-export function isWebAction(action: PageAction): action is WebAction {
-  return WEB_ACTIONS.has(action.action);
-}
+export { isWebAction };
 
 export async function performWebAction(action: WebAction, ctx: WebContext): Promise<void> {
   const { web } = ctx;
@@ -135,6 +130,9 @@ export async function performWebAction(action: WebAction, ctx: WebContext): Prom
       await mkdir(dirname(action.file), { recursive: true });
       await web.context.storageState({ path: action.file });
       return;
+    default:
+      // A web action without a case here does not type-check.
+      action satisfies never;
   }
 }
 

@@ -4,8 +4,6 @@ import type { Impact, PageAction } from './plan.js';
 
 type Obj = Record<string, unknown>;
 
-export const ACCESSIBILITY_KINDS = ['expect_accessible'] as const;
-
 /**
  * An audit's time grows with the page and the machine's load (axe injects half a megabyte of script and
  * walks every element), not with anything the scenario waits for, so the usual step default is too tight.

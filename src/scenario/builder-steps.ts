@@ -6,7 +6,7 @@ import { ComputerActions } from './builder-computer.js';
 import { callerOf, type CallSite, type SiteTable } from './builder-sites.js';
 import type {
   ClickValue, ClipboardValue, ComputerAction, ConditionValue, Duration, ExecValue, ExecuteValue, ScriptValue, ExpectValue, FillValue,
-  DialogValue, FunctionStepOptions, GotoValue, InvokeValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, WaitForDownloadValue, ExpectScreenshotValue, ExpectAccessibleValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
+  DialogValue, FunctionStepOptions, GotoValue, StepKind, InvokeValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, WaitForDownloadValue, ExpectScreenshotValue, ExpectAccessibleValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
   TargetValue, UploadFile, UploadValue, WaitFileValue, WaitProcessValue, WriteFileValue,
 } from './builder-types.js';
 import type { FunctionTable, StepFunction } from './functions.js';
@@ -28,8 +28,8 @@ export interface BuildContext {
 }
 
 /**
- * The builder method for each schema step kind. Typed against the class, so a renamed method breaks the
- * build; tests check every kind the schema lists has an entry, so the two cannot drift apart.
+ * The builder method for each schema step kind. Typed against the schema's kinds and the class, so a kind
+ * without a method (or a renamed method) breaks the build; tests check each method writes its kind.
  */
 export const STEP_METHODS = {
   goto: 'goto', click: 'click', fill: 'fill', press: 'press', hover: 'hover', check: 'check', uncheck: 'uncheck',
@@ -40,7 +40,7 @@ export const STEP_METHODS = {
   spawn: 'spawn', wait_process: 'waitProcess', read_file: 'readFile', write_file: 'writeFile', upload: 'upload',
   wait_file: 'waitFile', execute: 'execute', invoke: 'invoke', script: 'script', marker: 'marker', if: 'if', repeat: 'repeat', for_each: 'forEach',
   retry: 'retry', include: 'include', function: 'fn',
-} as const satisfies Record<string, keyof StepsBuilder>;
+} as const satisfies Record<StepKind, keyof StepsBuilder>;
 
 /** A selector string as the locator object it stands for, so fields can go beside it. */
 function asLocator(target: TargetValue): Locator {

@@ -13,8 +13,6 @@ import { hasTemplate, isPlainObject, templateNames } from './template.js';
 
 type Obj = Record<string, unknown>;
 
-export const BLOCK_KINDS = ['if', 'repeat', 'for_each', 'retry', 'include'] as const;
-
 /** A file being compiled with the variables it sees (an included file sees its `with` parameters). */
 export interface FileScope {
   file: ScenarioFile;

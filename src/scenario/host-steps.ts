@@ -49,8 +49,6 @@ export interface CompiledKind {
   minTimeoutMs?: number;
 }
 
-export const HOST_KINDS = ['clipboard', 'exec', 'spawn', 'wait_process', 'read_file', 'write_file', 'upload', 'wait_file', 'execute'] as const;
-
 export function compileHostStep(kind: string, v: unknown, ctx: KindContext): CompiledKind {
   switch (kind) {
     case 'exec': return compileExec(v as string | Obj, ctx);

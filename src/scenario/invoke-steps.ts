@@ -10,8 +10,6 @@ import type { ApiCall, Assertion, Operation } from './plan.js';
 
 type Obj = Record<string, unknown>;
 
-export const INVOKE_KINDS = ['invoke'] as const;
-
 /** The version label a deployment gets when it names none, as on the hosted service. */
 const DEFAULT_VERSION = 'latest';
 /**

@@ -272,7 +272,20 @@ function describeKeyChoice(e: ErrorObject, path: DataPath): Problem {
 function expectedBy(e: ErrorObject): string {
   const known = EXPECTED[pointerOf(e.parentSchema)];
   if (known) return known;
-  return `expected ${branchesOf(e).map((b) => typeNames(b.type)).join(' or ')}`;
+  return `expected ${branchesOf(e).map(branchWords).join(' or ')}`;
+}
+
+/**
+ * A union's branch in words, for unions EXPECTED has no wording for (a new step kind needs none): an object
+ * branch says its fields, "an object with command and optional args, cwd".
+ */
+function branchWords(b: SchemaNode): string {
+  const fields = b.type === 'object' && b.properties && typeof b.properties === 'object' ? Object.keys(b.properties) : [];
+  if (fields.length === 0) return typeNames(b.type);
+  const required = Array.isArray(b.required) ? (b.required as string[]) : [];
+  const optional = fields.filter((f) => !required.includes(f));
+  if (required.length === 0) return `an object with any of ${optional.join(', ')}`;
+  return `an object with ${required.join(', ')}${optional.length ? ` and optional ${optional.join(', ')}` : ''}`;
 }
 
 /** A failed anyOf/oneOf over different value shapes (as opposed to a choice of keys), nearest the root. */

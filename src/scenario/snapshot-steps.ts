@@ -8,8 +8,6 @@ import type { PageAction, ScreenshotComparison, Target } from './plan.js';
 
 type Obj = Record<string, unknown>;
 
-export const SNAPSHOT_KINDS = ['expect_screenshot'] as const;
-
 /** The folder of a scenario file's baselines. */
 export function snapshotDir(scenarioFile: string): string {
   return `${scenarioFile}-snapshots`;

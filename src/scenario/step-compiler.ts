@@ -3,14 +3,14 @@
 // variables around it); its options (timeout, retries, continue_on_error) become plain fields.
 
 import path from 'node:path';
-import { BLOCK_KINDS, compileBlock, type BlockCompiler, type FileScope } from './control-flow.js';
+import { compileBlock, type BlockCompiler, type FileScope } from './control-flow.js';
 import { durationAt } from './duration.js';
 import type { ScenarioFile, StepNode } from './expand.js';
 import type { CompiledKind, KindContext } from './host-steps.js';
 import type { PlanStep } from './plan.js';
 import type { SavedVariable } from './saves.js';
 import { markerOperation } from './session-steps.js';
-import { compileKind } from './step-kinds.js';
+import { compileKind, isBlockKind } from './step-kinds.js';
 import type { DataPath } from './path.js';
 import type { Substituter, UseSite } from './substitute.js';
 
@@ -64,7 +64,7 @@ export class StepCompiler implements BlockCompiler {
     const explicitTimeout = written.timeout !== undefined ? this.#duration(written.timeout, [...at, 'timeout'], scope, site) : undefined;
     const source = { file: scope.file.loaded.file, ...scope.file.loaded.locate(at) };
     let step: PlanStep;
-    if ((BLOCK_KINDS as readonly string[]).includes(kind)) {
+    if (isBlockKind(kind)) {
       const { name, block } = compileBlock(node, scope, this);
       // A block has no budget of its own unless it sets one: its steps keep theirs.
       step = { index: 0, phase: 'main', kind, name: explicitName ?? name, source, timeout_ms: explicitTimeout ?? 0, operations: [], block };

@@ -1,39 +1,75 @@
-// One step's kind, its value already substituted, → the operations it performs: page steps here, host
-// steps in host-steps.ts, computer batches in computer-steps.ts, replay markers in session-steps.ts,
-// invocations of deployed actions in invoke-steps.ts.
+// Every step kind of the schema → how it compiles: the one table a new kind is added to (a test checks it
+// lists exactly the schema's kinds, and the type below refuses a kind the schema lacks or a kind left out).
+// A leaf kind's compiler turns its value, already substituted, into the operations it performs: page steps
+// here, host steps in host-steps.ts, computer batches in computer-steps.ts, replay markers in
+// session-steps.ts, invocations of deployed actions in invoke-steps.ts, and so on.
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { StepKind } from './builder-types.js';
 import { describeAction, hasLocator, screenshotFile, screenshotName, toMatch, toTarget } from './describe.js';
 import { durationAt } from './duration.js';
 import { compileComputer } from './computer-steps.js';
-import { HOST_KINDS, compileHostStep, compileScreenScreenshot, type CompiledKind, type KindContext } from './host-steps.js';
+import { compileHostStep, compileScreenScreenshot, type CompiledKind, type KindContext } from './host-steps.js';
 import type { DataPath } from './path.js';
 import type { ElementCheck, ElementState, Match, Operation, PageAction } from './plan.js';
 import { hasTemplate } from './template.js';
 import { markerOperation } from './session-steps.js';
-import { ACCESSIBILITY_KINDS, compileAccessibilityStep } from './accessibility-steps.js';
-import { INVOKE_KINDS, compileInvokeStep } from './invoke-steps.js';
-import { SNAPSHOT_KINDS, compileSnapshotStep } from './snapshot-steps.js';
-import { WEB_KINDS, baseFor, compileWebStep } from './web-steps.js';
+import { compileAccessibilityStep } from './accessibility-steps.js';
+import { compileInvokeStep } from './invoke-steps.js';
+import { compileSnapshotStep } from './snapshot-steps.js';
+import { baseFor, compileWebStep } from './web-steps.js';
 
 type Obj = Record<string, unknown>;
+
+/** A leaf kind's compiler: the kind (a module may compile several), its value, where it is. */
+export type KindCompiler = (kind: string, written: unknown, ctx: KindContext) => CompiledKind;
+
+/**
+ * How each kind compiles: a leaf kind by its compiler; `block` kinds hold steps of their own (control-flow.ts);
+ * `scope` kinds need the file's scope and the scenario's variables (step-compiler.ts: function, script).
+ */
+export const STEP_COMPILERS = {
+  goto: compilePageStep, click: compilePageStep, fill: compilePageStep, press: compilePageStep, hover: compilePageStep,
+  check: compilePageStep, uncheck: compilePageStep, select: compilePageStep, type: compilePageStep, focus: compilePageStep,
+  scroll_into_view: compilePageStep, drag: compilePageStep, set_input_files: compilePageStep, expect: compilePageStep,
+  expect_soft: compilePageStep, sleep: compilePageStep, screenshot: compileScreenshot,
+  switch_page: compileWebStep, close_page: compileWebStep, dialog: compileWebStep, route: compileWebStep, unroute: compileWebStep,
+  request: compileWebStep, wait_for_response: compileWebStep, wait_for_download: compileWebStep, save_storage_state: compileWebStep,
+  expect_screenshot: compileSnapshotStep, expect_accessible: compileAccessibilityStep,
+  computer: (_kind, written, ctx) => compileComputer(written as Obj | Obj[], ctx),
+  clipboard: compileHostStep, exec: compileHostStep, spawn: compileHostStep, wait_process: compileHostStep, read_file: compileHostStep,
+  write_file: compileHostStep, upload: compileHostStep, wait_file: compileHostStep, execute: compileHostStep,
+  invoke: compileInvokeStep,
+  marker: (_kind, written) => ({ name: `marker ${String(written)}`, operations: [markerOperation(String(written))] }),
+  if: 'block', repeat: 'block', for_each: 'block', retry: 'block', include: 'block',
+  function: 'scope', script: 'scope',
+} as const satisfies Record<StepKind, KindCompiler | 'block' | 'scope'>;
+
+export function isBlockKind(kind: string): boolean {
+  return (STEP_COMPILERS as Record<string, unknown>)[kind] === 'block';
+}
+
+export function compileKind(kind: string, written: unknown, ctx: KindContext): CompiledKind {
+  const compiler = (STEP_COMPILERS as Record<string, KindCompiler | 'block' | 'scope' | undefined>)[kind];
+  if (typeof compiler !== 'function') throw new Error(`'${kind}' is not a leaf step kind`); // unreachable after validation
+  return compiler(kind, written, ctx);
+}
+
+/** A page screenshot, or with `screen: true` one of the whole screen (a computer API call). */
+function compileScreenshot(kind: string, written: unknown, ctx: KindContext): CompiledKind {
+  if (isObj(written) && written.screen === true) return compileScreenScreenshot(written, ctx);
+  if (isObj(written) && written.region !== undefined) {
+    ctx.report([...ctx.at, 'region'], "'region' needs 'screen: true': a page screenshot is the page's viewport or full page");
+  }
+  return compilePageStep(kind, written, ctx);
+}
 
 /** Headroom over a sleep's own length, so a long `sleep` without an explicit timeout cannot time out. */
 const SLEEP_HEADROOM_MS = 1_000;
 
-export function compileKind(kind: string, written: unknown, ctx: KindContext): CompiledKind {
-  if (kind === 'marker') return { name: `marker ${String(written)}`, operations: [markerOperation(String(written))] };
-  if (kind === 'computer') return compileComputer(written as Obj | Obj[], ctx);
-  if (kind === 'screenshot' && isObj(written) && written.screen === true) return compileScreenScreenshot(written, ctx);
-  if ((HOST_KINDS as readonly string[]).includes(kind)) return compileHostStep(kind, written, ctx);
-  if ((WEB_KINDS as readonly string[]).includes(kind)) return compileWebStep(kind, written, ctx);
-  if ((SNAPSHOT_KINDS as readonly string[]).includes(kind)) return compileSnapshotStep(kind, written, ctx);
-  if ((ACCESSIBILITY_KINDS as readonly string[]).includes(kind)) return compileAccessibilityStep(kind, written, ctx);
-  if ((INVOKE_KINDS as readonly string[]).includes(kind)) return compileInvokeStep(kind, written, ctx);
-  if (kind === 'screenshot' && isObj(written) && written.region !== undefined) {
-    ctx.report([...ctx.at, 'region'], "'region' needs 'screen: true': a page screenshot is the page's viewport or full page");
-  }
+/** A step on the page or one of its elements → one page action. */
+function compilePageStep(kind: string, written: unknown, ctx: KindContext): CompiledKind {
   // A soft expect is an expect whose failure the runner lets the run go on from (PlanStep.soft).
   const pageKind = kind === 'expect_soft' ? 'expect' : kind;
   const action = toAction(pageKind, written, ctx.mainIndex, ctx.at, ctx.report, ctx.scenarioDir);

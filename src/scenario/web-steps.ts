@@ -9,8 +9,6 @@ import { hasTemplate } from './template.js';
 
 type Obj = Record<string, unknown>;
 
-export const WEB_KINDS = ['switch_page', 'close_page', 'dialog', 'route', 'unroute', 'request', 'wait_for_response', 'wait_for_download', 'save_storage_state'] as const;
-
 /** Where the service (ours and the hosted one) puts what a session's pages download. */
 const DOWNLOADS_FOLDER = '/home/kernel/Downloads';
 

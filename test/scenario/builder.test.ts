@@ -9,6 +9,7 @@ import { SCENARIO_METHODS } from '../../src/scenario/builder.js';
 import { scenarioSchema } from '../../src/scenario/schema.js';
 import { SCENARIO_DEFINITION, loadedFromDefinition } from '../../src/scenario/builder-compile.js';
 import { STEP_KINDS } from '../../src/scenario/validate.js';
+import { STEP_SAMPLES, withSample } from '../helpers/step-samples.js';
 
 /** The plan without where things are written, which is all that differs between a YAML file and a builder. */
 function withoutSources(plan: Plan): unknown {
@@ -245,29 +246,11 @@ after:
 });
 
 describe('step kinds', () => {
-  /** Arguments for each kind's method; a kind the schema gains needs a sample here (and a method). */
-  const SAMPLES: Record<string, unknown[]> = {
-    goto: ['https://example.test'], click: ['#go'], fill: ['#name', 'Ada'], press: ['Enter'], expect: [{ text: 'hi' }],
-    hover: ['#a'], check: [{ label: 'ok' }], uncheck: ['#b'], select: [{ label: 'Colour' }, 'Blue'], type: ['#q', 'abc', { delay: 20 }],
-    focus: ['#q'], scroll_into_view: ['#end'], drag: ['#a', { test_id: 'bin' }], set_input_files: ['#f', []],
-    switch_page: [{ url: { contains: 'help' } }], close_page: [], dialog: ['accept'], route: [{ url: '**/api', abort: true }],
-    save_storage_state: ['state.json'], unroute: ['all'], request: [{ url: 'https://example.test/api', expect: { status: 200 } }], wait_for_response: ['**/api'], expect_accessible: [{ impact: 'critical', exclude: ['.ad'], tags: ['wcag2a'] }], expect_screenshot: [{ name: 'home', mask: [{ test_id: 'clock' }], max_diff_pixels: 5 }], wait_for_download: [{ name: 'report.csv', expect: { contains: 'a' } }],
-    screenshot: ['shot'], sleep: [10], computer: [(c: { key(k: string): unknown }) => c.key('Return')],
-    clipboard: [{ write: 'x' }], exec: ['true'], spawn: ['sleep 1'], wait_process: [{ process: 'job' }],
-    read_file: ['/tmp/a'], write_file: [{ path: '/tmp/a', content: 'x' }], upload: [[{ from: 'a', to: '/tmp/a' }]],
-    wait_file: ['/tmp/a'], execute: ['return 1'], invoke: [{ app: 'titles', action: 'title', payload: { n: 1 }, timeout: 5000, expect: { json: { path: '$.t', contains: 'a' } } }], script: ['return 1'], marker: ['m'], function: ['call', () => 1],
-    expect_soft: [{ text: 'hi' }], if: [{ exists: 'x' }, (s: StepsBuilder) => s.goto('a')], repeat: [2, (s: StepsBuilder) => s.goto('a')],
-    for_each: [['a', 'b'], (s: StepsBuilder) => s.goto('{{ item }}')], retry: [2, (s: StepsBuilder) => s.goto('a')], include: ['other.yaml'],
-  };
-
   test.each(STEP_KINDS)('the schema’s %s step has a builder method that writes it', (kind) => {
     const method = (STEP_METHODS as Record<string, string>)[kind];
     expect(method, `STEP_METHODS has no entry for '${kind}'`).toBeDefined();
-    expect(SAMPLES[kind], `no sample arguments for '${kind}'`).toBeDefined();
-    const b = scenario('kinds').replay();
-    if (kind === 'wait_process') b.spawn({ command: 'sleep', save: 'job' });
-    (b[method as keyof ScenarioBuilder] as (...args: unknown[]) => unknown)(...SAMPLES[kind]!);
-    const def = b[SCENARIO_DEFINITION]();
+    expect((STEP_SAMPLES as Record<string, unknown[]>)[kind], `no sample arguments for '${kind}'`).toBeDefined();
+    const def = withSample(kind)[SCENARIO_DEFINITION]();
     expect(Object.keys((def.data.steps as object[]).at(-1)!)).toContain(kind);
     expect(validateScenario(loadedFromDefinition(def, 'kinds.ts'))).toEqual([]);
   });
