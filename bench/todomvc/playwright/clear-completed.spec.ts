@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { TODO_ITEMS, addTodos } from './todos';
+import { TODO_ITEMS, addTodos } from './todos.js';
 
 test('clear completed', async ({ page }) => {
   await page.goto('/');

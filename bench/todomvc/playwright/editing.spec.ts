@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { addTodos } from './todos';
+import { addTodos } from './todos.js';
 
 test('editing', async ({ page }) => {
   await page.goto('/');
