@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative, resolve } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
-import { PART_FILE, ScenarioError, formatDiagnostic, loadScenarioFile, validateScenario, type Diagnostic } from '../../src/scenario/index.js';
+import { DEFAULTS_FILE, PART_FILE, ScenarioError, formatDiagnostic, loadDefaultsFile, loadScenarioFile, validateScenario, type Diagnostic } from '../../src/scenario/index.js';
 import { loadConfig, type SuiteConfig } from '../suite/config.js';
 import { registerAdmin } from './admin/index.js';
 import { registerServe } from './serve.js';
@@ -214,15 +214,30 @@ program
     try {
       const files = await findScenarioFiles(paths, process.cwd(), { parts: true });
       const parts = files.filter((f) => PART_FILE.test(f));
+      const defaults = files.filter((f) => DEFAULTS_FILE.test(f));
       // A part compiles inside the scenarios that include it; on its own only its shape can be checked.
       const partProblems = (await Promise.all(parts.map(async (f) => validateScenario(await loadScenarioFile(f))))).flat();
-      await compileAll(files.filter((f) => !PART_FILE.test(f)), { vars: o.var, checkSecrets: false }).catch((err) => {
-        if (err instanceof ScenarioError) throw new ScenarioError([...partProblems, ...err.diagnostics]);
+      // A defaults file is checked on its own too, so one with no scenario below it yet is checked as well.
+      for (const f of defaults) {
+        try {
+          loadDefaultsFile(f);
+        } catch (err) {
+          if (!(err instanceof ScenarioError)) throw err;
+          partProblems.push(...err.diagnostics);
+        }
+      }
+      const scenarios = files.filter((f) => !PART_FILE.test(f) && !DEFAULTS_FILE.test(f));
+      await compileAll(scenarios, { vars: o.var, checkSecrets: false }).catch((err) => {
+        if (err instanceof ScenarioError) {
+          const seen = new Set(partProblems.map(formatDiagnostic));
+          throw new ScenarioError([...partProblems, ...err.diagnostics.filter((d) => !seen.has(formatDiagnostic(d)))]);
+        }
         throw err;
       });
       if (partProblems.length) throw new ScenarioError(partProblems);
       const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-      process.stdout.write(`${count(files.length - parts.length, 'scenario file')}${parts.length ? ` and ${count(parts.length, 'part')}` : ''} valid\n`);
+      const extras = [parts.length ? count(parts.length, 'part') : '', defaults.length ? count(defaults.length, 'defaults file') : ''].filter(Boolean);
+      process.stdout.write(`${count(scenarios.length, 'scenario file')}${extras.length ? ` and ${extras.join(' and ')}` : ''} valid\n`);
       finish(EXIT.passed);
     } catch (err) {
       failInvalid(err);

@@ -15,6 +15,12 @@ const TITLES: Record<string, string> = {
 
 export function formatPlan(plan: Plan): string {
   const lines = [`${plan.scenario.name}  ${plan.scenario.file}${plan.scenario.tags.length ? `  [${plan.scenario.tags.join(', ')}]` : ''}`];
+  const defaults = plan.scenario.defaults ?? [];
+  if (defaults.length) {
+    lines.push('', 'from defaults files');
+    const width = Math.max(...defaults.map((d) => d.field.length));
+    for (const d of defaults) lines.push(`  ${d.field.padEnd(width)}  ${d.file}:${d.line}:${d.col}`);
+  }
   let heading: string | undefined;
   for (const step of plan.steps) {
     const title = TITLES[step.hook ?? step.phase]!;
@@ -22,15 +28,16 @@ export function formatPlan(plan: Plan): string {
       heading = title;
       lines.push('', title);
     }
-    formatStep(step, '  ', lines);
+    formatStep(step, '  ', lines, plan.scenario.file);
   }
   return `${lines.join('\n')}\n`;
 }
 
 /** A step, its operations, and for a block its steps one level deeper. */
-function formatStep(step: PlanStep, indent: string, lines: string[]): void {
-  const where = `${step.source.line}:${step.source.col}`;
-  lines.push(`${indent}${String(step.index + 1).padStart(2)}. ${step.name}  (line ${where}${stepOptions(step)})`);
+function formatStep(step: PlanStep, indent: string, lines: string[], scenarioFile: string): void {
+  // A step written in another file (a defaults file's hook, an included part) names that file.
+  const where = step.source.file !== scenarioFile ? `${step.source.file}:${step.source.line}:${step.source.col}` : `line ${step.source.line}:${step.source.col}`;
+  lines.push(`${indent}${String(step.index + 1).padStart(2)}. ${step.name}  (${where}${stepOptions(step)})`);
   const body = `${indent}      `;
   for (const op of step.operations) {
     const [first, ...more] = describeOperation(op).split('\n');
@@ -42,10 +49,10 @@ function formatStep(step: PlanStep, indent: string, lines: string[]): void {
   switch (b.type) {
     case 'if':
       lines.push(`${body}then`);
-      for (const s of b.then) formatStep(s, `${body}  `, lines);
+      for (const s of b.then) formatStep(s, `${body}  `, lines, scenarioFile);
       if (b.else.length) {
         lines.push(`${body}else`);
-        for (const s of b.else) formatStep(s, `${body}  `, lines);
+        for (const s of b.else) formatStep(s, `${body}  `, lines, scenarioFile);
       }
       return;
     case 'for_each':
@@ -62,7 +69,7 @@ function formatStep(step: PlanStep, indent: string, lines: string[]): void {
     case 'include':
       break;
   }
-  for (const s of b.steps) formatStep(s, inner, lines);
+  for (const s of b.steps) formatStep(s, inner, lines, scenarioFile);
 }
 
 function stepOptions(step: PlanStep): string {

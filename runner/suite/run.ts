@@ -330,6 +330,7 @@ export async function compileAll(files: string[], opts: Pick<CompileOptions, 'va
       diagnostics.push(...err.diagnostics);
     }
   }
-  if (diagnostics.length) throw new ScenarioError(diagnostics);
+  // A broken defaults file is reported by every scenario below it: once is enough.
+  if (diagnostics.length) throw new ScenarioError(diagnostics.filter((d, i) => diagnostics.findIndex((e) => e.file === d.file && e.line === d.line && e.col === d.col && e.message === d.message) === i));
   return plans;
 }

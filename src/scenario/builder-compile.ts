@@ -12,6 +12,7 @@ import { SiteTable, positionOf, type CallSite, type SiteMapper } from './builder
 import { scenarioSchema } from './schema.js';
 import { eachDuration } from './schema-walk.js';
 import { validateScenario } from './validate.js';
+import { withFolderDefaults } from './defaults.js';
 
 /**
  * How a loader reads a builder. A symbol from the global registry, not `instanceof`: the scenario file may
@@ -49,11 +50,13 @@ export function loadedFromDefinition(def: ScenarioDefinition, file: string, map:
 }
 
 /** Validate (every problem at once) and compile; throws ScenarioError. */
-export function compileDefinition(def: ScenarioDefinition, file: string, opts: CompileOptions = {}, map?: SiteMapper): CompiledScenario {
+/** `folderDefaults`: merge the defaults files of the scenario file's folders (a file loaded from disk; not a builder compiled in a test). */
+export function compileDefinition(def: ScenarioDefinition, file: string, opts: CompileOptions = {}, map?: SiteMapper, folderDefaults = false): CompiledScenario {
   if (def.version !== 1) {
     throw new ScenarioError([{ file, line: 1, col: 1, message: `scenario built by an incompatible version of browser-scenarios (definition version ${String(def.version)})` }]);
   }
-  const loaded = loadedFromDefinition(def, file, map);
+  const written = loadedFromDefinition(def, file, map);
+  const loaded = folderDefaults ? withFolderDefaults(written) : written;
   const diagnostics = validateScenario(loaded);
   if (diagnostics.length > 0) throw new ScenarioError(diagnostics);
   // The compiler accepts a function step only for ids it is told exist.

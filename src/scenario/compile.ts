@@ -9,6 +9,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { ScenarioError, sortDiagnostics } from './diagnostics.js';
 import { durationAt } from './duration.js';
 import { expandScenario, scenarioFile, type ScenarioFile } from './expand.js';
+import { isDefaulted } from './defaults.js';
 import type { LoadedScenario } from './load.js';
 import type { DataPath } from './path.js';
 import type { Annotations, ContextOptions, Plan, PlanStep, SourceLocation, TraceMode } from './plan.js';
@@ -84,7 +85,9 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   const root = scenarioFile(loaded, [], problems);
   const source = (at: DataPath, which: 'key' | 'value' = 'value'): SourceLocation => ({ file: loaded.file, ...loaded.locate(at, which) });
 
-  const tree = expandScenario(root, cliVars, problems);
+  // Hooks from folder defaults run as the scenario's steps, written (and reported) in their own file; they see the scenario's vars.
+  const hookFiles = (isDefaulted(loaded) ? loaded.hooks : []).map((h): ScenarioFile => ({ ...scenarioFile(h.loaded, root.chain, problems), data: { ...h.data, vars: root.data.vars } }));
+  const tree = expandScenario(root, cliVars, problems, hookFiles);
   const raw = root.data as unknown as ScenarioData;
   const secretNames = new Set(tree.secrets.map((s) => s.name));
   const substituterFor = (file: ScenarioFile, given: Record<string, unknown>): Substituter =>
@@ -138,7 +141,9 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
     substituterFor,
   });
   const scope = { file: root, sub };
-  const main = [...steps.list(tree.before, scope, 'before'), ...steps.list(tree.steps, scope), ...steps.list(tree.after, scope, 'after')];
+  const hookScopes = new Map<ScenarioFile, typeof scope>(hookFiles.map((f) => [f, { file: f, sub: substituterFor(f, cliVars) }]));
+  const listed = (nodes: typeof tree.before, hook: 'before' | 'after') => nodes.flatMap((n) => steps.list([n], hookScopes.get(n.file) ?? scope, hook));
+  const main = [...listed(tree.before, 'before'), ...steps.list(tree.steps, scope), ...listed(tree.after, 'after')];
 
   // A scenario whose steps act on no browser (invoking deployed actions) is not given one it would not use.
   if (needsBrowser(data, main)) {
@@ -163,6 +168,7 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   const annotations = annotationsOf(data);
   if (annotations) plan.scenario.annotations = annotations;
   if (opts.row) plan.scenario.row = opts.row;
+  if (isDefaulted(loaded) && loaded.defaults.length) plan.scenario.defaults = loaded.defaults;
   if (data.trace && data.trace !== 'off') plan.trace = data.trace;
   return plan;
 }

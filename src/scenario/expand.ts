@@ -68,7 +68,12 @@ export function scenarioFile(loaded: LoadedScenario, chain: ScenarioFile['chain'
   };
 }
 
-export function expandScenario(root: ScenarioFile, cliVars: Record<string, unknown>, problems: Diagnostic[]): Expansion {
+/**
+ * `hookFiles`: the folder defaults files with hooks, outermost first; their `before_each` steps run ahead
+ * of the scenario's `before` (outermost first), their `after_each` steps after its `after` (nearest first,
+ * as Playwright runs an inner `afterEach` before an outer one).
+ */
+export function expandScenario(root: ScenarioFile, cliVars: Record<string, unknown>, problems: Diagnostic[], hookFiles: ScenarioFile[] = []): Expansion {
   let seq = 0;
   const saves: SavedVariable[] = [];
   const secrets: DeclaredSecret[] = [];
@@ -168,9 +173,9 @@ export function expandScenario(root: ScenarioFile, cliVars: Record<string, unkno
 
   declareSecrets(root);
   const expansion: Expansion = {
-    before: list(root, root.data.before, ['before'], []),
+    before: [...hookFiles.flatMap((f) => list(f, f.data.before_each, ['before_each'], [])), ...list(root, root.data.before, ['before'], [])],
     steps: list(root, root.data.steps, ['steps'], []),
-    after: list(root, root.data.after, ['after'], []),
+    after: [...list(root, root.data.after, ['after'], []), ...[...hookFiles].reverse().flatMap((f) => list(f, f.data.after_each, ['after_each'], []))],
     saves,
     secrets,
   };

@@ -6,6 +6,7 @@ import { ScenarioError } from './diagnostics.js';
 import { loadScenarioFile } from './load.js';
 import { TS_SCENARIO_FILE, loadTsScenarios } from './load-ts.js';
 import { validateScenario } from './validate.js';
+import { withFolderDefaults } from './defaults.js';
 import { rowsOf } from './rows.js';
 import { hasTemplate } from './template.js';
 import type { Plan } from './plan.js';
@@ -22,6 +23,7 @@ export { bareNumber, parseDuration } from './duration.js';
 export { loadScenarioFile, loadScenarioSource } from './load.js';
 export { renderTemplate, resolveRuntime, templateNames } from './template.js';
 export { PART_FILE, validateScenario } from './validate.js';
+export { DEFAULTS_FILE, DEFAULTS_FILES, loadDefaultsFile, validateDefaults } from './defaults.js';
 export { SCENARIO_METHODS, ScenarioBuilder, scenario } from './builder.js';
 export { STEP_METHODS, StepsBuilder, steps } from './builder-steps.js';
 export { ComputerActions } from './builder-computer.js';
@@ -35,7 +37,7 @@ export async function loadPlan(file: string, opts?: CompileOptions): Promise<Pla
 
 /** A YAML file's plans: one, or one per row of its `each`, each named after its row. */
 async function loadPlans(file: string, opts?: CompileOptions): Promise<Plan[]> {
-  const loaded = await loadScenarioFile(file);
+  const loaded = withFolderDefaults(await loadScenarioFile(file));
   const diagnostics = validateScenario(loaded);
   if (diagnostics.length > 0) throw new ScenarioError(diagnostics);
   const rows = rowsOf(loaded);

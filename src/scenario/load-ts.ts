@@ -131,7 +131,7 @@ function compileExports(exported: unknown, file: string, opts: CompileOptions, m
   const names = new Set<string>();
   for (const def of definitions) {
     try {
-      const scenario = compileDefinition(def, file, opts, mapSite);
+      const scenario = compileDefinition(def, file, opts, mapSite, true);
       const name = scenario.plan.scenario.name;
       // Results and artifacts are filed by name: two of one name in a file would overwrite each other.
       if (names.has(name)) {

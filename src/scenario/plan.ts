@@ -396,6 +396,14 @@ export interface Annotations {
   slow?: true;
 }
 
+/** A value a scenario took from a defaults file: `browser.viewport`, `serve`, `tags: smoke`, `before_each (2 steps)`. */
+export interface DefaultedField {
+  field: string;
+  file: string;
+  line: number;
+  col: number;
+}
+
 export interface Plan {
   version: 1;
   scenario: {
@@ -406,6 +414,8 @@ export interface Plan {
     annotations?: Annotations;
     /** With `each`: which row this plan is (1-based) and its values. */
     row?: { index: number; values: Record<string, unknown> };
+    /** The values the scenario took from its folders' defaults files (`bcs.defaults.yaml`), and where each is written. */
+    defaults?: DefaultedField[];
   };
   /** Steps in execution order: setup, then main (before hooks, steps, after hooks), then teardown (always runs). */
   steps: PlanStep[];

@@ -136,7 +136,7 @@ after:
     expect(res.stdout).toContain('before (ahead of the steps)');
     expect(res.stdout).toContain('after (runs even when a step failed)');
     expect(res.stdout).toMatch(/\n {3}\d\. for each visitor in \["Ada","Grace"\] {2}\(line 15:5\)\n {8}2 items: \["Ada","Grace"\]; each one is \{\{ visitor \}\}\n {6} ?\d+\. include scenarios\/examples\/parts\/greet\.part\.yaml/);
-    expect(res.stdout).toMatch(/\n {10} ?\d+\. greeted \{\{ visitor \}\} {2}\(line 11:5, timeout 10000 ms\)/);
+    expect(res.stdout).toMatch(/\n {10} ?\d+\. greeted \{\{ visitor \}\} {2}\(scenarios\/examples\/parts\/greet\.part\.yaml:11:5, timeout 10000 ms\)/);
     expect(res.stdout).toMatch(/if step "look for a banner the site may not have" failed {2}\(line \d+:5\)\n {8}then\n {10} ?\d+\. expect_soft title "Quickstart" {2}\(line \d+:9, timeout 10000 ms, soft: a failure does not stop the run\)/);
   });
 });
