@@ -102,7 +102,8 @@ function baseOf(node: RecordedLocator): Target | undefined {
     return { role: body, ...(options.name !== undefined ? { name: options.name } : {}), ...(options.exact && options.name !== undefined ? { exact: true } : {}) };
   }
   if (kind === 'test-id') return typeof body === 'string' ? { test_id: body } : undefined;
-  if (kind in TEXT_KINDS) return typeof body === 'string' ? { [TEXT_KINDS[kind]]: body, ...(options.exact ? { exact: true } : {}) } : undefined;
+  const field = TEXT_KINDS[kind];
+  if (field) return typeof body === 'string' ? { [field]: body, ...(options.exact ? { exact: true } : {}) } : undefined;
   if (kind === 'default' && typeof body === 'string') {
     const target: Target = { selector: body };
     if (options.hasText !== undefined) return typeof options.hasText === 'string' ? { ...target, has_text: options.hasText } : undefined;
