@@ -10,6 +10,7 @@ import { Option, type Command } from 'commander';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiError } from '../../src/api/index.js';
 import { Recording, translate, type RecordedAction, type RecordedSignal } from '../codegen/translate.js';
+import { startUrl } from '../codegen/start-url.js';
 import { scenarioYaml } from '../codegen/scenario-file.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { TargetError, openTarget, type Target } from '../suite/target.js';
@@ -53,7 +54,7 @@ export function registerCodegen(program: Command, finish: Finish): void {
       .option('--headless', 'on the embedded service, record on a headless browser driven from its live view even when DISPLAY is set'),
     'the API key for --base-url',
   ).action(async (rawUrl: string, o) => {
-    const url = startUrl(rawUrl);
+    const url = usage(() => startUrl(rawUrl));
     const viewport = parseViewport(String(o.viewport));
     const output = o.output ? resolve(String(o.output)) : undefined;
     const name = String(o.name ?? (output ? basename(output, extname(output)) : new URL(url).hostname || 'recorded'));
@@ -98,6 +99,16 @@ export function registerCodegen(program: Command, finish: Finish): void {
           signalAdded: (_p, signal) => (recording.signal(signal), write()),
         },
       );
+      // The recorder does not say when a page closes; the client does, with the page's guid the recorder uses.
+      let stopped = false;
+      const watchClose = (p: Page) =>
+        p.once('close', () => {
+          if (stopped || context.pages().length === 0) return;
+          recording.added({ name: 'closePage', pageGuid: (p as unknown as { _guid: string })._guid });
+          write();
+        });
+      context.pages().forEach(watchClose);
+      context.on('page', watchClose);
       write();
       await page.goto(url).catch((err: Error) => say(`could not open ${url}: ${err.message.split('\n')[0]} (recording anyway)`));
 
@@ -112,6 +123,7 @@ export function registerCodegen(program: Command, finish: Finish): void {
       // A click is held back while the recorder waits for what it causes: let it out before stopping.
       await new Promise((r) => setTimeout(r, RECORDER_BUFFER_MS + 100));
       await (context as unknown as RecordingContext)._stopRecording().catch(() => {});
+      stopped = true;
       const { text, steps } = write();
       if (output) say(`wrote ${steps.length} steps to ${output}; run it with: bcs run ${o.output}`);
       else process.stdout.write(text);
@@ -144,17 +156,12 @@ function finished(browser: Browser, context: BrowserContext): Promise<void> {
   });
 }
 
-/** The URL to start on; a bare host (`localhost:3000/login`) gets http:// as Playwright's codegen gives it. */
-export function startUrl(raw: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(raw) && !/^[^/:]+:\d+(\/|$)/.test(raw) ? raw : `http://${raw}`;
-  let url: URL;
+function usage<T>(f: () => T): T {
   try {
-    url = new URL(withScheme);
-  } catch {
-    throw new UsageError(`'${raw}' is not a URL`);
+    return f();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
   }
-  if (!['http:', 'https:', 'file:'].includes(url.protocol)) throw new UsageError(`'${raw}': codegen records http, https and file pages`);
-  return url.href;
 }
 
 function parseViewport(raw: string): { width: number; height: number } {

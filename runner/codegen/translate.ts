@@ -175,36 +175,32 @@ export function keyName(key: string, modifiers = 0): string {
 export function translate(actions: RecordedAction[], startUrl: string): Translation {
   const steps: Step[] = [{ goto: startUrl }];
   const skipped: string[] = [];
-  // Pages in the order they opened, as `switch_page: { index }` counts them; closed ones stay counted.
+  // The open pages in the order they opened: what `switch_page: { index }` counts, as the run's context does.
   const pages: string[] = [];
-  const closed = new Set<string>();
+  const known = (guid: string | undefined) => guid && !pages.includes(guid) && pages.push(guid);
   let current: string | undefined;
   let started = false;
+  const switchTo = (guid: string) => {
+    if (guid === current) return;
+    steps.push({ switch_page: { index: pages.indexOf(guid) } });
+    current = guid;
+  };
 
   for (const action of actions) {
     const guid = action.pageGuid;
-    if (action.name === 'openPage') {
-      if (guid && !pages.includes(guid)) pages.push(guid);
-      current ??= guid;
-      continue;
-    }
-    if (guid && !pages.includes(guid)) pages.push(guid);
+    known(guid);
     current ??= guid;
+    if (action.name === 'openPage') continue;
     if (action.name === 'closePage') {
-      if (guid === current) {
-        steps.push({ close_page: true });
-        if (guid) closed.add(guid);
-        // The runner goes back to the newest page still open, as this does.
-        current = [...pages].reverse().find((p) => !closed.has(p));
-      } else {
-        if (guid) closed.add(guid);
-      }
+      if (!guid) continue;
+      switchTo(guid);
+      steps.push({ close_page: true });
+      pages.splice(pages.indexOf(guid), 1);
+      // The run goes back to the newest page still open, as this does.
+      current = pages[pages.length - 1];
       continue;
     }
-    if (guid && guid !== current) {
-      steps.push({ switch_page: { index: pages.indexOf(guid) } });
-      current = guid;
-    }
+    if (guid) switchTo(guid);
     if (action.name === 'navigate' && !started && sameUrl(action.url, startUrl)) {
       started = true;
       continue;
@@ -213,13 +209,16 @@ export function translate(actions: RecordedAction[], startUrl: string): Translat
     const step = stepOf(action);
     if (!step) {
       skipped.push(`${action.name}${action.selector ? ` on ${action.selector}` : ''}`);
-      continue;
+    } else {
+      const previous = steps[steps.length - 1];
+      // Clicking into a field before typing is how people fill it; `fill` focuses the field itself.
+      if ((action.name === 'fill' || action.name === 'select') && previous && isPlainClickOn(previous, step, action.name)) steps.pop();
+      steps.push(step);
     }
-    const previous = steps[steps.length - 1];
-    // Clicking into a field before typing is how people fill it; `fill` focuses the field itself.
-    if ((action.name === 'fill' || action.name === 'select') && previous && isPlainClickOn(previous, step, action.name)) steps.pop();
-    steps.push(step);
-    if (action.signals?.some((s) => s.name === 'download')) steps.push({ wait_for_download: null });
+    for (const signal of action.signals ?? []) {
+      if (signal.name === 'popup' && typeof signal.popupPageGuid === 'string') known(signal.popupPageGuid);
+      if (signal.name === 'download' && step) steps.push({ wait_for_download: null });
+    }
   }
   return { steps, skipped };
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
 import { Recording, keyName, targetOf, translate, type RecordedAction } from '../../runner/codegen/translate.js';
 import { scenarioYaml } from '../../runner/codegen/scenario-file.js';
+import { startUrl } from '../../runner/codegen/start-url.js';
 
 const P = 'page@1';
 const role = (body: string, name?: string, exact = false) => ({ kind: 'role', body, options: { attrs: [], exact, ...(name !== undefined ? { name } : {}) } });
@@ -122,8 +123,7 @@ describe('actions', () => {
       [
         act({ name: 'openPage', url: 'about:blank' }),
         act({ name: 'navigate', url }),
-        act({ name: 'click', selector: 's', locator: link, button: 'left', clickCount: 1, modifiers: 0, signals: [{ name: 'popup', popupAlias: 'page1' }] }),
-        act({ name: 'openPage', url: 'about:blank', pageGuid: 'page@2' }),
+        act({ name: 'click', selector: 's', locator: link, button: 'left', clickCount: 1, modifiers: 0, signals: [{ name: 'popup', popupPageGuid: 'page@2' }] }),
         act({ name: 'click', selector: 't', locator: role('link', 'Export'), pageGuid: 'page@2', button: 'left', clickCount: 1, modifiers: 0, signals: [{ name: 'download', downloadAlias: 'download' }] }),
         act({ name: 'closePage', pageGuid: 'page@2' }),
         act({ name: 'click', selector: 'u', locator: role('button', 'Done'), button: 'left', clickCount: 1, modifiers: 0 }),
@@ -138,6 +138,24 @@ describe('actions', () => {
       { wait_for_download: null },
       { close_page: true },
       { click: { role: 'button', name: 'Done' } },
+    ]);
+  });
+
+  it('counts switch_page indexes among the open pages, and closes a page the steps are not on by going to it', () => {
+    const click = (pageGuid: string, name: string, popup?: string) =>
+      act({ name: 'click', pageGuid, selector: name, locator: role('button', name), button: 'left', clickCount: 1, modifiers: 0, signals: popup ? [{ name: 'popup', popupPageGuid: popup }] : [] });
+    const { steps } = translate(
+      [click(P, 'a', 'page@2'), click(P, 'b', 'page@3'), act({ name: 'closePage', pageGuid: 'page@2' }), click('page@3', 'c'), click(P, 'd')],
+      url,
+    );
+    expect(steps.slice(1)).toEqual([
+      { click: { role: 'button', name: 'a' } },
+      { click: { role: 'button', name: 'b' } },
+      { switch_page: { index: 1 } },
+      { close_page: true },
+      { click: { role: 'button', name: 'c' } }, // the newest open page, where close_page left the run
+      { switch_page: { index: 0 } },
+      { click: { role: 'button', name: 'd' } },
     ]);
   });
 
@@ -184,5 +202,16 @@ describe('the scenario file', () => {
     const loaded = loadScenarioSource('rec.yaml', text);
     expect(validateScenario(loaded)).toEqual([]);
     expect((loaded.data as { steps: unknown[] }).steps).toEqual(steps);
+  });
+});
+
+describe('the start URL', () => {
+  it('takes http, https and file URLs, and gives a bare host http', () => {
+    expect(startUrl('https://example.com/a?b=1')).toBe('https://example.com/a?b=1');
+    expect(startUrl('localhost:3000/login')).toBe('http://localhost:3000/login');
+    expect(startUrl('example.com')).toBe('http://example.com/');
+    expect(startUrl('file:///tmp/page.html')).toBe('file:///tmp/page.html');
+    expect(() => startUrl('ftp://example.com/')).toThrow("'ftp://example.com/': codegen records http, https and file pages");
+    expect(() => startUrl('http://')).toThrow("'http://' is not a URL");
   });
 });

@@ -1,5 +1,5 @@
 // `bcs codegen`: a short flow recorded on a service's browser (typing, a select, a checkbox, a click made
-// through the live view as a person makes it, and the toolbar's three assert tools), written as YAML that
+// through the live view as a person makes it, the toolbar's three assert tools, a popup), written as YAML that
 // `bcs run` then passes. The page is driven as a person drives it: real input events, which are what
 // Playwright's recorder records (its toolbar's buttons call the recorder's mode binding, as here).
 import { createServer, type Server } from 'node:http';
@@ -22,7 +22,9 @@ const FORM = `<!doctype html><title>Order</title>
 <label><input type="checkbox" id="agree"> I agree</label>
 <button data-testid="greet" style="width:200px;height:60px"
   onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value + '!'">Greet</button>
-<p role="status" id="out"></p>`;
+<p role="status" id="out"></p>
+<a href="/help.html" onclick="window.open('/help.html'); return false">Help</a>`;
+const HELP = `<!doctype html><title>Help</title><button onclick="document.title = 'read'">Got it</button>`;
 
 let svc: TestService;
 let site: Server;
@@ -31,7 +33,7 @@ let dir: string;
 
 beforeAll(async () => {
   svc = await startTestService();
-  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(FORM));
+  site = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/help.html' ? HELP : FORM));
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/form.html`;
   dir = await mkdtemp(join(tmpdir(), 'bcs-codegen-'));
@@ -103,13 +105,22 @@ describe('bcs codegen', () => {
       await page.getByRole('heading', { name: 'Order' }).click();
 
       await eventually(async () => ((await stepsIn(file)).some((s) => JSON.stringify(s).includes('"visible":true')) ? true : undefined), 30_000);
+
+      // A popup: acted on, closed, then back on the first page.
+      const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('link', { name: 'Help' }).click()]);
+      await popup.waitForSelector('x-pw-glass', { state: 'attached' });
+      await popup.getByRole('button', { name: 'Got it' }).click();
+      await eventually(async () => ((await stepsIn(file)).some((s) => JSON.stringify(s).includes('Got it')) ? true : undefined), 30_000);
+      await popup.close();
+      await page.getByLabel('I agree').click();
+      await eventually(async () => ((await stepsIn(file)).some((s) => 'uncheck' in s) ? true : undefined), 30_000);
     } finally {
       await browser?.close();
     }
     child.kill('SIGINT');
     const res = await done;
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toContain(`wrote 8 steps to ${file}`);
+    expect(res.stderr).toContain(`wrote 13 steps to ${file}`);
 
     const text = await readFile(file, 'utf8');
     expect(text.split('\n').slice(0, 6)).toEqual([
@@ -130,6 +141,11 @@ describe('bcs codegen', () => {
       { expect: { selector: '#out', text: { contains: 'Hello, Ada!' } } },
       { expect: { role: 'textbox', name: 'Your name', value: 'Ada' } },
       { expect: { role: 'heading', name: 'Order', visible: true } },
+      { click: { role: 'link', name: 'Help' } },
+      { switch_page: { index: 1 } },
+      { click: { role: 'button', name: 'Got it' } },
+      { close_page: true },
+      { uncheck: { role: 'checkbox', name: 'I agree' } },
     ]);
     // The session the recording used is gone with it.
     expect((await svc.call('GET', '/browsers')).body).toEqual([]);
