@@ -2,10 +2,9 @@
 // embedded service (shown on this display when there is one) or of `--base-url`'s (driven from its live
 // view); Playwright's own recorder watches it, and what it records goes through runner/codegen into
 // steps, written to the file after every action, so an interrupted recording keeps what it had.
-import { renameSync, writeFileSync } from 'node:fs';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiError } from '../../src/api/index.js';
@@ -78,6 +77,8 @@ export function registerCodegen(program: Command, finish: Finish): void {
       browser = await chromium.connectOverCDP(session.cdp_ws_url);
       const context = browser.contexts()[0] ?? (await browser.newContext());
       const page = context.pages()[0] ?? (await context.newPage());
+      // From here on Ctrl-C ends the recording (and releases the browser) rather than the process.
+      const done = finished(browser, context);
 
       const recording = new Recording();
       const write = () => {
@@ -85,18 +86,30 @@ export function registerCodegen(program: Command, finish: Finish): void {
         const text = scenarioYaml({ name, file: output, schemaPath: join(packageRoot(), 'src/scenario/scenario.schema.json'), viewport, steps, skipped });
         if (output) {
           // Whole or not at all: an editor or `bcs run` reading it meanwhile never sees half a file.
+          mkdirSync(dirname(output), { recursive: true });
           writeFileSync(`${output}.tmp`, text);
           renameSync(`${output}.tmp`, output);
         }
         return { text, steps };
       };
       const line = (code: string) => JSON.parse(code.split('\n')[0] ?? '{}') as RecordedAction;
+      // Called from Playwright's event dispatch: a file that cannot be written is said (once), not thrown there.
+      let unwritable = false;
+      const record = (change: () => void) => {
+        change();
+        try {
+          write();
+        } catch (err) {
+          if (!unwritable) say(`cannot write ${output}: ${(err as Error).message}`);
+          unwritable = true;
+        }
+      };
       await (context as unknown as RecordingContext)._startRecording(
         { language: 'jsonl' },
         {
-          actionAdded: (_p, _a, code) => (recording.added(line(code)), write()),
-          actionUpdated: (_p, _a, code) => (recording.updated(line(code)), write()),
-          signalAdded: (_p, signal) => (recording.signal(signal), write()),
+          actionAdded: (_p, _a, code) => record(() => recording.added(line(code))),
+          actionUpdated: (_p, _a, code) => record(() => recording.updated(line(code))),
+          signalAdded: (_p, signal) => record(() => recording.signal(signal)),
         },
       );
       // The recorder does not say when a page closes; the client does, with the page's guid the recorder uses.
@@ -104,8 +117,7 @@ export function registerCodegen(program: Command, finish: Finish): void {
       const watchClose = (p: Page) =>
         p.once('close', () => {
           if (stopped || context.pages().length === 0) return;
-          recording.added({ name: 'closePage', pageGuid: (p as unknown as { _guid: string })._guid });
-          write();
+          record(() => recording.added({ name: 'closePage', pageGuid: (p as unknown as { _guid: string })._guid }));
         });
       context.pages().forEach(watchClose);
       context.on('page', watchClose);
@@ -119,7 +131,7 @@ export function registerCodegen(program: Command, finish: Finish): void {
         process.stderr.write(`${session.browser_live_view_url}\n`);
         say('press Ctrl-C here to finish');
       }
-      await finished(browser, context);
+      await done;
       // A click is held back while the recorder waits for what it causes: let it out before stopping.
       await new Promise((r) => setTimeout(r, RECORDER_BUFFER_MS + 100));
       await (context as unknown as RecordingContext)._stopRecording().catch(() => {});

@@ -24,7 +24,7 @@ const FORM = `<!doctype html><title>Order</title>
   onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value + '!'">Greet</button>
 <p role="status" id="out"></p>
 <a href="/help.html" onclick="window.open('/help.html'); return false">Help</a>`;
-const HELP = `<!doctype html><title>Help</title><button onclick="document.title = 'read'">Got it</button>`;
+const HELP = `<!doctype html><title>Help</title><label>Question <input></label>`;
 
 let svc: TestService;
 let site: Server;
@@ -48,11 +48,22 @@ afterAll(async () => {
 type Steps = Record<string, unknown>[];
 const stepsIn = async (file: string): Promise<Steps> => (parse(await readFile(file, 'utf8').catch(() => 'steps: []')) ?? { steps: [] }).steps ?? [];
 
+const recorded = async (file: string, text: string) => ((await stepsIn(file)).some((s) => JSON.stringify(s).includes(text)) ? true : undefined);
+
 /** Switches the recorder's tool as its toolbar's buttons do, and waits until the page has it. */
 async function useTool(page: Page, mode: 'assertingText' | 'assertingValue' | 'assertingVisibility'): Promise<void> {
+  // The assert tools set a pointer cursor on the page as they start (recording sets none, and leaves it).
+  await page.evaluate(() => document.body.removeAttribute('data-pw-cursor'));
   await page.evaluate((m) => (window as unknown as { __pw_recorderSetMode(m: string): Promise<void> }).__pw_recorderSetMode(m), mode);
-  // The assert tools show a pointer cursor over the page; recording shows none.
   await page.waitForFunction(() => document.body.getAttribute('data-pw-cursor') === 'pointer');
+}
+
+/**
+ * Fills a field until the recording has it: the recorder starts listening in a page a moment after its
+ * script is there, and filling a field again only updates the one recorded fill.
+ */
+async function fillRecorded(file: string, field: ReturnType<Page['getByLabel']>, value: string): Promise<void> {
+  await eventually(async () => (await field.fill(value), recorded(file, `"value":"${value}"`)), 30_000, 250);
 }
 
 describe('bcs codegen', () => {
@@ -74,9 +85,7 @@ describe('bcs codegen', () => {
       // The recorder's overlay is in the page once its script runs there.
       await page.waitForSelector('x-pw-glass', { state: 'attached' });
 
-      await page.getByLabel('Your name').click();
-      await page.keyboard.type('Ada');
-      await eventually(async () => ((await stepsIn(file)).some((s) => JSON.stringify(s).includes('"Ada"')) ? true : undefined));
+      await fillRecorded(file, page.getByLabel('Your name'), 'Ada');
       await page.getByLabel('Colour').selectOption('b');
       await page.getByLabel('I agree').click();
 
@@ -97,20 +106,20 @@ describe('bcs codegen', () => {
       await page.getByRole('status').hover();
       await page.getByRole('status').click();
       await page.keyboard.press('Control+Enter'); // the text dialog's accept
+      await eventually(() => recorded(file, '"contains":"Hello, Ada!"'));
       await useTool(page, 'assertingValue');
       await page.getByLabel('Your name').hover();
       await page.getByLabel('Your name').click();
+      await eventually(() => recorded(file, '{"expect":{"role":"textbox","name":"Your name","value":"Ada"}}'));
       await useTool(page, 'assertingVisibility');
       await page.getByRole('heading', { name: 'Order' }).hover();
       await page.getByRole('heading', { name: 'Order' }).click();
 
-      await eventually(async () => ((await stepsIn(file)).some((s) => JSON.stringify(s).includes('"visible":true')) ? true : undefined), 30_000);
+      await eventually(() => recorded(file, '"visible":true'));
 
       // A popup: acted on, closed, then back on the first page.
       const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('link', { name: 'Help' }).click()]);
-      await popup.waitForSelector('x-pw-glass', { state: 'attached' });
-      await popup.getByRole('button', { name: 'Got it' }).click();
-      await eventually(async () => ((await stepsIn(file)).some((s) => JSON.stringify(s).includes('Got it')) ? true : undefined), 30_000);
+      await fillRecorded(file, popup.getByLabel('Question'), 'why');
       await popup.close();
       await page.getByLabel('I agree').click();
       await eventually(async () => ((await stepsIn(file)).some((s) => 'uncheck' in s) ? true : undefined), 30_000);
@@ -143,7 +152,7 @@ describe('bcs codegen', () => {
       { expect: { role: 'heading', name: 'Order', visible: true } },
       { click: { role: 'link', name: 'Help' } },
       { switch_page: { index: 1 } },
-      { click: { role: 'button', name: 'Got it' } },
+      { fill: { role: 'textbox', name: 'Question', value: 'why' } },
       { close_page: true },
       { uncheck: { role: 'checkbox', name: 'I agree' } },
     ]);
