@@ -2,7 +2,9 @@
 // through the live view as a person makes it, the toolbar's three assert tools, a popup), written as YAML that
 // `bcs run` then passes. The page is driven as a person drives it: real input events, which are what
 // Playwright's recorder records (its toolbar's buttons call the recorder's mode binding, as here).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { promisify } from 'node:util';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,13 @@ import WebSocket from 'ws';
 import { parse } from 'yaml';
 import { ROOT, runCli, startCli } from '../helpers/cli.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
+import { findChromium } from '../../src/service/host/browser/chromium-path.js';
+import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
+
+const exec = promisify(execFile);
+const headful = await headfulSupport((await findChromium(process.env.BCS_CHROMIUM)).headlessShell);
+const xdotool = await exec('xdotool', ['--version']).then(() => true, () => false);
+if (!headful.available || !xdotool) console.warn(`skipping bcs codegen on a display: ${headful.available ? 'no xdotool' : headful.reason}`);
 
 const FORM = `<!doctype html><title>Order</title>
 <h1>Order</h1>
@@ -24,6 +33,7 @@ const FORM = `<!doctype html><title>Order</title>
   onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value + '!'">Greet</button>
 <p role="status" id="out"></p>
 <a href="/help.html" onclick="window.open('/help.html'); return false">Help</a>`;
+const NOTE = `<!doctype html><title>Note</title><input aria-label="Note" style="position:fixed;left:0;top:0;width:100%;height:100%;font-size:40px">`;
 const HELP = `<!doctype html><title>Help</title><label>Question <input></label>`;
 
 let svc: TestService;
@@ -33,7 +43,7 @@ let dir: string;
 
 beforeAll(async () => {
   svc = await startTestService();
-  site = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/help.html' ? HELP : FORM));
+  site = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/help.html' ? HELP : req.url === '/note.html' ? NOTE : FORM));
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/form.html`;
   dir = await mkdtemp(join(tmpdir(), 'bcs-codegen-'));
@@ -164,5 +174,36 @@ describe('bcs codegen', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'));
     expect(results.scenarios[0].status).toBe('passed');
+  });
+
+  it.skipIf(!headful.available || !xdotool)('records on a window of this display, from real mouse and keyboard input', { timeout: 120_000 }, async () => {
+    const number = String(100 + Math.floor(Math.random() * 800));
+    const xvfb: ChildProcess = spawn('Xvfb', [`:${number}`, '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+    const env = { DISPLAY: `:${number}` };
+    const x = (...args: string[]) => exec('xdotool', args, { env: { ...process.env, ...env } });
+    try {
+      await eventually(() => x('getdisplaygeometry').then((r) => r.stdout.trim() === '1280 900' || undefined, () => undefined), 10_000);
+      const file = join(dir, 'note.yaml');
+      const { child, done } = startCli(['codegen', siteUrl.replace('form.html', 'note.html'), '-o', file], env);
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      await eventually(() => stderr.includes('use the browser window') || undefined, 60_000);
+      await eventually(() => x('search', '--name', 'Note').then((r) => r.stdout.trim() || undefined, () => undefined), 30_000);
+      // The field fills the page: a click anywhere below the browser's toolbar lands in it. Typing more is
+      // still one fill, so type until the recorder (listening a moment after the page is there) has it.
+      await eventually(async () => {
+        await x('mousemove', '640', '600', 'click', '1');
+        await x('type', '--delay', '20', 'ab');
+        return (await stepsIn(file)).some((s) => 'fill' in s) || undefined;
+      }, 60_000, 500);
+      child.kill('SIGINT');
+      const res = await done;
+      expect(res.code, res.stderr).toBe(0);
+      const steps = await stepsIn(file);
+      expect(steps).toHaveLength(2);
+      expect(steps[1]).toEqual({ fill: { role: 'textbox', name: 'Note', value: expect.stringMatching(/^(ab)+$/) } });
+    } finally {
+      xvfb.kill();
+    }
   });
 });
