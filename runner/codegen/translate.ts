@@ -210,9 +210,10 @@ export function translate(actions: RecordedAction[], startUrl: string): Translat
     if (!step) {
       skipped.push(`${action.name}${action.selector ? ` on ${action.selector}` : ''}`);
     } else {
-      const previous = steps[steps.length - 1];
       // Clicking into a field before typing is how people fill it; `fill` focuses the field itself.
-      if ((action.name === 'fill' || action.name === 'select') && previous && isPlainClickOn(previous, step, action.name)) steps.pop();
+      if ((action.name === 'fill' || action.name === 'select') && isPlainClickOn(steps[steps.length - 1], step, action.name)) steps.pop();
+      // Typing more into the field just filled: the field ends with the last value, which one fill gives.
+      if (action.name === 'fill' && sameTarget(steps[steps.length - 1], 'fill', step)) steps.pop();
       steps.push(step);
     }
     for (const signal of action.signals ?? []) {
@@ -229,12 +230,19 @@ function sameUrl(a: string | undefined, b: string): boolean {
   return strip(a) === strip(b);
 }
 
-function isPlainClickOn(previous: Step, step: Step, kind: string): boolean {
-  if (!('click' in previous)) return false;
-  const click = previous.click;
-  const { value: _v, option: _o, ...target } = step[kind] as Target;
-  const clicked = typeof click === 'string' ? { selector: click } : (click as Target);
-  return JSON.stringify(clicked) === JSON.stringify(target);
+/** The step's target, without what it does there (a value, an option). */
+function targetIn(step: Step, kind: string): string {
+  const of = step[kind];
+  const { value: _v, option: _o, ...target } = typeof of === 'string' ? { selector: of } : (of as Target);
+  return JSON.stringify(target);
+}
+
+function isPlainClickOn(previous: Step | undefined, step: Step, kind: string): boolean {
+  return Boolean(previous && 'click' in previous) && targetIn(previous!, 'click') === targetIn(step, kind);
+}
+
+function sameTarget(previous: Step | undefined, kind: string, step: Step): boolean {
+  return Boolean(previous && kind in previous) && targetIn(previous!, kind) === targetIn(step, kind);
 }
 
 /** One recorded action as a step, or undefined for one no step says. */

@@ -91,6 +91,25 @@ describe('actions', () => {
     });
   });
 
+  it('keeps one fill for a field typed into again (the last value), and two for two fields', () => {
+    const other = role('textbox', 'Email');
+    const { steps } = translate(
+      [
+        act({ name: 'fill', selector: 's1', locator: name, text: 'Ad' }),
+        act({ name: 'click', selector: 's1', locator: name, button: 'left', clickCount: 1, modifiers: 0 }),
+        act({ name: 'fill', selector: 's1', locator: name, text: 'Ada' }),
+        act({ name: 'fill', selector: 's2', locator: other, text: 'a@b.c' }),
+        act({ name: 'fill', selector: 's1', locator: name, text: 'Ada L' }),
+      ],
+      url,
+    );
+    expect(steps.slice(1)).toEqual([
+      { fill: { role: 'textbox', name: 'Your name', value: 'Ada' } },
+      { fill: { role: 'textbox', name: 'Email', value: 'a@b.c' } },
+      { fill: { role: 'textbox', name: 'Your name', value: 'Ada L' } },
+    ]);
+  });
+
   it("turns the assert tools' actions into expect steps", () => {
     const status = role('status');
     const { steps } = translate(
