@@ -60,11 +60,12 @@ export function registerCodegen(program: Command, finish: Finish): void {
     const display = !o.baseUrl && !o.headless ? hostDisplay() : undefined;
     const say = (m: string) => process.stderr.write(`bcs: ${m}\n`);
 
+    const apiKey = resolveApiKey(o);
     let target: Target;
     try {
-      target = await openTarget({ baseUrl: o.baseUrl || undefined, apiKey: resolveApiKey(o), chromium: o.chromium || undefined, display });
+      target = await openTarget({ baseUrl: o.baseUrl || undefined, apiKey, chromium: o.chromium || undefined, display });
     } catch (err) {
-      if (err instanceof TargetError && o.baseUrl && !resolveApiKey(o)) throw new UsageError(err.message);
+      if (err instanceof TargetError && o.baseUrl && !apiKey) throw new UsageError(err.message);
       say((err as Error).message);
       return finish(EXIT.infrastructure);
     }
