@@ -11,6 +11,7 @@ import { loadConfig, type SuiteConfig } from '../suite/config.js';
 import { registerAdmin } from './admin/index.js';
 import { registerServe } from './serve.js';
 import { registerMergeReports } from './merge-reports.js';
+import { registerCodegen } from './codegen.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { findScenarioFiles } from '../suite/files.js';
@@ -247,6 +248,7 @@ program
 registerServe(program, finish);
 
 registerMergeReports(program, finish);
+registerCodegen(program, finish);
 
 program
   .command('show-trace')

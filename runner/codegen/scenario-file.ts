@@ -1,0 +1,46 @@
+// A recorded scenario as a YAML file: the header a runnable scenario needs, then the steps one a line
+// where they fit, as the examples in docs/scenarios.md are written.
+import { isAbsolute, relative, dirname } from 'node:path';
+import { Document, isMap, isSeq, visit } from 'yaml';
+import type { Step } from './translate.js';
+
+export interface ScenarioFileOptions {
+  name: string;
+  /** Where the file goes: the schema line is relative to it. */
+  file?: string;
+  /** The schema's absolute path, for the editor line (`# yaml-language-server: $schema=`). */
+  schemaPath: string;
+  /** The page size the recording had: the run gets the same, so locators find what was recorded. */
+  viewport: { width: number; height: number };
+  steps: Step[];
+  /** Recorded actions no step says, listed at the top for the author to add by hand. */
+  skipped?: string[];
+}
+
+/** A step this long or shorter is written on one line (`- click: { role: button, name: Save }`). */
+const ONE_LINE = 100;
+
+export function scenarioYaml(o: ScenarioFileOptions): string {
+  const schema = o.file && !isAbsolute(o.schemaPath) ? o.schemaPath : o.file ? relative(dirname(o.file), o.schemaPath) : o.schemaPath;
+  const doc = new Document({
+    name: o.name,
+    browser: { headless: true, viewport: o.viewport },
+    steps: o.steps,
+  });
+  visit(doc, {
+    Map(_, node, path) {
+      // Each step's value (and the header's viewport) on one line when it is short and flat enough.
+      const parent = path[path.length - 1];
+      if (!parent || isSeq(parent)) return;
+      if (node.items.some((i) => isMap(i.value) && String((i.key as { value?: unknown }).value) !== 'within' && String((i.key as { value?: unknown }).value) !== 'switch_page'))
+        return;
+      if (JSON.stringify(node.toJSON()).length <= ONE_LINE && !JSON.stringify(node.toJSON()).includes('\\n')) node.flow = true;
+    },
+  });
+  const header = [`# yaml-language-server: $schema=${schema.split('\\').join('/')}`];
+  if (o.skipped?.length) {
+    header.push('# Recorded but not written as steps (add them by hand):');
+    for (const s of o.skipped) header.push(`#   ${s}`);
+  }
+  return `${header.join('\n')}\n${doc.toString({ lineWidth: 0 })}`;
+}
