@@ -16,6 +16,7 @@ import { runIdentity } from '../reporters/run-id.js';
 import type { RunOptions, SuiteOptions } from '../suite/run.js';
 import { parsePattern, parseShard, type Selection, type Shard } from '../suite/select.js';
 import { UsageError } from './usage-error.js';
+import { isCommit } from '../suite/changed.js';
 
 const DEFAULT_OUTPUT_DIR = 'bcs-results';
 
@@ -102,6 +103,11 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
 
 /** What `prepareSuite` needs, from flags and config. */
 export function suiteOptions(paths: string[], o: Record<string, any>, config: SuiteConfig | undefined): SuiteOptions {
+  // `--only-changed tests/`: commander takes the folder as the ref; a value that is a path and no commit is a path.
+  if (typeof o.onlyChanged === 'string' && existsSync(o.onlyChanged) && !isCommit(o.onlyChanged)) {
+    paths = [...paths, o.onlyChanged];
+    o = { ...o, onlyChanged: true };
+  }
   const chosen = paths.length ? paths : config?.paths;
   if (!chosen?.length) throw new UsageError('no scenario paths: pass files or folders, or set `paths` in bcs.config.yaml');
   const grep = o.grep ?? (config?.grep !== undefined ? [config.grep] : undefined);
@@ -161,8 +167,8 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
 /** `--max-failures N`, `-x` (1), else `max_failures` in the config; 0 is no limit. */
 function maxFailures(o: Record<string, any>, config: SuiteConfig | undefined): number {
   const flag = integer(o.maxFailures, '--max-failures', 0, 1_000_000);
-  if (o.X && flag !== undefined && flag !== 1) throw new UsageError(`-x is --max-failures 1: give one or the other, not -x with --max-failures ${flag}`);
-  return o.X ? 1 : (flag ?? config?.maxFailures ?? 0);
+  if (o.x && flag !== undefined && flag !== 1) throw new UsageError(`-x is --max-failures 1: give one or the other, not -x with --max-failures ${flag}`);
+  return o.x ? 1 : (flag ?? config?.maxFailures ?? 0);
 }
 
 /**

@@ -1,7 +1,7 @@
 // `--only-changed [REF]`: the files git says changed since REF (default HEAD: the uncommitted changes), with
 // untracked ones, as Playwright Test's --only-changed; and which scenarios depend on them. git is needed at
 // run time for this flag only.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve, sep } from 'node:path';
@@ -43,6 +43,19 @@ export async function changedFiles(ref: string | undefined, cwd = process.cwd())
   const files = new Set<string>();
   for (const name of [...diffed.split('\0'), ...untracked.split('\0')]) if (name) files.add(join(root, name));
   return files;
+}
+
+/**
+ * Whether `ref` names a commit here. `--only-changed` takes an optional ref, so `--only-changed tests/`
+ * would read a folder as the ref: the CLI asks this before taking a value that is also a path as a ref.
+ */
+export function isCommit(ref: string, cwd = process.cwd()): boolean {
+  try {
+    execFileSync('git', ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What a scenario depends on: files (compared exactly) and folders (any file under them). */
