@@ -78,6 +78,18 @@ describe('--repeat-each', { timeout: 120_000 }, () => {
     expect(junit).toContain('name="alpha (repeat 3)"');
   });
 
+  it('repetitions split by --shard come back together in bcs merge-reports (html, json)', async () => {
+    const project = await inlineFiles({ ...SITE, 'a.yaml': passing('alpha'), 'b.yaml': passing('beta') });
+    const env = { ...remote(), BCS_RUN_ID: 'repeat-run' };
+    const shards = await Promise.all([1, 2].map((i) => project.run(['run', '.', '--repeat-each', '2', '--shard', `${i}/2`, '--reporter', 'blob', '--output-dir', `shard-${i}`], env)));
+    for (const shard of shards) expect(shard.code, shard.stderr).toBe(0);
+    const merged = await project.run(['merge-reports', 'shard-1', 'shard-2', '--reporter', 'json,html', '--output-dir', 'merged']);
+    expect(merged.code, merged.stderr).toBe(0);
+    const results = JSON.parse(await readFile(project.path('merged/results.json'), 'utf8')) as Result;
+    expect(results.scenarios.map((s) => [s.name, s.repeat])).toEqual([['alpha', 1], ['alpha (repeat 2)', 2], ['beta', 1], ['beta (repeat 2)', 2]]);
+    expect(await readFile(project.path('merged/report.html'), 'utf8')).toContain('beta (repeat 2)');
+  });
+
   it('spreads repetitions over shards, takes repeat_each from the config (the flag wins) and rejects nonsense', async () => {
     const project = await inlineFiles({ 'a.yaml': failing('alpha'), 'b.yaml': failing('beta'), 'bcs.config.yaml': 'paths: .\nrepeat_each: 2\n' });
     const whole = await listed(project, []);
