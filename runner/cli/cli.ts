@@ -92,6 +92,47 @@ function webServerOf(config: SuiteConfig | undefined): ((signal: AbortSignal) =>
   };
 }
 
+/**
+ * `bcs list`, and `bcs run --list` (the same list: a run's command line with --list added lists what it
+ * would run, as Playwright Test's --list does; the flags that only say how scenarios run are not used).
+ */
+async function listScenarios(paths: string[], o: Record<string, any>): Promise<void> {
+  const config = await loadConfig(o.config);
+  const suite = suiteOptions(paths, o, config);
+  let prepared;
+  try {
+    prepared = await prepareSuite({ ...suite, checkSecrets: false }, notice);
+  } catch (err) {
+    return failInvalid(err);
+  }
+  const entry = (c: (typeof prepared.selected)[number]) => {
+    const pool = poolOfPlan(c.plan);
+    const annotations = c.plan.scenario.annotations;
+    return {
+      name: c.plan.scenario.name, file: c.plan.scenario.file, tags: c.plan.scenario.tags, ...(pool ? { pool } : {}),
+      ...(annotations ? { annotations } : {}), ...(c.repeat ? { repeat: c.repeat } : {}), artifact_dir: relative(suite.outputDir, prepared.dirs.get(c)!),
+    };
+  };
+  const listed = {
+    total: prepared.selected.length,
+    ...(suite.selection?.shard ? { shard: suite.selection.shard } : {}),
+    scenarios: prepared.selected.map(entry),
+    skipped: prepared.marked.map(entry),
+    before: prepared.before.map(entry),
+    after: prepared.after.map(entry),
+  };
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
+  } else {
+    for (const h of listed.before) process.stdout.write(`before  ${h.file}  ${h.name}\n`);
+    for (const s of listed.scenarios) process.stdout.write(`${s.file}  ${s.name}${s.tags.length ? `  [${s.tags.join(', ')}]` : ''}${s.pool ? `  pool ${s.pool}` : ''}\n`);
+    for (const h of listed.after) process.stdout.write(`after   ${h.file}  ${h.name}\n`);
+    for (const m of listed.skipped) process.stdout.write(`skip    ${m.file}  ${m.name}  (${m.annotations?.skip ?? `fixme: ${m.annotations?.fixme}`})\n`);
+    process.stdout.write(`${listed.total} scenario${listed.total === 1 ? '' : 's'}${prepared.nothing ? ` (${prepared.nothing})` : ''}\n`);
+  }
+  finish(EXIT.passed);
+}
+
 const program = new Command('bcs')
   .description('Browser scenarios on a local, wire-compatible Browser Cloud API')
   .version(pkg.version)
@@ -107,6 +148,7 @@ runFlags(
     .description('run scenario files (or every scenario in the given folders)')
     .argument('[paths...]', 'scenario files or folders (default: `paths` in bcs.config.yaml)'),
 ).action(async (paths: string[], o) => {
+  if (o.list) return listScenarios(paths, o);
   const config = await loadConfig(o.config);
   const suite = suiteOptions(paths, o, config);
   const exec = executionOptions(o, config);
@@ -145,46 +187,11 @@ runFlags(
 selectionFlags(
   program
     .command('list')
-    .description('list the scenarios a run with the same flags would run, without running them')
+    .description('list the scenarios a run with the same flags would run, without running them (`bcs run ... --list` is the same)')
     .argument('[paths...]', 'scenario files or folders (default: `paths` in bcs.config.yaml)'),
 )
   .option('--json', 'print the list as JSON')
-  .action(async (paths: string[], o) => {
-    const config = await loadConfig(o.config);
-    const suite = suiteOptions(paths, o, config);
-    let prepared;
-    try {
-      prepared = await prepareSuite({ ...suite, checkSecrets: false }, notice);
-    } catch (err) {
-      return failInvalid(err);
-    }
-    const entry = (c: (typeof prepared.selected)[number]) => {
-      const pool = poolOfPlan(c.plan);
-      const annotations = c.plan.scenario.annotations;
-      return {
-        name: c.plan.scenario.name, file: c.plan.scenario.file, tags: c.plan.scenario.tags, ...(pool ? { pool } : {}),
-        ...(annotations ? { annotations } : {}), artifact_dir: relative(suite.outputDir, prepared.dirs.get(c)!),
-      };
-    };
-    const listed = {
-      total: prepared.selected.length,
-      ...(suite.selection?.shard ? { shard: suite.selection.shard } : {}),
-      scenarios: prepared.selected.map(entry),
-      skipped: prepared.marked.map(entry),
-      before: prepared.before.map(entry),
-      after: prepared.after.map(entry),
-    };
-    if (o.json) {
-      process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
-    } else {
-      for (const h of listed.before) process.stdout.write(`before  ${h.file}  ${h.name}\n`);
-      for (const s of listed.scenarios) process.stdout.write(`${s.file}  ${s.name}${s.tags.length ? `  [${s.tags.join(', ')}]` : ''}${s.pool ? `  pool ${s.pool}` : ''}\n`);
-      for (const h of listed.after) process.stdout.write(`after   ${h.file}  ${h.name}\n`);
-      for (const m of listed.skipped) process.stdout.write(`skip    ${m.file}  ${m.name}  (${m.annotations?.skip ?? `fixme: ${m.annotations?.fixme}`})\n`);
-      process.stdout.write(`${listed.total} scenario${listed.total === 1 ? '' : 's'}${prepared.nothing ? ` (${prepared.nothing})` : ''}\n`);
-    }
-    finish(EXIT.passed);
-  });
+  .action(listScenarios);
 
 registerSchedule(program, finish, webServerOf);
 

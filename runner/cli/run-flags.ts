@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDuration } from '../../src/scenario/index.js';
-import { parseKeepDuration, type Isolation, type PoolSettings, type SuiteConfig } from '../suite/config.js';
+import { REPEAT_EACH_MAX, parseKeepDuration, type Isolation, type PoolSettings, type SuiteConfig } from '../suite/config.js';
 import { KEEP_MAX_SECONDS } from '../../src/api/schemas/browser-keep.js';
 import type { RunReporter } from '../reporters/reporter.js';
 import { REPORTER_NAMES, createReporters } from '../reporters/index.js';
@@ -16,6 +16,7 @@ import { runIdentity } from '../reporters/run-id.js';
 import type { RunOptions, SuiteOptions } from '../suite/run.js';
 import { parsePattern, parseShard, type Selection, type Shard } from '../suite/select.js';
 import { UsageError } from './usage-error.js';
+import { isCommit } from '../suite/changed.js';
 
 const DEFAULT_OUTPUT_DIR = 'bcs-results';
 
@@ -34,10 +35,14 @@ export interface FlagSet {
   json: boolean;
   /** --watch, --headed and --debug: for the runs of `bcs run` someone watches. */
   watch?: boolean;
+  /** --only-changed: for run and list (a schedule runs its suite whatever changed). */
+  onlyChanged?: boolean;
+  /** --list: `bcs run`'s way to say `bcs list`. */
+  list?: boolean;
 }
 
 /** Flags that choose scenarios: for run, list and schedule. */
-export function selectionFlags(cmd: Command, set: Omit<FlagSet, 'json'> = { lastFailed: true, outputDir: true }): Command {
+export function selectionFlags(cmd: Command, set: Omit<FlagSet, 'json'> = { lastFailed: true, outputDir: true, onlyChanged: true }): Command {
   cmd
     .option('--config <file>', 'suite config (default: bcs.config.yaml in the working directory, when present)')
     .option('--var <name=value>', 'set a scenario variable (repeatable)', collectVar, {})
@@ -45,15 +50,22 @@ export function selectionFlags(cmd: Command, set: Omit<FlagSet, 'json'> = { last
     .option('--grep-invert <regex>', 'leave out scenarios whose name or file matches (repeatable)', collect)
     .option('--tag <tag>', 'only scenarios with this tag (repeatable: any)', collect)
     .option('--exclude-tag <tag>', 'leave out scenarios with this tag (repeatable)', collect)
-    .option('--shard <i/n>', 'run the i-th of n balanced parts (by file, then name)')
+    .option('--shard <i/n>', 'run the i-th of n balanced parts (by file, then name; repetitions of --repeat-each spread over the parts)')
+    .option('--repeat-each <n>', `run every selected scenario n times, each repetition a result of its own named "<name> (repeat K)" (1 to ${REPEAT_EACH_MAX}; default 1)`)
     .option('--forbid-only', 'fail (exit 2) when a scenario is marked only: true, as CI should');
   if (set.lastFailed) cmd.option('--last-failed', 'only the scenarios that failed in the last run in the output dir');
+  if (set.onlyChanged) {
+    cmd.option(
+      '--only-changed [ref]',
+      'only the scenarios whose files changed since the git ref (default: the uncommitted changes, against HEAD), untracked files included: the scenario file, a part it includes, its rows, a module it imports, its served folder, or the suite config; needs git',
+    );
+  }
   if (set.outputDir) cmd.option('--output-dir <dir>', `where results and artifacts are written (default ${DEFAULT_OUTPUT_DIR})`);
   return cmd;
 }
 
 /** Flags that say how scenarios run: for run and schedule. */
-export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, outputDir: true, json: true, watch: true }): Command {
+export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, outputDir: true, json: true, watch: true, onlyChanged: true, list: true }): Command {
   selectionFlags(cmd, set).addOption(new Option('--base-url <url>', 'target a running service instead of the embedded one').env('BCS_BASE_URL'));
   addApiKeyOptions(cmd, 'the API key for --base-url');
   cmd
@@ -63,7 +75,10 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
     .option('--retries <n>', 'run a scenario that did not pass again, up to n more times (default 0)')
     .addOption(new Option('--isolation <unit>', 'scenarios that only drive pages run in a fresh context of a shared session (context, the default) or each in a session of its own (session)').choices(['context', 'session']))
     .option('--timeout <duration>', 'each scenario\'s time budget, e.g. 90s or 5m (teardown still runs)')
-    .option('--bail', 'start no further scenarios after the first that did not pass')
+    .option('--bail', 'start no further scenarios after the first that did not pass (running ones finish)')
+    .option('--max-failures <n>', 'stop after n scenarios failed (after their retries): running ones are interrupted, their browsers released, the rest reported as not started; exit 1 (0: no limit)')
+    .option('-x', 'stop after the first failed scenario (--max-failures 1)')
+    .option('--fail-on-flaky-tests', 'fail the run (exit 1) when a scenario passed only on a retry, naming it')
     .option('--keep-on-failure <duration>', "keep a failed scenario's browser at the failing step this long (e.g. 15m, 2h; at most 24h) for someone to open its live view, then end it with DELETE /browsers/{id}; needs --base-url (0: off)")
     .addOption(new Option('--update-snapshots [mode]', 'write screenshot baselines: changed (the default) writes missing and differing ones, all every one, missing only new ones, none none').choices(UPDATE_MODES))
     .addOption(new Option('--trace <mode>', "record Playwright traces, whatever the scenarios' trace: says").choices(['on', 'off', 'retain-on-failure', 'on-first-retry']))
@@ -77,6 +92,7 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
       .option('--live', "print each scenario's live view link as its browser starts: watch it run, or take the mouse and keyboard")
       .option('--debug', 'stop before each step until Enter (c: the rest of the scenario, q: stop); headed where there is a display, one worker, no --timeout');
   }
+  if (set.list) cmd.option('--list', 'list the scenarios this run would run (every filter, --shard, --only-changed and --repeat-each applied) and exit without running them: the same list as `bcs list` with these flags');
   if (set.json) {
     cmd
       .option('--json', 'print the results as JSON on stdout instead of the step list')
@@ -87,6 +103,11 @@ export function runFlags(cmd: Command, set: FlagSet = { lastFailed: true, output
 
 /** What `prepareSuite` needs, from flags and config. */
 export function suiteOptions(paths: string[], o: Record<string, any>, config: SuiteConfig | undefined): SuiteOptions {
+  // `--only-changed tests/`: commander takes the folder as the ref; a value that is a path and no commit is a path.
+  if (typeof o.onlyChanged === 'string' && existsSync(o.onlyChanged) && !isCommit(o.onlyChanged)) {
+    paths = [...paths, o.onlyChanged];
+    o = { ...o, onlyChanged: true };
+  }
   const chosen = paths.length ? paths : config?.paths;
   if (!chosen?.length) throw new UsageError('no scenario paths: pass files or folders, or set `paths` in bcs.config.yaml');
   const grep = o.grep ?? (config?.grep !== undefined ? [config.grep] : undefined);
@@ -108,6 +129,10 @@ export function suiteOptions(paths: string[], o: Record<string, any>, config: Su
     after: config?.after,
     forbidOnly: Boolean(o.forbidOnly),
     headed: Boolean(o.headed || (o.debug && process.env.DISPLAY)),
+    repeatEach: integer(o.repeatEach, '--repeat-each', 1, REPEAT_EACH_MAX) ?? config?.repeatEach ?? 1,
+    // `--only-changed` alone: against HEAD; `--only-changed main`: since main.
+    ...(o.onlyChanged !== undefined ? { onlyChanged: typeof o.onlyChanged === 'string' ? { ref: o.onlyChanged } : {} } : {}),
+    ...(config ? { configFile: config.file } : {}),
   };
 }
 
@@ -123,6 +148,8 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     isolation: (o.live ? 'session' : (o.isolation ?? config?.isolation ?? 'context')) as Isolation,
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     bail: Boolean(o.bail ?? config?.bail),
+    maxFailures: maxFailures(o, config),
+    failOnFlakyTests: Boolean(o.failOnFlakyTests ?? config?.failOnFlakyTests),
     ...keepOnFailure(o, config),
     ...(o.trace ? { trace: o.trace as TraceMode } : {}),
     ...(o.updateSnapshots ? { updateSnapshots: o.updateSnapshots === true ? 'changed' : (o.updateSnapshots as UpdateSnapshots) } : {}),
@@ -135,6 +162,13 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     ...(config?.pools && !o.baseUrl ? { pools: headed ? headfulPools(config.pools) : config.pools } : {}),
     ...(headed && !o.baseUrl ? { display: hostDisplay() } : {}),
   } satisfies Partial<RunOptions>;
+}
+
+/** `--max-failures N`, `-x` (1), else `max_failures` in the config; 0 is no limit. */
+function maxFailures(o: Record<string, any>, config: SuiteConfig | undefined): number {
+  const flag = integer(o.maxFailures, '--max-failures', 0, 1_000_000);
+  if (o.x && flag !== undefined && flag !== 1) throw new UsageError(`-x is --max-failures 1: give one or the other, not -x with --max-failures ${flag}`);
+  return o.x ? 1 : (flag ?? config?.maxFailures ?? 0);
 }
 
 /**

@@ -94,6 +94,8 @@ export interface ScenarioResult {
   attempt?: number;
   /** Passed on a retry after failing before. */
   flaky?: boolean;
+  /** With `--repeat-each N` (N > 1): which repetition this is, 1-based. */
+  repeat?: number;
   /** The earlier, failed attempts of this scenario, each with its own artifacts. */
   previous_attempts?: ScenarioResult[];
   /** One of the suite config's `before`/`after` scenarios (not a scenario-level hook step). */
@@ -137,8 +139,8 @@ export interface RunResult {
   summary: RunSummary;
   /** With `--shard i/n`: which part of the selection this run was (1-based). */
   shard?: { index: number; total: number };
-  /** Selected scenarios that never started: --bail, Ctrl-C, or a failed suite `before` hook. */
-  skipped?: { name: string; file: string; reason: 'bail' | 'interrupted' | 'before hook failed' | 'skip' | 'fixme'; note?: string }[];
+  /** Selected scenarios that never started: --bail, --max-failures, Ctrl-C, or a failed suite `before` hook. */
+  skipped?: { name: string; file: string; reason: 'bail' | 'max failures' | 'interrupted' | 'before hook failed' | 'skip' | 'fixme'; note?: string }[];
 }
 
 export interface RunSummary {

@@ -13,6 +13,7 @@ import type { UpdateSnapshots } from '../exec/page-snapshot.js';
 import type { TargetGaps } from '../exec/target-gaps.js';
 import type { KeepOnFailure } from '../exec/run-context.js';
 import type { ScenarioResult } from '../reporters/results.js';
+import type { RunScenario } from './repeat.js';
 
 export interface AttemptDeps {
   client: CloudClient;
@@ -43,7 +44,7 @@ export interface AttemptDeps {
   keepOnFailure?: KeepOnFailure;
 }
 
-export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps): Promise<ScenarioResult> {
+export async function runAttempts(scenario: RunScenario, deps: AttemptDeps): Promise<ScenarioResult> {
   const { plan, functions } = scenario;
   const previous: ScenarioResult[] = [];
   await freshArtifactDir(deps.artifactDir).catch((err: Error) => deps.notice(`could not empty ${deps.artifactDir}: ${err.message}`));
@@ -68,6 +69,7 @@ export async function runAttempts(scenario: CompiledScenario, deps: AttemptDeps)
       ...(deps.keepOnFailure && attempt > deps.retries ? { keep: { ...deps.keepOnFailure, say: deps.notice } } : {}),
     });
     if (deps.retries > 0) result.attempt = attempt;
+    if (scenario.repeat) result.repeat = scenario.repeat;
     if (deps.suiteHook) Object.assign(result, { hook: deps.suiteHook });
     const again = result.status !== 'passed' && !result.interrupted && !deps.signal.aborted && attempt <= deps.retries;
     if (!again) {

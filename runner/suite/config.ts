@@ -10,6 +10,9 @@ import type { BrowserPoolCreateParams } from '../../src/api/index.js';
 import type { WebServerOptions } from '../exec/web-server.js';
 import { monitorsConfigSchema, type MonitorsConfig } from './monitors-config.js';
 
+/** A run of a thousand repetitions of one scenario is a soak test; more is a typo. */
+export const REPEAT_EACH_MAX = 1000;
+
 export const CONFIG_FILES = ['bcs.config.yaml', 'bcs.config.yml'];
 
 /** How scenarios that only drive pages are kept apart: a fresh context in a shared session, or a session each. */
@@ -33,6 +36,12 @@ export interface SuiteConfig {
   grep?: string;
   grepInvert?: string;
   bail?: boolean;
+  /** `repeat_each` (`--repeat-each`): every scenario this many times. */
+  repeatEach?: number;
+  /** `max_failures` (`--max-failures`): stop after this many failed scenarios; 0 is no limit. */
+  maxFailures?: number;
+  /** `fail_on_flaky_tests` (`--fail-on-flaky-tests`). */
+  failOnFlakyTests?: boolean;
   vars?: Record<string, string>;
   before?: string[];
   after?: string[];
@@ -75,6 +84,9 @@ export const configSchema = {
     grep: { type: 'string' },
     grep_invert: { type: 'string' },
     bail: { type: 'boolean' },
+    repeat_each: { type: 'integer', minimum: 1, maximum: REPEAT_EACH_MAX },
+    max_failures: { type: 'integer', minimum: 0 },
+    fail_on_flaky_tests: { type: 'boolean' },
     keep_on_failure: keepDuration,
     isolation: { enum: ['context', 'session'] },
     vars: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
@@ -196,6 +208,9 @@ export function parseConfig(file: string, source: string, dir: string, cwd = pro
     grep: data.grep,
     grepInvert: data.grep_invert,
     bail: data.bail,
+    repeatEach: data.repeat_each,
+    maxFailures: data.max_failures,
+    failOnFlakyTests: data.fail_on_flaky_tests,
     vars: data.vars ? Object.fromEntries(Object.entries(data.vars).map(([k, v]) => [k, String(v)])) : undefined,
     before: list(data.before)?.map(path),
     after: list(data.after)?.map(path),

@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Plan } from '../../src/scenario/index.js';
 import type { ScenarioResult } from '../reporters/results.js';
+import { unrepeatedName } from './repeat.js';
 
 export const LAST_RUN_FILE = '.last-run.json';
 
@@ -39,10 +40,16 @@ export async function writeLastRun(outputDir: string, results: ScenarioResult[],
     version: 1,
     finished_at: new Date().toISOString(),
     // Interrupted counts even when its status says passed (interrupted in setup, every main step skipped).
-    failed: results.filter((r) => r.status !== 'passed' || r.interrupted).map((r) => ({ file: resolve(cwd, r.file), name: r.name })),
+    // A repetition (--repeat-each) is recorded as the scenario it repeats: the next run finds that one.
+    failed: dedupe(results.filter((r) => r.status !== 'passed' || r.interrupted).map((r) => ({ file: resolve(cwd, r.file), name: unrepeatedName(r.name, r.repeat) }))),
   };
   await mkdir(outputDir, { recursive: true });
   await writeFile(join(outputDir, LAST_RUN_FILE), `${JSON.stringify(data, null, 2)}\n`);
+}
+
+function dedupe(list: LastRun['failed']): LastRun['failed'] {
+  const seen = new Set<string>();
+  return list.filter((f) => !seen.has(`${f.file}\0${f.name}`) && Boolean(seen.add(`${f.file}\0${f.name}`)));
 }
 
 /** Accepts the plans of the scenarios the last run recorded as failed. */

@@ -16,9 +16,11 @@ import { findScenarioFiles } from './files.js';
 import { failedIn, readLastRun, writeLastRun } from './last-failed.js';
 import { ReporterError, combine, type RunReporter, type SuiteInfo } from '../reporters/reporter.js';
 import { summarize, type RunResult, type ScenarioResult } from '../reporters/results.js';
-import { selectScenarios, type Selection, type Shard } from './select.js';
+import { selectScenarios, shardOf, type Selection, type Shard } from './select.js';
 import { TargetError, openTarget, type Target, type TargetOptions } from './target.js';
 import { poolOfPlan, poolSizes, runQueue } from './workers.js';
+import { changedFiles, changedScenarios } from './changed.js';
+import { repeatEach, type RunScenario } from './repeat.js';
 
 export interface SuiteOptions {
   paths: string[];
@@ -36,6 +38,12 @@ export interface SuiteOptions {
   forbidOnly?: boolean;
   /** Every created browser headful (`--headed`). */
   headed?: boolean;
+  /** `--repeat-each N`: every selected scenario N times, each repetition a scenario of its own (before --shard cuts). */
+  repeatEach?: number;
+  /** `--only-changed [REF]`: only scenarios that depend on a file git says changed since `ref` (default HEAD). */
+  onlyChanged?: { ref?: string };
+  /** The suite config file: it applies to every scenario, so a change to it changes them all (--only-changed). */
+  configFile?: string;
 }
 
 export interface RunOptions extends SuiteOptions, TargetOptions {
@@ -51,6 +59,10 @@ export interface RunOptions extends SuiteOptions, TargetOptions {
   timeoutMs?: number;
   /** Stop starting scenarios after the first one that did not pass. */
   bail?: boolean;
+  /** `--max-failures N` (`-x`: 1): after N failed scenarios (after their retries) stop: running ones are interrupted, the rest not started. 0: no limit. */
+  maxFailures?: number;
+  /** `--fail-on-flaky-tests`: a scenario that passed only on a retry fails the run (exit 1). */
+  failOnFlakyTests?: boolean;
   /** Overrides every scenario's `trace`. */
   trace?: TraceMode;
   updateSnapshots?: UpdateSnapshots;
@@ -81,15 +93,16 @@ export type RunOutcome =
   | { kind: 'ran'; exitCode: number; result: SuiteRunResult };
 
 export interface PreparedSuite {
-  selected: CompiledScenario[];
+  /** With --repeat-each, each repetition is an item of its own. */
+  selected: RunScenario[];
   before: CompiledScenario[];
   after: CompiledScenario[];
   /** Artifact folder per scenario, decided over everything found so it does not depend on the selection. */
   dirs: Map<CompiledScenario, string>;
   /** Selected, but marked `skip` or `fixme`: reported as skipped, never started. */
-  marked: CompiledScenario[];
+  marked: RunScenario[];
   /** The selection before `--shard` cut it, in run order: what every shard of one run shares. */
-  whole: CompiledScenario[];
+  whole: RunScenario[];
   /** Set when the selection is legitimately empty. */
   nothing?: string;
 }
@@ -116,11 +129,22 @@ export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => vo
     const onlies = found.filter((c) => c.plan.scenario.annotations?.only);
     if (onlies.length) throw new Error(`--forbid-only: ${onlies.map((c) => `'${c.plan.scenario.name}' (${c.plan.scenario.file})`).join(', ')} ${onlies.length === 1 ? 'is' : 'are'} marked only: true`);
   }
+  let candidates = found;
+  if (opts.onlyChanged) {
+    const since = opts.onlyChanged.ref ?? 'HEAD';
+    const changed = await changedFiles(opts.onlyChanged.ref);
+    candidates = await changedScenarios(found, changed, opts.configFile ? [resolve(opts.configFile)] : []);
+    const what = opts.onlyChanged.ref === undefined ? 'the uncommitted changes' : `the changes since ${since}`;
+    notice(`--only-changed: ${candidates.length} of ${found.length} scenario${found.length === 1 ? '' : 's'} depend${candidates.length === 1 ? 's' : ''} on ${what} (${changed.size} file${changed.size === 1 ? '' : 's'})`);
+    if (candidates.length === 0) return { selected: [], before, after, dirs, marked: [], whole: [], nothing: `no scenario depends on ${what}; nothing to run` };
+  }
   const sel = opts.selection ?? {};
-  const selected = selectScenarios(found, { ...sel, only });
-  const { matched } = selected;
-  const whole = sel.shard ? selectScenarios(found, { ...sel, only, shard: undefined }).items : selected.items;
-  let items = selected.items;
+  const filtered = selectScenarios(candidates, { ...sel, only, shard: undefined });
+  // Repetitions before the shard cut, as Playwright shards repeated tests: they spread over the shards.
+  const whole = repeatEach(filtered.items, opts.repeatEach ?? 1, dirs);
+  const matched = whole.length;
+  const mine = sel.shard ? new Set(shardOf(whole, sel.shard)) : undefined;
+  let items = mine ? whole.filter((c) => mine.has(c)) : whole;
   const onlies = items.filter((c) => c.plan.scenario.annotations?.only);
   if (onlies.length) {
     notice(`only: running the ${onlies.length} scenario${onlies.length === 1 ? '' : 's'} marked only: true`);
@@ -129,6 +153,7 @@ export async function prepareSuite(opts: SuiteOptions, notice: (m: string) => vo
   const marked = items.filter((c) => c.plan.scenario.annotations?.skip || c.plan.scenario.annotations?.fixme);
   items = items.filter((c) => !marked.includes(c));
   if (matched === 0) {
+    if (opts.onlyChanged) return { selected: [], before, after, dirs, marked: [], whole, nothing: 'none of the scenarios that depend on changed files is selected' };
     if (only) return { selected: [], before, after, dirs, marked: [], whole, nothing: 'none of the scenarios that failed last time is selected now' };
     throw new Error(`no scenario matches the selection (${describeSelection(sel)}) among ${found.length} found`);
   }
@@ -179,6 +204,8 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
   // Found by the scenarios as they run, said once at the end: a target without our extensions is no failure.
   const gaps = new TargetGaps();
   const done: SuiteScenarioResult[] = [];
+  /** Set when --max-failures stopped the run: how many had failed. */
+  let stoppedAt: number | undefined;
   const skipped: NonNullable<SuiteRunResult['skipped']> = suite.marked.map((c) => {
     const { skip, fixme } = c.plan.scenario.annotations!;
     return { name: c.plan.scenario.name, file: c.plan.scenario.file, reason: skip ? 'skip' : 'fixme', note: skip ?? fixme };
@@ -219,14 +246,26 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       // The step list's header says it already; said once.
       if (workers > 1 && !opts.reporters.some((r) => r.name === 'list')) notice(`running ${suite.selected.length} scenarios on ${workers} workers`);
       let bailed = false;
+      // --max-failures: once reached, running scenarios are interrupted (their teardown still releases
+      // their browsers) and no other starts; the run's own signal (Ctrl-C) is untouched.
+      const maxFailures = opts.maxFailures ?? 0;
+      let failures = 0;
+      const stop = new AbortController();
+      const scenarioSignal = maxFailures > 0 ? AbortSignal.any([opts.signal, stop.signal]) : opts.signal;
       const supply = new BrowserSupply({ client: target.client, workers, notice, share: opts.isolation !== 'session', ...(localServers ? { localServers } : {}) });
       supply.expect(suite.selected.map((c) => c.plan));
       const notStarted = await runQueue(
         suite.selected,
-        { workers, poolOf: (c) => poolOfPlan(c.plan), poolCapacity: (p) => caps.get(p) ?? Infinity, canStart: () => !bailed && !opts.signal.aborted },
+        { workers, poolOf: (c) => poolOfPlan(c.plan), poolCapacity: (p) => caps.get(p) ?? Infinity, canStart: () => !bailed && !stop.signal.aborted && !opts.signal.aborted },
         async (c) => {
-          const result = await runAttempts(c, attemptDeps(c, opts.retries ?? 0, opts.signal, undefined, supply));
+          const result = await runAttempts(c, attemptDeps(c, opts.retries ?? 0, scenarioSignal, undefined, supply));
           results.set(c, result);
+          // Counted after its retries, as Playwright counts; one cut short by the stop is not a failure of its own.
+          if (result.status !== 'passed' && !result.interrupted && ++failures === maxFailures) {
+            stoppedAt = failures;
+            notice(`--max-failures ${maxFailures}: ${failures} scenario${failures === 1 ? '' : 's'} failed ('${c.plan.scenario.name}' last); stopping the run`);
+            stop.abort(new Error(`max failures (${maxFailures}) reached`));
+          }
           if (opts.bail && result.status !== 'passed' && !bailed) {
             bailed = true;
             notice(`--bail: '${c.plan.scenario.name}' did not pass; starting no further scenarios`);
@@ -234,7 +273,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
         },
       ).finally(() => supply.close());
       for (const c of notStarted) {
-        skipped.push({ name: c.plan.scenario.name, file: c.plan.scenario.file, reason: opts.signal.aborted ? 'interrupted' : 'bail' });
+        skipped.push({ name: c.plan.scenario.name, file: c.plan.scenario.file, reason: opts.signal.aborted ? 'interrupted' : stoppedAt ? 'max failures' : 'bail' });
       }
     }
     // Results in selection order, whatever order the workers finished in.
@@ -254,7 +293,18 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
   if (lacked) notice(lacked);
   const result = suiteResult(startedAt, target, gaps, done, skipped, opts.selection?.shard);
   await writeLastRun(opts.outputDir, done.filter((r) => !r.hook)).catch((err: Error) => notice(`could not record the run for --last-failed: ${err.message}`));
-  let exitCode = exitCodeFor(done, opts.signal.aborted);
+  // Scenarios --max-failures cut short are not an interruption of the run: it failed, as the failures say.
+  let exitCode = stoppedAt && !opts.signal.aborted ? exitCodeFor(done.filter((r) => !r.interrupted)) : exitCodeFor(done, opts.signal.aborted);
+  if (stoppedAt) {
+    const cut = done.filter((r) => r.interrupted && !r.hook).length;
+    const unstarted = skipped.filter((s) => s.reason === 'max failures').length;
+    notice(`--max-failures ${opts.maxFailures}: stopped after ${stoppedAt} failed scenario${stoppedAt === 1 ? '' : 's'}; ${cut} interrupted, ${unstarted} not started`);
+  }
+  const flaky = done.filter((r) => r.flaky);
+  if (opts.failOnFlakyTests && flaky.length) {
+    notice(`--fail-on-flaky-tests: ${flaky.length} scenario${flaky.length === 1 ? ' was' : 's were'} flaky (passed only on a retry): ${flaky.map((r) => `'${r.name}' (${r.file})`).join(', ')}`);
+    if (exitCode === EXIT.passed) exitCode = EXIT.failed;
+  }
   try {
     await reporter.runFinished(result);
   } catch (err) {

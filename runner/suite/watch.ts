@@ -54,7 +54,8 @@ export async function watchRuns(opts: Omit<RunOptions, 'reporters' | 'target'>, 
         continue;
       }
       deps.say(`changed: ${files.map((f) => relativeToCwd(f)).join(', ')}; running ${paths.map(relativeToCwd).join(', ')}`);
-      last = await runOnce(opts, paths, target, deps);
+      // --only-changed chose the first run; after it, what changed under the watch decides.
+      last = await runOnce({ ...opts, onlyChanged: undefined }, paths, target, deps);
       if (deps.signal.aborted) return last;
       deps.say(`watching ${opts.paths.join(', ')} for changes; Ctrl-C to stop`);
     }
@@ -88,7 +89,7 @@ async function watchPath(path: string, onChange: (file: string) => void): Promis
 async function affected(opts: Omit<RunOptions, 'reporters' | 'target'>, changed: string[]): Promise<string[]> {
   let scenarios: CompiledScenario[];
   try {
-    const suite = await prepareSuite({ ...opts, lastFailed: false, forbidOnly: false });
+    const suite = await prepareSuite({ ...opts, lastFailed: false, forbidOnly: false, onlyChanged: undefined, repeatEach: 1 });
     scenarios = [...suite.selected, ...suite.marked];
   } catch {
     // Does not compile as it stands: run the changed scenario files, which reports where and why.

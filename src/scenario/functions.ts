@@ -25,4 +25,10 @@ export type FunctionTable = Record<string, StepFunction>;
 export interface CompiledScenario {
   plan: Plan;
   functions: FunctionTable;
+  /**
+   * Absolute paths of the files the scenario was compiled from, as the loader resolved them: its own file,
+   * the parts it includes, its `each:` rows file, and the local modules a TypeScript file imports
+   * (`bcs run --only-changed`). Folders and files the plan names to use at run time are in the plan.
+   */
+  sources?: string[];
 }

@@ -7,7 +7,8 @@ import { loadScenarioFile } from './load.js';
 import { TS_SCENARIO_FILE, loadTsScenarios } from './load-ts.js';
 import { validateScenario } from './validate.js';
 import { withFolderDefaults } from './defaults.js';
-import { rowsOf } from './rows.js';
+import { rowsFileOf, rowsOf } from './rows.js';
+import { planSources } from './sources.js';
 import { hasTemplate } from './template.js';
 import type { Plan } from './plan.js';
 import type { CompiledScenario } from './functions.js';
@@ -32,23 +33,25 @@ export { loadTsScenarios } from './load-ts.js';
 
 /** load → validate (throws ScenarioError with every problem) → compile. A file with `each` rows: the first row's plan. */
 export async function loadPlan(file: string, opts?: CompileOptions): Promise<Plan> {
-  return (await loadPlans(file, opts))[0]!;
+  return (await loadPlans(file, opts)).plans[0]!;
 }
 
 /** A YAML file's plans: one, or one per row of its `each`, each named after its row. */
-async function loadPlans(file: string, opts?: CompileOptions): Promise<Plan[]> {
+async function loadPlans(file: string, opts?: CompileOptions): Promise<{ plans: Plan[]; rowsFile?: string }> {
   const loaded = withFolderDefaults(await loadScenarioFile(file));
   const diagnostics = validateScenario(loaded);
   if (diagnostics.length > 0) throw new ScenarioError(diagnostics);
   const rows = rowsOf(loaded);
-  if (!rows) return [compileScenario(loaded, opts)];
+  if (!rows) return { plans: [compileScenario(loaded, opts)] };
   const named = hasTemplate(String((loaded.data as { name?: unknown }).name ?? ''));
-  return rows.map((values, i) => {
+  const rowsFile = rowsFileOf(loaded);
+  const plans = rows.map((values, i) => {
     const plan = compileScenario(loaded, { ...opts, row: { index: i + 1, values } });
     // A name without a variable in it would be the same for every row.
     if (!named) plan.scenario.name = `${plan.scenario.name} [${i + 1}]`;
     return plan;
   });
+  return { plans, ...(rowsFile ? { rowsFile } : {}) };
 }
 
 /**
@@ -57,7 +60,8 @@ async function loadPlans(file: string, opts?: CompileOptions): Promise<Plan[]> {
  */
 export async function loadScenarios(file: string, opts?: CompileOptions): Promise<CompiledScenario[]> {
   if (TS_SCENARIO_FILE.test(file)) return loadTsScenarios(file, opts);
-  return (await loadPlans(file, opts)).map((plan) => ({ plan, functions: {} }));
+  const { plans, rowsFile } = await loadPlans(file, opts);
+  return plans.map((plan) => ({ plan, functions: {}, sources: planSources(plan, rowsFile ? [rowsFile] : []) }));
 }
 
 /** A file holding one scenario (YAML or TypeScript) → its plan and function table. */

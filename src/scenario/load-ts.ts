@@ -14,6 +14,7 @@ import { parseFrame, positionOf, type CallSite, type SiteMapper } from './builde
 import type { CompileOptions } from './compile.js';
 import { ScenarioError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { CompiledScenario } from './functions.js';
+import { planSources } from './sources.js';
 
 /** The file names the TypeScript loader takes; anything else is YAML. */
 export const TS_SCENARIO_FILE = /\.m?ts$/;
@@ -21,6 +22,8 @@ export const TS_SCENARIO_FILE = /\.m?ts$/;
 interface Bundle {
   code: string;
   map: SourceMapPayload;
+  /** Every local file esbuild read for the bundle (packages stay external), absolute. */
+  inputs: string[];
 }
 
 /** Every scenario the file exports, each with its own plan; throws ScenarioError with every problem found. */
@@ -43,7 +46,7 @@ export async function loadTsScenarios(file: string, opts: CompileOptions = {}): 
   } finally {
     await rm(out, { force: true });
   }
-  return compileExports(exported, file, opts, mapSite);
+  return compileExports(exported, file, opts, mapSite).map((c) => ({ ...c, sources: planSources(c.plan, bundle.inputs) }));
 }
 
 /** The messages YAML loading gives, before esbuild words the same problems its own way. */
@@ -75,11 +78,14 @@ async function bundleScenario(file: string, abs: string, out: string): Promise<B
       sourcesContent: false,
       absWorkingDir: process.cwd(),
       logLevel: 'silent',
+      // Which files the scenario imports: what it depends on (`bcs run --only-changed`).
+      metafile: true,
     });
     const code = result.outputFiles.find((f) => f.path === out)?.text;
     const map = result.outputFiles.find((f) => f.path === `${out}.map`)?.text;
     if (code === undefined || map === undefined) throw new Error('esbuild produced no bundle');
-    return { code, map: JSON.parse(map) as SourceMapPayload };
+    const inputs = Object.keys(result.metafile.inputs).map((f) => path.resolve(process.cwd(), f));
+    return { code, map: JSON.parse(map) as SourceMapPayload, inputs };
   } catch (err) {
     const messages = (err as Partial<BuildFailure>).errors;
     if (!Array.isArray(messages) || messages.length === 0) throw err;

@@ -9,12 +9,18 @@ import { isPlainObject } from './template.js';
 
 export type Row = Record<string, unknown>;
 
+/** The file a scenario's `each:` reads its rows from (absolute), when its rows are not written inline. */
+export function rowsFileOf(loaded: LoadedScenario): string | undefined {
+  const each = isPlainObject(loaded.data) ? loaded.data.each : undefined;
+  return each === undefined || Array.isArray(each) ? undefined : path.resolve(path.dirname(loaded.file), String(each));
+}
+
 /** The rows of a scenario's `each`, or undefined when it has none. Throws ScenarioError at `each`. */
 export function rowsOf(loaded: LoadedScenario): Row[] | undefined {
   const each = isPlainObject(loaded.data) ? loaded.data.each : undefined;
   if (each === undefined) return undefined;
   if (Array.isArray(each)) return each as Row[];
-  const file = path.resolve(path.dirname(loaded.file), String(each));
+  const file = rowsFileOf(loaded)!;
   const fail = (message: string): never => {
     throw new ScenarioError([{ file: loaded.file, ...loaded.locate(['each']), message }]);
   };

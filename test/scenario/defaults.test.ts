@@ -43,6 +43,14 @@ const main = (plan: Plan, hook?: 'before' | 'after'): PlanStep[] => plan.steps.f
 const where = (s: PlanStep) => `${s.source.file.slice(dir.length + 1)}:${s.source.line}`;
 
 describe('folder defaults', () => {
+  test('are among the files a scenario is built from, so --only-changed selects it when one changes', async () => {
+    const outer = await write('src/bcs.defaults.yaml', 'tags: [suite]\n');
+    const inner = await write('src/deep/bcs.defaults.yaml', 'vars: { who: Ada }\n');
+    const file = await write('src/deep/s.yaml', 'name: s\nbrowser: { headless: true }\nsteps:\n  - goto: about:blank\n');
+    const [compiled] = await loadScenarios(file);
+    expect(compiled!.sources).toEqual(expect.arrayContaining([file, outer, inner]));
+  });
+
   test('merge nearest-first: maps key by key, tags as a union, paths relative to the defaults file', async () => {
     await mkdir(join(dir, 'm/site'), { recursive: true });
     await write('m/bcs.defaults.yaml', `tags: [suite]
