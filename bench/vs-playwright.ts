@@ -44,10 +44,10 @@ for (let i = 1; i <= flows; i++) {
 const env = { ...process.env, BCS_CHROMIUM: chromium.path, BENCH_URL: site.url, BENCH_FLOWS: String(flows), BENCH_PW_OUTPUT: join(work, 'pw-results'), NO_COLOR: '1', CI: '1' };
 
 /** Wall time of one command, from spawn to exit; a failing run stops the benchmark (its times would mean nothing). */
-function timed(cmd: string, args: string[]): Promise<number> {
+function timed(cmd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<number> {
   const started = performance.now();
   return new Promise((done, fail) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
     child.on('close', (code) => (code === 0 ? done(performance.now() - started) : fail(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${stderr}`))));
@@ -56,12 +56,15 @@ function timed(cmd: string, args: string[]): Promise<number> {
 
 const bcsOut = join(work, 'bcs-results');
 const bcs = (paths: string[], workers: number) => timed(process.execPath, ['runner/bcs.js', 'run', ...paths, '--workers', String(workers), '--reporter', 'json', '--output-dir', bcsOut]);
+const floor = (workers: number, count = flows) => timed(process.execPath, ['bench/vs-playwright/floor.mjs', '--workers', String(workers)], { BENCH_FLOWS: String(count) });
 const playwright = (config: string, workers: number, extra: string[] = []) => timed('npx', ['playwright', 'test', '-c', config, '--workers', String(workers), ...extra]);
 
 interface Case {
   name: string;
   bcs: () => Promise<number>;
   playwright: () => Promise<number>;
+  /** The same flows with playwright-core alone (bench/vs-playwright/floor.mjs), where the suite has one. */
+  floor?: () => Promise<number>;
   /** Read bcs's results.json after each bcs run for the per-scenario breakdown. */
   breakdown?: boolean;
 }
@@ -69,7 +72,7 @@ interface Case {
 const cases: Case[] = [];
 for (const w of workerCounts) {
   if (suites.includes('trivial')) {
-    cases.push({ name: `${flows} trivial flows, workers ${w}`, bcs: () => bcs([flowDir], w), playwright: () => playwright('bench/vs-playwright/playwright', w), breakdown: true });
+    cases.push({ name: `${flows} trivial flows, workers ${w}`, bcs: () => bcs([flowDir], w), playwright: () => playwright('bench/vs-playwright/playwright', w), floor: () => floor(w), breakdown: true });
   }
   if (suites.includes('shop')) {
     cases.push({ name: `shop suite, workers ${w}`, bcs: () => bcs(['scenarios/shop'], w), playwright: () => playwright('bench/playwright-shop', w) });
@@ -80,6 +83,7 @@ if (suites.includes('cold')) {
     name: 'cold start: one trivial flow',
     bcs: () => bcs([join(flowDir, 'flow-01.yaml')], 1),
     playwright: () => playwright('bench/vs-playwright/playwright', 1, ['--grep', 'flow 1$']),
+    floor: () => floor(1, 1),
   });
 }
 
@@ -114,20 +118,23 @@ async function recordBreakdown(name: string, wallStart: number): Promise<void> {
 }
 
 const WARMUP = 1;
-const samples = new Map<string, { bcs: number[]; playwright: number[] }>();
+type Tool = 'bcs' | 'playwright' | 'floor';
+const samples = new Map<string, Record<Tool, number[]>>();
 for (let i = 0; i < WARMUP + runs; i++) {
   for (const c of cases) {
-    const order = i % 2 === 0 ? (['bcs', 'playwright'] as const) : (['playwright', 'bcs'] as const);
-    const entry = samples.get(c.name) ?? { bcs: [], playwright: [] };
+    // Which tool goes first rotates run by run, so none always runs on a warmer (or busier) machine.
+    const tools: Tool[] = c.floor ? ['bcs', 'playwright', 'floor'] : ['bcs', 'playwright'];
+    const order = tools.map((_, k) => tools[(k + i) % tools.length]!);
+    const entry = samples.get(c.name) ?? { bcs: [], playwright: [], floor: [] };
     samples.set(c.name, entry);
     for (const tool of order) {
       const wallStart = Date.now();
-      const ms = await c[tool]();
+      const ms = await c[tool]!();
       if (i < WARMUP) continue;
       entry[tool].push(ms);
       if (tool === 'bcs' && c.breakdown) await recordBreakdown(c.name, wallStart);
     }
-    if (!json) process.stderr.write(`run ${i + 1 - WARMUP}/${runs} ${c.name}: bcs ${Math.round(entry.bcs.at(-1) ?? 0)} ms, playwright ${Math.round(entry.playwright.at(-1) ?? 0)} ms\n`);
+    if (!json) process.stderr.write(`run ${i + 1 - WARMUP}/${runs} ${c.name}: bcs ${Math.round(entry.bcs.at(-1) ?? 0)} ms, playwright ${Math.round(entry.playwright.at(-1) ?? 0)} ms${entry.floor.length ? `, floor ${Math.round(entry.floor.at(-1)!)} ms` : ''}\n`);
   }
 }
 await site.close();
@@ -136,7 +143,12 @@ await rm(work, { recursive: true, force: true });
 const rows = [...samples].map(([name, s]) => {
   const b = summarize(s.bcs);
   const p = summarize(s.playwright);
-  return { name, bcs: b, playwright: p, ratio_p50: ratio(b.p50, p.p50), ratio_p99: ratio(b.p99, p.p99) };
+  const f = s.floor.length ? summarize(s.floor) : undefined;
+  return {
+    name, bcs: b, playwright: p, floor: f, ratio_p50: ratio(b.p50, p.p50), ratio_p99: ratio(b.p99, p.p99),
+    floor_ratio_p50: f ? ratio(b.p50, f.p50) : undefined, floor_ratio_p99: f ? ratio(b.p99, f.p99) : undefined,
+    playwright_floor_ratio_p50: f ? ratio(p.p50, f.p50) : undefined,
+  };
 });
 const perScenario = Object.fromEntries([...breakdowns].map(([name, b]) => [name, Object.fromEntries(Object.entries(b).map(([k, v]) => [k, summarize(v)]))]));
 const result = { machine: machine(), chromium: chromium.path, runs, flows, rows, per_scenario: perScenario };
@@ -147,9 +159,9 @@ else {
   const lines = [
     `vs-playwright: wall time (ms) of bcs run against npx playwright test, ${runs} interleaved runs after ${WARMUP} warm-up, Chromium ${chromium.path}`,
     '',
-    '| suite | bcs p50 | bcs p99 | Playwright p50 | Playwright p99 | ratio p50 | ratio p99 |',
-    '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.name} | ${fmt(r.bcs)} | ${fmt(r.playwright)} | **${r.ratio_p50}x** | ${r.ratio_p99}x |`),
+    '| suite | bcs p50 | bcs p99 | Playwright p50 | Playwright p99 | ratio p50 | ratio p99 | floor p50 | floor p99 | bcs/floor p50 | bcs/floor p99 | Playwright/floor p50 |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.name} | ${fmt(r.bcs)} | ${fmt(r.playwright)} | **${r.ratio_p50}x** | ${r.ratio_p99}x | ${r.floor ? fmt(r.floor) : '- | -'} | ${r.floor_ratio_p50 ?? '-'}x | ${r.floor_ratio_p99 ?? '-'}x | ${r.playwright_floor_ratio_p50 ?? '-'}x |`),
     '',
   ];
   for (const [name, parts] of Object.entries(perScenario)) {
