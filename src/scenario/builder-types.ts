@@ -51,6 +51,9 @@ export interface StepOptions {
 
 export type GotoValue = string | { url: string; wait_until?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit' };
 
+/** `go_back`, `go_forward`, `reload`: `true`, or which load event ends the navigation. */
+export type NavigationValue = true | { wait_until?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit' };
+
 export type ClickValue = string | (Locator & { button?: 'left' | 'right' | 'middle'; click_count?: number });
 
 export type FillValue = Locator & { value: string | number };

@@ -97,6 +97,12 @@ export function describeAction(action: PageAction, written: unknown): string {
   switch (action.action) {
     case 'goto':
       return `goto ${action.url}`;
+    case 'go_back':
+      return 'go back';
+    case 'go_forward':
+      return 'go forward';
+    case 'reload':
+      return 'reload';
     case 'click': {
       const count = action.click_count ?? 1;
       const times = count === 2 ? 'double ' : count === 3 ? 'triple ' : '';

@@ -42,12 +42,16 @@ export interface Narrowing {
   last?: true;
 }
 
+export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
+
 /** A string condition: exact match, substring, or regular expression (source, no slashes). */
 export type Match = { equals: string } | { contains: string } | { matches: string };
 
 export type PageAction =
   /** A relative `url` is resolved against `base_url` when the step runs (the base may be a run-time template). */
-  | { action: 'goto'; url: string; base_url?: string; wait_until?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit' }
+  | { action: 'goto'; url: string; base_url?: string; wait_until?: WaitUntil }
+  /** Playwright's goBack, goForward and reload. */
+  | { action: 'go_back' | 'go_forward' | 'reload'; wait_until?: WaitUntil }
   | { action: 'click'; target: Target; button?: 'left' | 'right' | 'middle'; click_count?: number }
   | { action: 'fill'; target: Target; value: string }
   | { action: 'press'; key: string; target?: Target }

@@ -55,6 +55,10 @@ function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, rep
     case 'goto':
       if (typeof v === 'string') return { action: 'goto', url: v };
       return { action: 'goto', url: String((v as Obj).url), ...pick(v as Obj, 'wait_until') } as PageAction;
+    case 'go_back':
+    case 'go_forward':
+    case 'reload':
+      return { action: kind, ...(isObj(v) ? pick(v, 'wait_until') : {}) } as PageAction;
     case 'click':
       if (typeof v === 'string') return { action: 'click', target: toTarget(v) };
       return { action: 'click', target: toTarget(v as Obj), ...pick(v as Obj, 'button', 'click_count') } as PageAction;

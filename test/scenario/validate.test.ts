@@ -5,7 +5,7 @@ import { formatDiagnostic, loadScenarioSource, validateScenario } from '../../sr
 import { checkAgainst, schemaAccepts } from '../../src/scenario/schema.js';
 
 const FILE = 'scenarios/bad.yaml';
-const KINDS = 'goto, click, fill, press, hover, check, uncheck, select, type, focus, scroll_into_view, drag, set_input_files, switch_page, close_page, dialog, route, unroute, request, wait_for_response, wait_for_download, save_storage_state, expect, expect_soft, screenshot, expect_screenshot, expect_accessible, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, invoke, script, marker, if, repeat, for_each, retry, include, function';
+const KINDS = 'goto, go_back, go_forward, reload, click, fill, press, hover, check, uncheck, select, type, focus, scroll_into_view, drag, set_input_files, switch_page, close_page, dialog, route, unroute, request, wait_for_response, wait_for_download, save_storage_state, expect, expect_soft, screenshot, expect_screenshot, expect_accessible, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, invoke, script, marker, if, repeat, for_each, retry, include, function';
 const TARGETS = 'selector, text, role, label, placeholder, test_id';
 
 /** The formatted diagnostics for an inline scenario. */
