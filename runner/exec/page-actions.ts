@@ -64,7 +64,8 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
       await locate(page, action.target).selectOption(action.option, { timeout });
       return [];
     case 'type':
-      await locate(page, action.target).pressSequentially(action.text, { delay: action.delay_ms, timeout });
+      if (action.target) await locate(page, action.target).pressSequentially(action.text, { delay: action.delay_ms, timeout });
+      else await page.keyboard.type(action.text, { delay: action.delay_ms });
       return [];
     case 'drag':
       await locate(page, action.target).dragTo(locate(page, action.to), { timeout });

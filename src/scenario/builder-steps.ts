@@ -107,10 +107,17 @@ export class StepsBuilder {
     return this.add('select', { ...asLocator(target), option }, opts, this.select);
   }
 
-  /** Key by key, as a person types (`fill` sets the value at once). */
-  type(target: TargetValue, text: string, opts?: StepOptions & { delay?: Duration }): this {
-    const { delay, ...rest } = opts ?? {};
-    return this.add('type', { ...asLocator(target), value: text, ...(delay !== undefined ? { delay } : {}) }, rest, this.type);
+  /**
+   * Key by key, as a person types (`fill` sets the value at once): `type(target, text)` into an element,
+   * `type(text)` into whatever has focus (Playwright's `page.keyboard.type`).
+   */
+  type(target: TargetValue, text: string, opts?: StepOptions & { delay?: Duration }): this;
+  type(text: string, opts?: StepOptions & { delay?: Duration }): this;
+  type(a: TargetValue, b?: string | (StepOptions & { delay?: Duration }), c?: StepOptions & { delay?: Duration }): this {
+    const keyboard = typeof b !== 'string';
+    const { delay, ...rest } = (keyboard ? b : c) ?? {};
+    const where = keyboard ? {} : asLocator(a);
+    return this.add('type', { ...where, value: keyboard ? a : b, ...(delay !== undefined ? { delay } : {}) }, rest, this.type);
   }
 
   focus(target: TargetValue, opts?: StepOptions): this {

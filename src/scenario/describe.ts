@@ -120,13 +120,13 @@ export function describeAction(action: PageAction, written: unknown): string {
     case 'select':
       return `select ${action.option.map((o) => JSON.stringify(o)).join(', ')} in ${describeTarget(action.target)}`;
     case 'type':
-      return `type ${JSON.stringify(action.text)} into ${describeTarget(action.target)}`;
+      return `type ${JSON.stringify(action.text)}${action.target ? ` into ${describeTarget(action.target)}` : ''}`;
     case 'drag':
       return `drag ${describeTarget(action.target)} to ${describeTarget(action.to)}`;
     case 'set_input_files':
       return `set files of ${describeTarget(action.target)}: ${action.files.length ? action.files.map((f) => f.split('/').pop()).join(', ') : 'none'}`;
     case 'press':
-      return `press ${action.key}`;
+      return `press ${action.key}${action.target ? ` on ${describeTarget(action.target)}` : ''}`;
     case 'expect':
       return `expect ${describeExpectation(action, written as Obj)}`;
     case 'screenshot': {

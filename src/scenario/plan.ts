@@ -58,8 +58,8 @@ export type PageAction =
   | { action: 'hover' | 'check' | 'uncheck' | 'focus' | 'scroll_into_view'; target: Target }
   /** Options by value or label. */
   | { action: 'select'; target: Target; option: string[] }
-  /** Key by key (`fill` sets the value at once). */
-  | { action: 'type'; target: Target; text: string; delay_ms?: number }
+  /** Key by key (`fill` sets the value at once); without `target`, into whatever has focus (`page.keyboard.type`). */
+  | { action: 'type'; target?: Target; text: string; delay_ms?: number }
   | { action: 'drag'; target: Target; to: Target }
   /** Absolute paths of local files; none clears the input. */
   | { action: 'set_input_files'; target: Target; files: string[] }

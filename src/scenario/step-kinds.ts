@@ -80,9 +80,10 @@ function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, rep
       return { action: 'select', target: toTarget(v as Obj), option: Array.isArray(option) ? option.map(String) : [String(option)] };
     }
     case 'type': {
+      if (typeof v === 'string') return { action: 'type', text: v };
       const o = v as Obj;
       const delay = o.delay !== undefined ? { delay_ms: durationAt(o.delay, [...at, 'delay'], report) } : {};
-      return { action: 'type', target: toTarget(o), text: String(o.value), ...delay };
+      return { action: 'type', ...(hasLocator(o) ? { target: toTarget(o) } : {}), text: String(o.value), ...delay };
     }
     case 'drag':
       return { action: 'drag', target: toTarget((v as Obj).from as string | Obj), to: toTarget((v as Obj).to as string | Obj) };

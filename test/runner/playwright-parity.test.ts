@@ -30,4 +30,18 @@ describe('Playwright parity on a real page', { timeout: 120_000 }, () => {
 `);
     expect(res.code, res.stdout + res.stderr).toBe(0);
   });
+
+  it('types and presses keys on whatever has focus', async () => {
+    const { res, main } = await site.runSteps('keyboard', `  - focus: { label: Search }
+  - type: milk
+  - type: { value: " and tea", delay: 5ms }
+  - press: Enter
+  - expect: { selector: "#typed", text: searched milk and tea }
+  - press: { key: Control+A, label: Search }
+  - press: Backspace
+  - expect: { label: Search, value: "" }
+`);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(main.map((s) => s.name).slice(2, 5)).toEqual(['type "milk"', 'type " and tea"', 'press Enter']);
+  });
 });

@@ -23,6 +23,18 @@ function errors(steps: string): string[] {
   return [];
 }
 
+describe('keyboard', () => {
+  test('type without a locator types into whatever has focus; with one, into the element', () => {
+    const p = plan('  - type: hello\n  - type: { value: 42, delay: 20ms }\n  - type: { label: Q, value: x }\n  - press: { key: Enter, label: Q }\n');
+    expect(main(p).map((s) => [s.name, s.operations[0]])).toEqual([
+      ['type "hello"', { op: 'page', action: 'type', text: 'hello' }],
+      ['type "42"', { op: 'page', action: 'type', text: '42', delay_ms: 20 }],
+      ['type "x" into label="Q"', { op: 'page', action: 'type', target: { label: 'Q' }, text: 'x' }],
+      ['press Enter on label="Q"', { op: 'page', action: 'press', key: 'Enter', target: { label: 'Q' } }],
+    ]);
+  });
+});
+
 describe('navigation', () => {
   test('go_back, go_forward and reload, with or without wait_until', () => {
     const p = plan('  - go_back: true\n  - go_forward:\n  - reload: { wait_until: networkidle }\n');
