@@ -65,8 +65,24 @@ type ExpectLocator = Partial<Omit<Extract<Locator, { role: string }>, 'role'>> &
   selector?: string; role?: string; label?: string; placeholder?: string; test_id?: string; alt?: string;
 };
 
+/** An expected text of a list: a string, or a pattern. */
+export type TextItemValue = string | { matches: string };
+
+/** One text, or one per element the locator finds (a list), or parts of them (`{ contains: [...] }`). */
+export type TextListValue = MatchValue | TextItemValue[] | { contains: string[] };
+
 export interface ExpectValue extends ExpectLocator {
-  text?: MatchValue;
+  text?: TextListValue;
+  values?: TextItemValue[];
+  class?: TextListValue;
+  id?: MatchValue;
+  accessible_name?: MatchValue;
+  accessible_description?: MatchValue;
+  accessible_error_message?: MatchValue;
+  /** toHaveRole (`role` is the locator). */
+  aria_role?: string;
+  js_property?: { name: string; value: unknown };
+  attached?: boolean;
   visible?: boolean | TargetValue;
   url?: MatchValue;
   title?: MatchValue;

@@ -1,6 +1,6 @@
 // Scenario step values → Plan shapes (targets, string conditions), and the short default names of steps.
 
-import type { BaseTarget, ElementCheck, Match, Narrowing, PageAction, PageExpectation, Target, TextFilter } from './plan.js';
+import type { BaseTarget, ElementCheck, Match, Narrowing, PageAction, PageExpectation, Target, TextFilter, TextItem } from './plan.js';
 
 type Obj = Record<string, unknown>;
 
@@ -86,6 +86,11 @@ function describeText(f: TextFilter): string {
   return typeof f === 'string' ? JSON.stringify(f) : `/${f.matches}/`;
 }
 
+/** `["milk", /br.ad/]` */
+export function describeItems(items: TextItem[]): string {
+  return `[${items.map((i) => (typeof i === 'string' ? JSON.stringify(i) : `/${i.matches}/`)).join(', ')}]`;
+}
+
 export function describeMatch(m: Match): string {
   if ('contains' in m) return `contains ${JSON.stringify(m.contains)}`;
   if ('matches' in m) return `matches /${m.matches}/`;
@@ -158,6 +163,16 @@ function describeExpectation(e: PageExpectation, written: Obj): string {
 function describeCheck(c: ElementCheck): string {
   switch (c.check) {
     case 'text': return `text ${describeMatch(c.match)}`;
+    case 'texts': return `texts ${c.contains ? 'containing ' : ''}${describeItems(c.items)}`;
+    case 'class': return `class ${describeMatch(c.match)}`;
+    case 'classes': return `classes ${c.contains ? 'containing ' : ''}${describeItems(c.items)}`;
+    case 'id':
+    case 'accessible_name':
+    case 'accessible_description':
+    case 'accessible_error_message': return `${c.check.replace(/_/g, ' ')} ${describeMatch(c.match)}`;
+    case 'role': return `aria role ${c.role}`;
+    case 'js_property': return `property ${c.name} ${JSON.stringify(c.value)}`;
+    case 'values': return `values ${describeItems(c.items)}`;
     case 'count': return `count ${c.count}`;
     case 'value': return `value ${describeMatch(c.match)}`;
     case 'attribute': return `attribute ${c.name}${c.match ? ` ${describeMatch(c.match)}` : ''}`;

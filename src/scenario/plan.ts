@@ -44,6 +44,9 @@ export interface Narrowing {
 
 export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
 
+/** One expected text of a list: a string (whole, whitespace normalised) or a regular expression (source, no slashes). */
+export type TextItem = string | { matches: string };
+
 /** A string condition: exact match, substring, or regular expression (source, no slashes). */
 export type Match = { equals: string } | { contains: string } | { matches: string };
 
@@ -182,11 +185,27 @@ export interface PageExpectation {
   not?: true;
 }
 
-export type ElementState = 'visible' | 'hidden' | 'enabled' | 'disabled' | 'checked' | 'focused' | 'editable' | 'empty' | 'in_viewport';
+export type ElementState = 'attached' | 'visible' | 'hidden' | 'enabled' | 'disabled' | 'checked' | 'focused' | 'editable' | 'empty' | 'in_viewport';
 
 export type ElementCheck =
   /** The whole text, whitespace normalised (`equals`), or part of it (`contains`), or a pattern (`matches`). */
   | { check: 'text'; match: Match }
+  /**
+   * One text per element the locator finds, in order: each whole (toHaveText([...]), as many elements as
+   * items) or, with `contains`, contained in the elements of a subsequence (toContainText([...])).
+   */
+  | { check: 'texts'; items: TextItem[]; contains?: true }
+  /** The class attribute: whole (`equals`, toHaveClass), these classes among the element's (`contains`, toContainClass), or a pattern. */
+  | { check: 'class'; match: Match }
+  /** One class attribute per element, in order (toHaveClass([...])); with `contains`, toContainClass([...]). */
+  | { check: 'classes'; items: TextItem[]; contains?: true }
+  | { check: 'id' | 'accessible_name' | 'accessible_description' | 'accessible_error_message'; match: Match }
+  /** The element's ARIA role (toHaveRole). */
+  | { check: 'role'; role: string }
+  /** A JavaScript property of the DOM node, compared deeply (toHaveJSProperty). */
+  | { check: 'js_property'; name: string; value: unknown }
+  /** The selected options of a multiple select (toHaveValues). */
+  | { check: 'values'; items: TextItem[] }
   | { check: 'count'; count: number }
   | { check: 'value'; match: Match }
   /** Without `match`: the attribute is there. */

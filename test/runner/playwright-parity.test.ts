@@ -13,7 +13,16 @@ const INDEX = `<!doctype html><title>Home</title>
 <script>q.addEventListener('keydown', (e) => { if (e.key === 'Enter') typed.textContent = 'searched ' + q.value })</script>`;
 const TWO = `<!doctype html><title>Two</title><p>page two</p>`;
 
-const site = await siteSuite({ 'site/index.html': INDEX, 'site/two.html': TWO });
+const CHECKS = `<!doctype html><title>Checks</title>
+<ul><li class="todo done">milk</li><li class=todo>bread</li><li class="todo done big">eggs</li></ul>
+<button id=save-btn aria-label="Save to disk" aria-describedby=tip>💾</button><span id=tip>Writes the file</span>
+<label>Email <input aria-invalid=true aria-errormessage=err></label><span id=err>Not an email</span>
+<label>Colours <select multiple><option value=red selected>Red</option><option value=green selected>Green</option><option value=blue>Blue</option></select></label>
+<div data-testid=panel role=region aria-label=Panel data-state=open>panel</div>
+<template><p>inert</p></template>
+<div style="display:none" data-testid=ghost>ghost</div>`;
+
+const site = await siteSuite({ 'site/index.html': INDEX, 'site/two.html': TWO, 'site/checks.html': CHECKS });
 
 describe('Playwright parity on a real page', { timeout: 120_000 }, () => {
   it('goes back, forward and reloads', async () => {
@@ -29,6 +38,36 @@ describe('Playwright parity on a real page', { timeout: 120_000 }, () => {
   - expect: { selector: "#loads", text: { matches: "loads [2-9]" } }
 `);
     expect(res.code, res.stdout + res.stderr).toBe(0);
+  });
+
+  it("checks list texts and classes, id, accessible name and description, role, a property, values and attachment with Playwright's matchers", async () => {
+    const { res, main } = await site.runSteps('checks', `  - goto: /checks.html
+  - expect: { role: listitem, text: [milk, bread, { matches: "^e.gs$" }] }
+  - expect: { role: listitem, text: { contains: [mil, egg] } }
+  - expect: { role: listitem, text: [milk, eggs], not: true }
+  - expect: { role: listitem, class: ["todo done", todo, { matches: big }] }
+  - expect: { role: listitem, class: { contains: [done, todo, big] } }
+  - expect: { role: listitem, first: true, class: "todo done", id: "", attached: true }
+  - expect: { role: listitem, last: true, class: { contains: "big done" } }
+  - expect: { role: listitem, nth: 1, class: { contains: done }, not: true }
+  - expect: { role: button, name: Save to disk, id: save-btn, accessible_description: Writes the file, aria_role: button }
+  - expect: { role: button, accessible_name: { contains: disk }, accessible_description: { matches: "^Writes" } }
+  - expect: { label: Email, accessible_error_message: Not an email, aria_role: textbox }
+  - expect: { label: Colours, values: [red, { matches: "^gr" }] }
+  - expect: { test_id: panel, js_property: { name: tagName, value: DIV }, aria_role: region }
+  - expect: { label: Colours, js_property: { name: multiple, value: true } }
+  - expect: { test_id: ghost, attached: true, hidden: true }
+  - expect: { selector: template p, attached: false }
+  - expect: { role: listitem, text: [milk, bread], timeout: 300ms }
+    continue_on_error: true
+  - expect: { role: listitem, nth: 1, class: { contains: done }, timeout: 300ms }
+    continue_on_error: true
+`);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const [texts, klass] = main.slice(-2);
+    expect(texts!.error!.message.split('\n')[0]).toMatch(/^expected role=listitem to have texts \["milk", "bread"\]/);
+    expect(texts!.error!.message).toMatch(/Call log:\n\s+- Expect "toHaveText"/);
+    expect(klass!.error!.message.split('\n')[0]).toMatch(/^expected role=listitem >> nth=1 to contain class "done", got "todo"/);
   });
 
   it('types and presses keys on whatever has focus', async () => {

@@ -35,6 +35,53 @@ describe('keyboard', () => {
   });
 });
 
+describe('expect: the further assertions', () => {
+  test('list forms of text and class, id, accessible name and description, role, a property, values, attached', () => {
+    const p = plan(`  - expect:
+      role: listitem
+      text: [milk, { matches: "^br" }]
+      class: { contains: [done] }
+  - expect: { role: listitem, text: { contains: [mi, eg] }, class: [a, { matches: b }] }
+  - expect: { test_id: x, class: { contains: "done big" }, id: { matches: "^x" }, accessible_name: Save, accessible_description: { contains: disk }, accessible_error_message: bad }
+  - expect: { test_id: x, aria_role: button, js_property: { name: dataset, value: { a: "1" } }, values: [r, { matches: g }], attached: false }
+`);
+    expect(op(p, 0).checks).toEqual([
+      { check: 'texts', items: ['milk', { matches: '^br' }] },
+      { check: 'classes', items: ['done'], contains: true },
+    ]);
+    expect(op(p, 1).checks).toEqual([
+      { check: 'texts', items: ['mi', 'eg'], contains: true },
+      { check: 'classes', items: ['a', { matches: 'b' }] },
+    ]);
+    expect(op(p, 2).checks).toEqual([
+      { check: 'class', match: { contains: 'done big' } },
+      { check: 'id', match: { matches: '^x' } },
+      { check: 'accessible_name', match: { equals: 'Save' } },
+      { check: 'accessible_description', match: { contains: 'disk' } },
+      { check: 'accessible_error_message', match: { equals: 'bad' } },
+    ]);
+    expect(op(p, 3).checks).toEqual([
+      { check: 'role', role: 'button' },
+      { check: 'js_property', name: 'dataset', value: { a: '1' } },
+      { check: 'values', items: ['r', { matches: 'g' }] },
+      { check: 'state', state: 'attached', is: false },
+    ]);
+    expect(main(p).map((s) => s.name)).toEqual([
+      'expect role=listitem texts ["milk", /^br/], classes containing ["done"]',
+      'expect role=listitem texts containing ["mi", "eg"], classes ["a", /b/]',
+      'expect test_id="x" class contains "done big", id matches /^x/, accessible name "Save", accessible description contains "disk", accessible error message "bad"',
+      'expect test_id="x" aria role button, property dataset {"a":"1"}, values ["r", /g/], not attached',
+    ]);
+  });
+
+  test('a list of texts needs a locator; a bad pattern in a list is reported where it is', () => {
+    expect(errors('  - expect: { text: [a, b] }\n')).toEqual(['3:21 a list of texts checks the elements a locator finds, one text each: add a locator (role, test_id, label, placeholder, alt or selector)']);
+    expect(errors('  - expect: { aria_role: button }\n')[0]).toMatch(/'aria_role' checks an element: add a locator/);
+    expect(errors('  - expect: { role: listitem, text: [a, { matches: "(" }] }\n')[0]).toBe('3:52 invalid regular expression: Invalid regular expression: /(/: Unterminated group');
+    expect(errors('  - expect: { role: listitem, class: { contains: [{ matches: a }] } }\n')).not.toEqual([]);
+  });
+});
+
 describe('navigation', () => {
   test('go_back, go_forward and reload, with or without wait_until', () => {
     const p = plan('  - go_back: true\n  - go_forward:\n  - reload: { wait_until: networkidle }\n');
