@@ -1,5 +1,6 @@
 // Scenario step values → Plan shapes (targets, string conditions), and the short default names of steps.
 
+import { ROLE_OPTIONS } from './plan.js';
 import type { BaseTarget, ElementCheck, Match, Narrowing, PageAction, PageExpectation, Target, TextFilter, TextItem } from './plan.js';
 
 type Obj = Record<string, unknown>;
@@ -23,7 +24,9 @@ function baseTarget(value: Obj, inExpect: boolean): BaseTarget {
   if (typeof value.selector === 'string') return { selector: value.selector };
   if (!inExpect && typeof value.text === 'string') return { text: value.text, ...exact };
   if (typeof value.role === 'string') {
-    return { role: value.role, ...(typeof value.name === 'string' ? { name: value.name } : {}), ...exact };
+    // In an expect, `checked` and `disabled` are what is checked (toBeChecked, toBeDisabled), not options.
+    const options = ROLE_OPTIONS.filter((k) => value[k] !== undefined && !(inExpect && (k === 'checked' || k === 'disabled')));
+    return { role: value.role, ...(typeof value.name === 'string' ? { name: value.name } : {}), ...exact, ...Object.fromEntries(options.map((k) => [k, value[k]])) };
   }
   if (typeof value.label === 'string') return { label: value.label, ...exact };
   if (typeof value.placeholder === 'string') return { placeholder: value.placeholder, ...exact };
@@ -73,7 +76,10 @@ export function describeTarget(t: Target): string {
 
 function describeBase(t: BaseTarget): string {
   if ('selector' in t) return t.selector;
-  if ('role' in t) return `role=${t.role}${t.name !== undefined ? `[name=${JSON.stringify(t.name)}]` : ''}`;
+  if ('role' in t) {
+    const options = ROLE_OPTIONS.filter((k) => t[k] !== undefined).map((k) => `[${k}=${String(t[k])}]`).join('');
+    return `role=${t.role}${t.name !== undefined ? `[name=${JSON.stringify(t.name)}]` : ''}${options}`;
+  }
   if ('text' in t) return `text=${JSON.stringify(t.text)}`;
   if ('label' in t) return `label=${JSON.stringify(t.label)}`;
   if ('placeholder' in t) return `placeholder=${JSON.stringify(t.placeholder)}`;
@@ -131,7 +137,7 @@ export function describeAction(action: PageAction, written: unknown): string {
     case 'set_input_files':
       return `set files of ${describeTarget(action.target)}: ${action.files.length ? action.files.map((f) => f.split('/').pop()).join(', ') : 'none'}`;
     case 'press':
-      return `press ${action.key}${action.target ? ` on ${describeTarget(action.target)}` : ''}`;
+      return `press ${action.key}`;
     case 'expect':
       return `expect ${describeExpectation(action, written as Obj)}`;
     case 'screenshot': {

@@ -16,12 +16,25 @@ export type Target = BaseTarget & Narrowing;
 export type BaseTarget =
   | { selector: string }
   | { text: string; exact?: boolean }
-  | { role: string; name?: string; exact?: boolean }
+  | ({ role: string; name?: string; exact?: boolean } & RoleOptions)
   | { label: string; exact?: boolean }
   | { placeholder: string; exact?: boolean }
   | { test_id: string }
   | { alt: string; exact?: boolean }
   | { title: string; exact?: boolean };
+
+/** getByRole's options beyond the name, as Playwright takes them (`include_hidden` is `includeHidden`). */
+export interface RoleOptions {
+  level?: number;
+  checked?: boolean;
+  pressed?: boolean;
+  expanded?: boolean;
+  selected?: boolean;
+  disabled?: boolean;
+  include_hidden?: boolean;
+}
+
+export const ROLE_OPTIONS = ['level', 'checked', 'pressed', 'expanded', 'selected', 'disabled', 'include_hidden'] as const;
 
 /** Text a filter looks for: a case-insensitive substring, or a regular expression (source, no slashes). */
 export type TextFilter = string | { matches: string };

@@ -20,6 +20,9 @@ const CHECKS = `<!doctype html><title>Checks</title>
 <label>Colours <select multiple><option value=red selected>Red</option><option value=green selected>Green</option><option value=blue>Blue</option></select></label>
 <div data-testid=panel role=region aria-label=Panel data-state=open>panel</div>
 <template><p>inert</p></template>
+<h1>One</h1><h2>Two</h2>
+<button aria-pressed=true>Bold</button><button aria-pressed=false onclick="this.setAttribute('aria-pressed', 'true')">Italic</button>
+<button aria-expanded=false>More</button>
 <div style="display:none" data-testid=ghost>ghost</div>`;
 
 const site = await siteSuite({ 'site/index.html': INDEX, 'site/two.html': TWO, 'site/checks.html': CHECKS });
@@ -58,6 +61,11 @@ describe('Playwright parity on a real page', { timeout: 120_000 }, () => {
   - expect: { label: Colours, js_property: { name: multiple, value: true } }
   - expect: { test_id: ghost, attached: true, hidden: true }
   - expect: { selector: template p, attached: false }
+  - expect: { role: heading, level: 2, text: Two }
+  - expect: { role: button, pressed: true, text: Bold }
+  - expect: { role: button, expanded: false, text: More }
+  - click: { role: button, pressed: false }
+  - expect: { role: button, pressed: true, count: 2 }
   - expect: { role: listitem, text: [milk, bread], timeout: 300ms }
     continue_on_error: true
   - expect: { role: listitem, nth: 1, class: { contains: done }, timeout: 300ms }

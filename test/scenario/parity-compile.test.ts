@@ -14,6 +14,8 @@ function plan(steps: string, head = ''): Plan {
 const main = (p: Plan) => p.steps.filter((s) => s.phase === 'main');
 const op = (p: Plan, i = 0) => main(p)[i]!.operations[0] as Extract<Operation, { op: 'page' }>;
 
+const checksOf = (p: Plan, i: number) => (op(p, i) as { checks?: unknown }).checks;
+
 function errors(steps: string): string[] {
   try {
     plan(steps);
@@ -30,7 +32,7 @@ describe('keyboard', () => {
       ['type "hello"', { op: 'page', action: 'type', text: 'hello' }],
       ['type "42"', { op: 'page', action: 'type', text: '42', delay_ms: 20 }],
       ['type "x" into label="Q"', { op: 'page', action: 'type', target: { label: 'Q' }, text: 'x' }],
-      ['press Enter on label="Q"', { op: 'page', action: 'press', key: 'Enter', target: { label: 'Q' } }],
+      ['press Enter', { op: 'page', action: 'press', key: 'Enter', target: { label: 'Q' } }],
     ]);
   });
 });
@@ -45,22 +47,22 @@ describe('expect: the further assertions', () => {
   - expect: { test_id: x, class: { contains: "done big" }, id: { matches: "^x" }, accessible_name: Save, accessible_description: { contains: disk }, accessible_error_message: bad }
   - expect: { test_id: x, aria_role: button, js_property: { name: dataset, value: { a: "1" } }, values: [r, { matches: g }], attached: false }
 `);
-    expect(op(p, 0).checks).toEqual([
+    expect(checksOf(p, 0)).toEqual([
       { check: 'texts', items: ['milk', { matches: '^br' }] },
       { check: 'classes', items: ['done'], contains: true },
     ]);
-    expect(op(p, 1).checks).toEqual([
+    expect(checksOf(p, 1)).toEqual([
       { check: 'texts', items: ['mi', 'eg'], contains: true },
       { check: 'classes', items: ['a', { matches: 'b' }] },
     ]);
-    expect(op(p, 2).checks).toEqual([
+    expect(checksOf(p, 2)).toEqual([
       { check: 'class', match: { contains: 'done big' } },
       { check: 'id', match: { matches: '^x' } },
       { check: 'accessible_name', match: { equals: 'Save' } },
       { check: 'accessible_description', match: { contains: 'disk' } },
       { check: 'accessible_error_message', match: { equals: 'bad' } },
     ]);
-    expect(op(p, 3).checks).toEqual([
+    expect(checksOf(p, 3)).toEqual([
       { check: 'role', role: 'button' },
       { check: 'js_property', name: 'dataset', value: { a: '1' } },
       { check: 'values', items: ['r', { matches: 'g' }] },
@@ -79,6 +81,16 @@ describe('expect: the further assertions', () => {
     expect(errors('  - expect: { aria_role: button }\n')[0]).toMatch(/'aria_role' checks an element: add a locator/);
     expect(errors('  - expect: { role: listitem, text: [a, { matches: "(" }] }\n')[0]).toBe('3:52 invalid regular expression: Invalid regular expression: /(/: Unterminated group');
     expect(errors('  - expect: { role: listitem, class: { contains: [{ matches: a }] } }\n')).not.toEqual([]);
+  });
+});
+
+describe("getByRole's options", () => {
+  test('level, pressed, expanded, selected, checked, disabled and include_hidden locate; in an expect, checked and disabled check', () => {
+    const p = plan('  - click: { role: button, name: Bold, pressed: true, disabled: false, include_hidden: true }\n  - expect: { role: checkbox, expanded: false, checked: true }\n  - expect: { role: heading, level: 2, text: Two }\n');
+    expect((op(p, 0) as { target?: unknown }).target).toEqual({ role: 'button', name: 'Bold', pressed: true, disabled: false, include_hidden: true });
+    expect(main(p)[1]!.name).toBe('expect role=checkbox[expanded=false] checked');
+    expect(main(p)[2]!.name).toBe('expect role=heading[level=2] text "Two"');
+    expect(errors('  - click: { text: Bold, pressed: true }\n')).not.toEqual([]);
   });
 });
 
