@@ -54,7 +54,7 @@ describe('Playwright parity on a real page', { timeout: 120_000 }, () => {
   - expect: { role: listitem, last: true, class: { contains: "big done" } }
   - expect: { role: listitem, nth: 1, class: { contains: done }, not: true }
   - expect: { role: button, name: Save to disk, id: save-btn, accessible_description: Writes the file, aria_role: button }
-  - expect: { role: button, accessible_name: { contains: disk }, accessible_description: { matches: "^Writes" } }
+  - expect: { selector: "#save-btn", accessible_name: { contains: disk }, accessible_description: { matches: "^Writes" } }
   - expect: { label: Email, accessible_error_message: Not an email, aria_role: textbox }
   - expect: { label: Colours, values: [red, { matches: "^gr" }] }
   - expect: { test_id: panel, js_property: { name: tagName, value: DIV }, aria_role: region }
