@@ -64,7 +64,7 @@ describe('Playwright parity on a real page', { timeout: 120_000 }, () => {
   - expect: { role: heading, level: 2, text: Two }
   - expect: { role: button, pressed: true, text: Bold }
   - expect: { role: button, expanded: false, text: More }
-  - click: { role: button, pressed: false }
+  - click: { role: button, name: Italic, pressed: false }
   - expect: { role: button, pressed: true, count: 2 }
   - expect: { role: listitem, text: [milk, bread], timeout: 300ms }
     continue_on_error: true
