@@ -31,7 +31,12 @@ function locateIn(outer: Page | FrameLocator, target: Target): Locator {
 
 function getter(root: Root, t: BaseTarget): Locator {
   if ('selector' in t) return root.locator(t.selector);
-  if ('role' in t) return root.getByRole(t.role as Roles, { name: t.name, exact: t.exact });
+  if ('role' in t) {
+    return root.getByRole(t.role as Roles, {
+      name: t.name, exact: t.exact, level: t.level, checked: t.checked, pressed: t.pressed, expanded: t.expanded,
+      selected: t.selected, disabled: t.disabled, includeHidden: t.include_hidden,
+    });
+  }
   if ('text' in t) return root.getByText(t.text, { exact: t.exact });
   if ('label' in t) return root.getByLabel(t.label, { exact: t.exact });
   if ('placeholder' in t) return root.getByPlaceholder(t.placeholder, { exact: t.exact });

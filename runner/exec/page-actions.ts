@@ -24,6 +24,15 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
     case 'goto':
       await page.goto(action.base_url ? new URL(action.url, action.base_url).href : action.url, { waitUntil: action.wait_until ?? 'load', timeout });
       return [];
+    case 'go_back':
+      await page.goBack({ waitUntil: action.wait_until ?? 'load', timeout });
+      return [];
+    case 'go_forward':
+      await page.goForward({ waitUntil: action.wait_until ?? 'load', timeout });
+      return [];
+    case 'reload':
+      await page.reload({ waitUntil: action.wait_until ?? 'load', timeout });
+      return [];
     case 'click':
       // A double click is Playwright's dblclick, and its failure should say so.
       if (action.click_count === 2) await locate(page, action.target).dblclick({ button: action.button, timeout });
@@ -56,7 +65,8 @@ export async function performPageAction(action: PageAction, ctx: PageContext): P
       await locate(page, action.target).selectOption(action.option, { timeout });
       return [];
     case 'type':
-      await locate(page, action.target).pressSequentially(action.text, { delay: action.delay_ms, timeout });
+      if (action.target) await locate(page, action.target).pressSequentially(action.text, { delay: action.delay_ms, timeout });
+      else await page.keyboard.type(action.text, { delay: action.delay_ms });
       return [];
     case 'drag':
       await locate(page, action.target).dragTo(locate(page, action.to), { timeout });

@@ -4,8 +4,8 @@
 import { createRequire } from 'node:module';
 import type { Locator, Page } from 'playwright-core';
 import { stripVTControlCharacters } from 'node:util';
-import type { ElementCheck, Match, PageExpectation } from '../../src/scenario/plan.js';
-import { describeMatch, describeTarget } from '../../src/scenario/describe.js';
+import type { ElementCheck, Match, PageExpectation, TextItem } from '../../src/scenario/plan.js';
+import { describeItems, describeMatch, describeTarget } from '../../src/scenario/describe.js';
 import { assertionFailed, strictViolation } from './failures.js';
 import { locate, text } from './locate.js';
 
@@ -88,6 +88,16 @@ function matchVerb(m: Match): string {
 function checkVerb(c: ElementCheck): string {
   switch (c.check) {
     case 'text': return 'contains' in c.match ? `contain text ${JSON.stringify(c.match.contains)}` : `have text ${describeMatch(c.match)}`;
+    case 'texts': return `${c.contains ? 'contain texts' : 'have texts'} ${describeItems(c.items)}`;
+    case 'class': return 'contains' in c.match ? `contain class ${JSON.stringify(c.match.contains)}` : `have class ${describeMatch(c.match)}`;
+    case 'classes': return `${c.contains ? 'contain classes' : 'have classes'} ${describeItems(c.items)}`;
+    case 'id':
+    case 'accessible_name':
+    case 'accessible_description':
+    case 'accessible_error_message': return `have ${c.check.replace(/_/g, ' ')} ${describeMatch(c.match)}`;
+    case 'role': return `have role ${c.role}`;
+    case 'js_property': return `have property ${c.name} ${JSON.stringify(c.value)}`;
+    case 'values': return `have values ${describeItems(c.items)}`;
     case 'count': return `have count ${c.count}`;
     case 'value': return `have value ${describeMatch(c.match)}`;
     case 'attribute': return `have attribute ${c.name}${c.match ? ` ${describeMatch(c.match)}` : ''}`;
@@ -104,6 +114,27 @@ function check(c: Exclude<ElementCheck, { check: 'aria' }>, on: (negate?: boolea
   switch (c.check) {
     case 'text':
       return 'contains' in c.match ? on().toContainText(c.match.contains, { timeout }) : on().toHaveText(pattern(c.match), { timeout });
+    case 'texts':
+      return c.contains ? on().toContainText(c.items.map(item), { timeout }) : on().toHaveText(c.items.map(item), { timeout });
+    case 'class':
+      // toContainClass takes the classes as written (`done selected`, in any order), not a pattern.
+      return 'contains' in c.match ? on().toContainClass(c.match.contains, { timeout }) : on().toHaveClass(pattern(c.match), { timeout });
+    case 'classes':
+      return c.contains ? on().toContainClass(c.items.map(String), { timeout }) : on().toHaveClass(c.items.map(item), { timeout });
+    case 'id':
+      return on().toHaveId(pattern(c.match), { timeout });
+    case 'accessible_name':
+      return on().toHaveAccessibleName(pattern(c.match), { timeout });
+    case 'accessible_description':
+      return on().toHaveAccessibleDescription(pattern(c.match), { timeout });
+    case 'accessible_error_message':
+      return on().toHaveAccessibleErrorMessage(pattern(c.match), { timeout });
+    case 'role':
+      return on().toHaveRole(c.role as Parameters<Assertion['toHaveRole']>[0], { timeout });
+    case 'js_property':
+      return on().toHaveJSProperty(c.name, c.value, { timeout });
+    case 'values':
+      return on().toHaveValues(c.items.map(item), { timeout });
     case 'count':
       return on().toHaveCount(c.count, { timeout });
     case 'value':
@@ -115,6 +146,7 @@ function check(c: Exclude<ElementCheck, { check: 'aria' }>, on: (negate?: boolea
     case 'state': {
       const negate = !c.is;
       switch (c.state) {
+        case 'attached': return on(negate).toBeAttached({ timeout });
         case 'visible': return on(negate).toBeVisible({ timeout });
         case 'hidden': return on(negate).toBeHidden({ timeout });
         case 'enabled': return on(negate).toBeEnabled({ timeout });
@@ -167,6 +199,11 @@ function lineDiff(expected: string, received: string): string {
     for (const line of part.value.replace(/\n$/, '').split('\n')) out.push(`${mark}${line}`);
   }
   return out.join('\n');
+}
+
+/** A list's expected text: a string as written, or a pattern. */
+function item(i: TextItem): string | RegExp {
+  return typeof i === 'string' ? i : text({ matches: i.matches });
 }
 
 /** `equals` is the whole string; `contains` a part of it; `matches` a regular expression. */

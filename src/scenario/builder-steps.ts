@@ -6,7 +6,7 @@ import { ComputerActions } from './builder-computer.js';
 import { callerOf, type CallSite, type SiteTable } from './builder-sites.js';
 import type {
   ClickValue, ClipboardValue, ComputerAction, ConditionValue, Duration, ExecValue, ExecuteValue, ScriptValue, ExpectValue, FillValue,
-  DialogValue, FunctionStepOptions, GotoValue, StepKind, InvokeValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, WaitForDownloadValue, ExpectScreenshotValue, ExpectAccessibleValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
+  DialogValue, FunctionStepOptions, GotoValue, NavigationValue, StepKind, InvokeValue, Locator, RequestValue, RouteValue, SwitchPageValue, UrlPatternValue, WaitForResponseValue, WaitForDownloadValue, ExpectScreenshotValue, ExpectAccessibleValue, IncludeValue, PressValue, ReadFileValue, ScreenshotValue, SpawnValue, StepOptions,
   TargetValue, UploadFile, UploadValue, WaitFileValue, WaitProcessValue, WriteFileValue,
 } from './builder-types.js';
 import type { FunctionTable, StepFunction } from './functions.js';
@@ -32,7 +32,7 @@ export interface BuildContext {
  * without a method (or a renamed method) breaks the build; tests check each method writes its kind.
  */
 export const STEP_METHODS = {
-  goto: 'goto', click: 'click', fill: 'fill', press: 'press', hover: 'hover', check: 'check', uncheck: 'uncheck',
+  goto: 'goto', go_back: 'goBack', go_forward: 'goForward', reload: 'reload', click: 'click', fill: 'fill', press: 'press', hover: 'hover', check: 'check', uncheck: 'uncheck',
   select: 'select', type: 'type', focus: 'focus', scroll_into_view: 'scrollIntoView', drag: 'drag',
   set_input_files: 'setInputFiles', switch_page: 'switchPage', close_page: 'closePage', dialog: 'dialog', route: 'route',
   unroute: 'unroute', request: 'request', wait_for_response: 'waitForResponse', wait_for_download: 'waitForDownload', save_storage_state: 'saveStorageState', expect: 'expect', expect_soft: 'expectSoft',
@@ -57,6 +57,19 @@ export class StepsBuilder {
 
   goto(url: GotoValue, opts?: StepOptions): this {
     return this.add('goto', url, opts, this.goto);
+  }
+
+  /** Playwright's page.goBack(); `{ wait_until }` as goto's. */
+  goBack(wait: NavigationValue = true, opts?: StepOptions): this {
+    return this.add('go_back', wait, opts, this.goBack);
+  }
+
+  goForward(wait: NavigationValue = true, opts?: StepOptions): this {
+    return this.add('go_forward', wait, opts, this.goForward);
+  }
+
+  reload(wait: NavigationValue = true, opts?: StepOptions): this {
+    return this.add('reload', wait, opts, this.reload);
   }
 
   click(target: ClickValue, opts?: StepOptions): this {
@@ -94,10 +107,17 @@ export class StepsBuilder {
     return this.add('select', { ...asLocator(target), option }, opts, this.select);
   }
 
-  /** Key by key, as a person types (`fill` sets the value at once). */
-  type(target: TargetValue, text: string, opts?: StepOptions & { delay?: Duration }): this {
-    const { delay, ...rest } = opts ?? {};
-    return this.add('type', { ...asLocator(target), value: text, ...(delay !== undefined ? { delay } : {}) }, rest, this.type);
+  /**
+   * Key by key, as a person types (`fill` sets the value at once): `type(target, text)` into an element,
+   * `type(text)` into whatever has focus (Playwright's `page.keyboard.type`).
+   */
+  type(target: TargetValue, text: string, opts?: StepOptions & { delay?: Duration }): this;
+  type(text: string, opts?: StepOptions & { delay?: Duration }): this;
+  type(a: TargetValue, b?: string | (StepOptions & { delay?: Duration }), c?: StepOptions & { delay?: Duration }): this {
+    const keyboard = typeof b !== 'string';
+    const { delay, ...rest } = (keyboard ? b : c) ?? {};
+    const where = keyboard ? {} : asLocator(a);
+    return this.add('type', { ...where, value: keyboard ? a : b, ...(delay !== undefined ? { delay } : {}) }, rest, this.type);
   }
 
   focus(target: TargetValue, opts?: StepOptions): this {

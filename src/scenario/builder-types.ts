@@ -31,6 +31,9 @@ export type TargetValue = S.Target;
 export type MatchValue = S.Match;
 
 /** Fields every step may carry beside its kind. */
+/** `go_back`, `go_forward`, `reload`: `true`, or which load event ends the navigation. */
+export type NavigationValue = StepValue<'go_back'>;
+
 export type StepOptions = Pick<S.Step, 'name' | 'timeout' | 'retries' | 'retry_delay' | 'continue_on_error'>;
 
 export type GotoValue = StepValue<'goto'>;

@@ -1,6 +1,7 @@
 // Scenario step values → Plan shapes (targets, string conditions), and the short default names of steps.
 
-import type { BaseTarget, ElementCheck, Match, Narrowing, PageAction, PageExpectation, Target, TextFilter } from './plan.js';
+import { ROLE_OPTIONS } from './plan.js';
+import type { BaseTarget, ElementCheck, Match, Narrowing, PageAction, PageExpectation, Target, TextFilter, TextItem } from './plan.js';
 
 type Obj = Record<string, unknown>;
 
@@ -23,7 +24,9 @@ function baseTarget(value: Obj, inExpect: boolean): BaseTarget {
   if (typeof value.selector === 'string') return { selector: value.selector };
   if (!inExpect && typeof value.text === 'string') return { text: value.text, ...exact };
   if (typeof value.role === 'string') {
-    return { role: value.role, ...(typeof value.name === 'string' ? { name: value.name } : {}), ...exact };
+    // In an expect, `checked` and `disabled` are what is checked (toBeChecked, toBeDisabled), not options.
+    const options = ROLE_OPTIONS.filter((k) => value[k] !== undefined && !(inExpect && (k === 'checked' || k === 'disabled')));
+    return { role: value.role, ...(typeof value.name === 'string' ? { name: value.name } : {}), ...exact, ...Object.fromEntries(options.map((k) => [k, value[k]])) };
   }
   if (typeof value.label === 'string') return { label: value.label, ...exact };
   if (typeof value.placeholder === 'string') return { placeholder: value.placeholder, ...exact };
@@ -73,7 +76,10 @@ export function describeTarget(t: Target): string {
 
 function describeBase(t: BaseTarget): string {
   if ('selector' in t) return t.selector;
-  if ('role' in t) return `role=${t.role}${t.name !== undefined ? `[name=${JSON.stringify(t.name)}]` : ''}`;
+  if ('role' in t) {
+    const options = ROLE_OPTIONS.filter((k) => t[k] !== undefined).map((k) => `[${k}=${String(t[k])}]`).join('');
+    return `role=${t.role}${t.name !== undefined ? `[name=${JSON.stringify(t.name)}]` : ''}${options}`;
+  }
   if ('text' in t) return `text=${JSON.stringify(t.text)}`;
   if ('label' in t) return `label=${JSON.stringify(t.label)}`;
   if ('placeholder' in t) return `placeholder=${JSON.stringify(t.placeholder)}`;
@@ -84,6 +90,11 @@ function describeBase(t: BaseTarget): string {
 
 function describeText(f: TextFilter): string {
   return typeof f === 'string' ? JSON.stringify(f) : `/${f.matches}/`;
+}
+
+/** `["milk", /br.ad/]` */
+export function describeItems(items: TextItem[]): string {
+  return `[${items.map((i) => (typeof i === 'string' ? JSON.stringify(i) : `/${i.matches}/`)).join(', ')}]`;
 }
 
 export function describeMatch(m: Match): string {
@@ -97,6 +108,12 @@ export function describeAction(action: PageAction, written: unknown): string {
   switch (action.action) {
     case 'goto':
       return `goto ${action.url}`;
+    case 'go_back':
+      return 'go back';
+    case 'go_forward':
+      return 'go forward';
+    case 'reload':
+      return 'reload';
     case 'click': {
       const count = action.click_count ?? 1;
       const times = count === 2 ? 'double ' : count === 3 ? 'triple ' : '';
@@ -114,7 +131,7 @@ export function describeAction(action: PageAction, written: unknown): string {
     case 'select':
       return `select ${action.option.map((o) => JSON.stringify(o)).join(', ')} in ${describeTarget(action.target)}`;
     case 'type':
-      return `type ${JSON.stringify(action.text)} into ${describeTarget(action.target)}`;
+      return `type ${JSON.stringify(action.text)}${action.target ? ` into ${describeTarget(action.target)}` : ''}`;
     case 'drag':
       return `drag ${describeTarget(action.target)} to ${describeTarget(action.to)}`;
     case 'set_input_files':
@@ -152,6 +169,16 @@ function describeExpectation(e: PageExpectation, written: Obj): string {
 function describeCheck(c: ElementCheck): string {
   switch (c.check) {
     case 'text': return `text ${describeMatch(c.match)}`;
+    case 'texts': return `texts ${c.contains ? 'containing ' : ''}${describeItems(c.items)}`;
+    case 'class': return `class ${describeMatch(c.match)}`;
+    case 'classes': return `classes ${c.contains ? 'containing ' : ''}${describeItems(c.items)}`;
+    case 'id':
+    case 'accessible_name':
+    case 'accessible_description':
+    case 'accessible_error_message': return `${c.check.replace(/_/g, ' ')} ${describeMatch(c.match)}`;
+    case 'role': return `aria role ${c.role}`;
+    case 'js_property': return `property ${c.name} ${JSON.stringify(c.value)}`;
+    case 'values': return `values ${describeItems(c.items)}`;
     case 'count': return `count ${c.count}`;
     case 'value': return `value ${describeMatch(c.match)}`;
     case 'attribute': return `attribute ${c.name}${c.match ? ` ${describeMatch(c.match)}` : ''}`;

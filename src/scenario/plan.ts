@@ -16,12 +16,25 @@ export type Target = BaseTarget & Narrowing;
 export type BaseTarget =
   | { selector: string }
   | { text: string; exact?: boolean }
-  | { role: string; name?: string; exact?: boolean }
+  | ({ role: string; name?: string; exact?: boolean } & RoleOptions)
   | { label: string; exact?: boolean }
   | { placeholder: string; exact?: boolean }
   | { test_id: string }
   | { alt: string; exact?: boolean }
   | { title: string; exact?: boolean };
+
+/** getByRole's options beyond the name, as Playwright takes them (`include_hidden` is `includeHidden`). */
+export interface RoleOptions {
+  level?: number;
+  checked?: boolean;
+  pressed?: boolean;
+  expanded?: boolean;
+  selected?: boolean;
+  disabled?: boolean;
+  include_hidden?: boolean;
+}
+
+export const ROLE_OPTIONS = ['level', 'checked', 'pressed', 'expanded', 'selected', 'disabled', 'include_hidden'] as const;
 
 /** Text a filter looks for: a case-insensitive substring, or a regular expression (source, no slashes). */
 export type TextFilter = string | { matches: string };
@@ -42,20 +55,27 @@ export interface Narrowing {
   last?: true;
 }
 
+export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle' | 'commit';
+
+/** One expected text of a list: a string (whole, whitespace normalised) or a regular expression (source, no slashes). */
+export type TextItem = string | { matches: string };
+
 /** A string condition: exact match, substring, or regular expression (source, no slashes). */
 export type Match = { equals: string } | { contains: string } | { matches: string };
 
 export type PageAction =
   /** A relative `url` is resolved against `base_url` when the step runs (the base may be a run-time template). */
-  | { action: 'goto'; url: string; base_url?: string; wait_until?: 'load' | 'domcontentloaded' | 'networkidle' | 'commit' }
+  | { action: 'goto'; url: string; base_url?: string; wait_until?: WaitUntil }
+  /** Playwright's goBack, goForward and reload. */
+  | { action: 'go_back' | 'go_forward' | 'reload'; wait_until?: WaitUntil }
   | { action: 'click'; target: Target; button?: 'left' | 'right' | 'middle'; click_count?: number }
   | { action: 'fill'; target: Target; value: string }
   | { action: 'press'; key: string; target?: Target }
   | { action: 'hover' | 'check' | 'uncheck' | 'focus' | 'scroll_into_view'; target: Target }
   /** Options by value or label. */
   | { action: 'select'; target: Target; option: string[] }
-  /** Key by key (`fill` sets the value at once). */
-  | { action: 'type'; target: Target; text: string; delay_ms?: number }
+  /** Key by key (`fill` sets the value at once); without `target`, into whatever has focus (`page.keyboard.type`). */
+  | { action: 'type'; target?: Target; text: string; delay_ms?: number }
   | { action: 'drag'; target: Target; to: Target }
   /** Absolute paths of local files; none clears the input. */
   | { action: 'set_input_files'; target: Target; files: string[] }
@@ -178,11 +198,27 @@ export interface PageExpectation {
   not?: true;
 }
 
-export type ElementState = 'visible' | 'hidden' | 'enabled' | 'disabled' | 'checked' | 'focused' | 'editable' | 'empty' | 'in_viewport';
+export type ElementState = 'attached' | 'visible' | 'hidden' | 'enabled' | 'disabled' | 'checked' | 'focused' | 'editable' | 'empty' | 'in_viewport';
 
 export type ElementCheck =
   /** The whole text, whitespace normalised (`equals`), or part of it (`contains`), or a pattern (`matches`). */
   | { check: 'text'; match: Match }
+  /**
+   * One text per element the locator finds, in order: each whole (toHaveText([...]), as many elements as
+   * items) or, with `contains`, contained in the elements of a subsequence (toContainText([...])).
+   */
+  | { check: 'texts'; items: TextItem[]; contains?: true }
+  /** The class attribute: whole (`equals`, toHaveClass), these classes among the element's (`contains`, toContainClass), or a pattern. */
+  | { check: 'class'; match: Match }
+  /** One class attribute per element, in order (toHaveClass([...])); with `contains`, toContainClass([...]). */
+  | { check: 'classes'; items: TextItem[]; contains?: true }
+  | { check: 'id' | 'accessible_name' | 'accessible_description' | 'accessible_error_message'; match: Match }
+  /** The element's ARIA role (toHaveRole). */
+  | { check: 'role'; role: string }
+  /** A JavaScript property of the DOM node, compared deeply (toHaveJSProperty). */
+  | { check: 'js_property'; name: string; value: unknown }
+  /** The selected options of a multiple select (toHaveValues). */
+  | { check: 'values'; items: TextItem[] }
   | { check: 'count'; count: number }
   | { check: 'value'; match: Match }
   /** Without `match`: the attribute is there. */

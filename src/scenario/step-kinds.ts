@@ -19,6 +19,7 @@ import { compileAccessibilityStep } from './accessibility-steps.js';
 import { compileInvokeStep } from './invoke-steps.js';
 import { compileSnapshotStep } from './snapshot-steps.js';
 import { baseFor, compileWebStep } from './web-steps.js';
+import { EXTRA_CHECKS, extraCheck, textCheck, toItem, type CheckReaders } from './expect-checks.js';
 
 type Obj = Record<string, unknown>;
 
@@ -30,7 +31,7 @@ export type KindCompiler = (kind: string, written: unknown, ctx: KindContext) =>
  * `scope` kinds need the file's scope and the scenario's variables (step-compiler.ts: function, script).
  */
 export const STEP_COMPILERS = {
-  goto: compilePageStep, click: compilePageStep, fill: compilePageStep, press: compilePageStep, hover: compilePageStep,
+  goto: compilePageStep, go_back: compilePageStep, go_forward: compilePageStep, reload: compilePageStep, click: compilePageStep, fill: compilePageStep, press: compilePageStep, hover: compilePageStep,
   check: compilePageStep, uncheck: compilePageStep, select: compilePageStep, type: compilePageStep, focus: compilePageStep,
   scroll_into_view: compilePageStep, drag: compilePageStep, set_input_files: compilePageStep, expect: compilePageStep,
   expect_soft: compilePageStep, sleep: compilePageStep, screenshot: compileScreenshot,
@@ -91,6 +92,10 @@ function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, rep
     case 'goto':
       if (typeof v === 'string') return { action: 'goto', url: v };
       return { action: 'goto', url: String((v as Obj).url), ...pick(v as Obj, 'wait_until') } as PageAction;
+    case 'go_back':
+    case 'go_forward':
+    case 'reload':
+      return { action: kind, ...(isObj(v) ? pick(v, 'wait_until') : {}) } as PageAction;
     case 'click':
       if (typeof v === 'string') return { action: 'click', target: toTarget(v) };
       return { action: 'click', target: toTarget(v as Obj), ...pick(v as Obj, 'button', 'click_count') } as PageAction;
@@ -112,9 +117,10 @@ function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, rep
       return { action: 'select', target: toTarget(v as Obj), option: Array.isArray(option) ? option.map(String) : [String(option)] };
     }
     case 'type': {
+      if (typeof v === 'string') return { action: 'type', text: v };
       const o = v as Obj;
       const delay = o.delay !== undefined ? { delay_ms: durationAt(o.delay, [...at, 'delay'], report) } : {};
-      return { action: 'type', target: toTarget(o), text: String(o.value), ...delay };
+      return { action: 'type', ...(hasLocator(o) ? { target: toTarget(o) } : {}), text: String(o.value), ...delay };
     }
     case 'drag':
       return { action: 'drag', target: toTarget((v as Obj).from as string | Obj), to: toTarget((v as Obj).to as string | Obj) };
@@ -138,8 +144,8 @@ function toAction(kind: string, v: unknown, mainIndex: number, at: DataPath, rep
   }
 }
 
-const STATES: readonly ElementState[] = ['hidden', 'enabled', 'disabled', 'checked', 'focused', 'editable', 'empty', 'in_viewport'];
-const ELEMENT_ONLY = ['count', 'value', 'attribute', 'css', ...STATES];
+const STATES: readonly ElementState[] = ['attached', 'hidden', 'enabled', 'disabled', 'checked', 'focused', 'editable', 'empty', 'in_viewport'];
+const ELEMENT_ONLY = ['count', 'value', 'attribute', 'css', ...EXTRA_CHECKS, ...STATES];
 
 /**
  * Conditions are kept in the order they were written (the keys' order): the runner checks them in that
@@ -153,6 +159,14 @@ function compileExpect(o: Obj, at: DataPath, report: (at: DataPath, m: string) =
     // A pattern made at run time (`{{ item }}`) is checked when it is used.
     if ('matches' in match && !hasTemplate(match.matches)) checkRegExp(match.matches, [...at, key, 'matches'], report);
     return match;
+  };
+  const readers: CheckReaders = {
+    matchAt,
+    itemsAt: (key, items) => items.map((item, i) => {
+      const it = toItem(item);
+      if (typeof it !== 'string' && !hasTemplate(it.matches)) checkRegExp(it.matches, [...at, key, ...(Array.isArray(o[key]) ? [] : ['contains']), i, 'matches'], report);
+      return it;
+    }),
   };
   const element = hasLocator(o, true);
   const checks: ElementCheck[] = [];
@@ -169,11 +183,16 @@ function compileExpect(o: Obj, at: DataPath, report: (at: DataPath, m: string) =
     if (key === 'url' || key === 'title') action[key] = matchAt(key, v);
     else if (key === 'visible' && (isObj(v) || typeof v === 'string')) action.visible = toTarget(v as string | Obj);
     else if (!element) {
-      if (key === 'text') action.text = typeof v === 'string' ? v : matchAt('text', v);
+      if (key === 'text' && (Array.isArray(v) || (isObj(v) && Array.isArray(v.contains)))) report([...at, key], "a list of texts checks the elements a locator finds, one text each: add a locator (role, test_id, label, placeholder, alt or selector)");
+      else if (key === 'text') action.text = typeof v === 'string' ? v : matchAt('text', v);
       else if (key === 'aria_snapshot' && typeof v === 'string') action.aria_snapshot = v;
       else if (key === 'visible' && typeof v === 'boolean') report([...at, 'visible'], "'visible: true|false' checks an element: add a locator, or name the target (visible: { role: ... })");
       else if (ELEMENT_ONLY.includes(key)) report([...at, key], `'${key}' checks an element: add a locator (role, test_id, label, placeholder, alt or selector)`);
-    } else if (key === 'text') check({ check: 'text', match: matchAt('text', v) });
+    } else if (key === 'text') check(textCheck(v, readers));
+    else if ((EXTRA_CHECKS as readonly string[]).includes(key)) {
+      const c = extraCheck(key as (typeof EXTRA_CHECKS)[number], v, readers);
+      if (c) check(c);
+    }
     else if (key === 'visible' && typeof v === 'boolean') check({ check: 'state', state: 'visible', is: v });
     else if (key === 'count' && typeof v === 'number') check({ check: 'count', count: v });
     else if (key === 'value') check({ check: 'value', match: matchAt('value', v) });
@@ -183,7 +202,7 @@ function compileExpect(o: Obj, at: DataPath, report: (at: DataPath, m: string) =
     else if (key === 'aria_snapshot' && typeof v === 'string') check({ check: 'aria', snapshot: v });
   }
   if (element && checks.length === 0) {
-    report(at, 'an element expectation needs something to check: text, visible, count, value, attribute, css, aria_snapshot, or a state such as enabled or checked');
+    report(at, 'an element expectation needs something to check: text, visible, count, value, attribute, css, class, id, accessible_name, aria_role, js_property, values, aria_snapshot, or a state such as enabled or checked');
     action.element = toTarget(o, true);
     action.checks = checks;
   }

@@ -4,7 +4,7 @@ import { STEP_METHODS, scenario, type ScenarioBuilder, type StepKind, type Steps
 
 /** Arguments for each kind's method; a kind the schema gains needs a sample here (the type checker says so). */
 export const STEP_SAMPLES: Record<StepKind, unknown[]> = {
-  goto: ['https://example.test'], click: ['#go'], fill: ['#name', 'Ada'], press: ['Enter'], expect: [{ text: 'hi' }],
+  goto: ['https://example.test'], go_back: [], go_forward: [{ wait_until: 'commit' }], reload: [{ wait_until: 'domcontentloaded' }], click: ['#go'], fill: ['#name', 'Ada'], press: ['Enter'], expect: [{ text: 'hi' }],
   hover: ['#a'], check: [{ label: 'ok' }], uncheck: ['#b'], select: [{ label: 'Colour' }, 'Blue'], type: ['#q', 'abc', { delay: 20 }],
   focus: ['#q'], scroll_into_view: ['#end'], drag: ['#a', { test_id: 'bin' }], set_input_files: ['#f', []],
   switch_page: [{ url: { contains: 'help' } }], close_page: [], dialog: ['accept'], route: [{ url: '**/api', abort: true }],

@@ -316,7 +316,7 @@ describe('loadPlan', () => {
     expect(err).toBeInstanceOf(ScenarioError);
     expect((err as ScenarioError).message).toBe(
       [
-        `${file}:3:5 unknown step kind 'gto'; expected one of goto, click, fill, press, hover, check, uncheck, select, type, focus, scroll_into_view, drag, set_input_files, switch_page, close_page, dialog, route, unroute, request, wait_for_response, wait_for_download, save_storage_state, expect, expect_soft, screenshot, expect_screenshot, expect_accessible, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, invoke, script, marker, if, repeat, for_each, retry, include, function`,
+        `${file}:3:5 unknown step kind 'gto'; expected one of goto, go_back, go_forward, reload, click, fill, press, hover, check, uncheck, select, type, focus, scroll_into_view, drag, set_input_files, switch_page, close_page, dialog, route, unroute, request, wait_for_response, wait_for_download, save_storage_state, expect, expect_soft, screenshot, expect_screenshot, expect_accessible, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, invoke, script, marker, if, repeat, for_each, retry, include, function`,
         `${file}:4:12 steps[1].sleep: expected a duration such as "500ms", "2s" or "1m"`,
       ].join('\n'),
     );

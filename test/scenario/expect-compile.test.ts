@@ -71,7 +71,7 @@ describe('expect', () => {
     expect(errors('  - expect: { count: 2 }\n')).toEqual(["3:22 'count' checks an element: add a locator (role, test_id, label, placeholder, alt or selector)"]);
     expect(errors('  - expect: { role: row, nth: 1, last: true, count: 1 }\n')).toEqual(['3:40 use one of nth, first and last, not nth and last']);
     expect(errors('  - expect: { role: row, url: /x }\n')).toEqual([
-      '3:13 an element expectation needs something to check: text, visible, count, value, attribute, css, aria_snapshot, or a state such as enabled or checked',
+      '3:13 an element expectation needs something to check: text, visible, count, value, attribute, css, class, id, accessible_name, aria_role, js_property, values, aria_snapshot, or a state such as enabled or checked',
     ]);
   });
 

@@ -85,7 +85,7 @@ steps:
 `)).toEqual([
       '3:22 steps[0].repeat.times must be >= 0',
       '3:56 steps[0].repeat.steps[1].click: missing a target; expected one of selector, text, role, label, placeholder, test_id',
-      "3:58 unknown field 'txt' in steps[0].repeat.steps[1].click; did you mean 'text'? expected one of selector, text, role, name, exact, label, placeholder, test_id, alt, title, button, click_count; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame",
+      "3:58 unknown field 'txt' in steps[0].repeat.steps[1].click; did you mean 'text'? expected one of selector, text, role, name, level, pressed, expanded, selected, include_hidden, checked, disabled, exact, label, placeholder, test_id, alt, title, button, click_count; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame",
       "4:13 steps[1].repeat: missing required field 'steps'",
       '4:22 steps[1].repeat.times: expected a whole number of passes, or a template such as "{{ count }}"',
       '4:34 steps[1].repeat.as: expected a variable name: letters, digits and _, not starting with a digit',
@@ -120,7 +120,7 @@ steps:
       '8:24 steps[2].continue_on_error must be a boolean',
       '9:15 steps[3].function must not be empty',
       '10:18 steps[4].expect_soft: expected a condition: on the page text, visible, url, title or aria_snapshot; on an element (a locator such as role or test_id) text, count, value, attribute, css, aria_snapshot or a state such as visible, enabled or checked',
-      "10:20 unknown field 'txt' in steps[4].expect_soft; did you mean 'text'? expected one of text, visible, url, title, selector, role, name, exact, label, placeholder, test_id, alt, count, value, attribute, css, hidden, enabled, disabled, checked, focused, editable, empty, in_viewport, aria_snapshot, not, timeout; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame",
+      "10:20 unknown field 'txt' in steps[4].expect_soft; did you mean 'text'? expected one of text, visible, url, title, selector, role, name, level, pressed, expanded, selected, include_hidden, exact, label, placeholder, test_id, alt, count, value, attribute, css, values, class, id, accessible_name, accessible_description, accessible_error_message, aria_role, js_property, attached, hidden, enabled, disabled, checked, focused, editable, empty, in_viewport, aria_snapshot, not, timeout; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame",
       '11:14 steps[5].include: expected a scenario file path, or an object with file and optional with',
       "14:5 'retries' applies to single steps; to run the steps of an 'if' block again, put them in a 'retry' block",
     ]);

@@ -5,7 +5,7 @@ import { formatDiagnostic, loadScenarioSource, validateScenario } from '../../sr
 import { checkAgainst, schemaAccepts } from '../../src/scenario/schema.js';
 
 const FILE = 'scenarios/bad.yaml';
-const KINDS = 'goto, click, fill, press, hover, check, uncheck, select, type, focus, scroll_into_view, drag, set_input_files, switch_page, close_page, dialog, route, unroute, request, wait_for_response, wait_for_download, save_storage_state, expect, expect_soft, screenshot, expect_screenshot, expect_accessible, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, invoke, script, marker, if, repeat, for_each, retry, include, function';
+const KINDS = 'goto, go_back, go_forward, reload, click, fill, press, hover, check, uncheck, select, type, focus, scroll_into_view, drag, set_input_files, switch_page, close_page, dialog, route, unroute, request, wait_for_response, wait_for_download, save_storage_state, expect, expect_soft, screenshot, expect_screenshot, expect_accessible, sleep, computer, clipboard, exec, spawn, wait_process, read_file, write_file, upload, wait_file, execute, invoke, script, marker, if, repeat, for_each, retry, include, function';
 const TARGETS = 'selector, text, role, label, placeholder, test_id';
 
 /** The formatted diagnostics for an inline scenario. */
@@ -126,7 +126,7 @@ describe('validateScenario', () => {
   test('a target object without a locator, with an unknown field', () => {
     expect(problems(`${HEAD}steps:\n  - click: { txt: Hi }\n`)).toEqual([
       `${FILE}:3:12 steps[0].click: missing a target; expected one of ${TARGETS}`,
-      `${FILE}:3:14 unknown field 'txt' in steps[0].click; did you mean 'text'? expected one of selector, text, role, name, exact, label, placeholder, test_id, alt, title, button, click_count; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
+      `${FILE}:3:14 unknown field 'txt' in steps[0].click; did you mean 'text'? expected one of selector, text, role, name, level, pressed, expanded, selected, include_hidden, checked, disabled, exact, label, placeholder, test_id, alt, title, button, click_count; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
     ]);
   });
 
@@ -149,7 +149,7 @@ describe('validateScenario', () => {
       `${FILE}:3:13 steps[0].expect: expected a condition: on the page text, visible, url, title or aria_snapshot; on an element (a locator such as role or test_id) text, count, value, attribute, css, aria_snapshot or a state such as visible, enabled or checked`,
       `${FILE}:5:25 steps[1].expect.url: expected only one of equals, contains, matches; found 'equals' and 'contains'`,
       `${FILE}:6:14 steps[1].expect.title: expected a string or an object with one of equals, contains, matches`,
-      `${FILE}:7:30 unknown field 'nme' in steps[1].expect.visible; did you mean 'name'? expected one of selector, text, role, name, exact, label, placeholder, test_id, alt, title; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
+      `${FILE}:7:30 unknown field 'nme' in steps[1].expect.visible; did you mean 'name'? expected one of selector, text, role, name, level, pressed, expanded, selected, include_hidden, checked, disabled, exact, label, placeholder, test_id, alt, title; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
     ]);
   });
 
@@ -204,7 +204,7 @@ describe('validateScenario', () => {
       `${FILE}:9:5 a step has exactly one kind, found 'goto' and 'click'`,
       `${FILE}:10:12 steps[2].sleep: expected a duration such as "500ms", "2s" or "1m"`,
       `${FILE}:11:12 steps[3].click: missing a target; expected one of ${TARGETS}`,
-      `${FILE}:11:14 unknown field 'txt' in steps[3].click; did you mean 'text'? expected one of selector, text, role, name, exact, label, placeholder, test_id, alt, title, button, click_count; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
+      `${FILE}:11:14 unknown field 'txt' in steps[3].click; did you mean 'text'? expected one of selector, text, role, name, level, pressed, expanded, selected, include_hidden, checked, disabled, exact, label, placeholder, test_id, alt, title, button, click_count; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
     ]);
   });
 });
