@@ -1,33 +1,25 @@
 // `--retries N` (every attempt's artifacts kept, flaky reported) and `--last-failed`.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { inlineFiles } from '../helpers/inline-files.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { startTitleSite, type TitleSite } from '../helpers/title-site.js';
 
 const project = await inlineFiles({});
 let svc: TestService;
-let site: Server;
+let site: TitleSite;
 let siteUrl: string;
-/** Titles the site serves, per path, in turn (the last one repeats): how a scenario fails, then passes. */
-const titles = new Map<string, string[]>();
+let titles: TitleSite['titles'];
 
 beforeAll(async () => {
   svc = await startTestService();
-  site = createServer((req, res) => {
-    const queue = titles.get(req.url ?? '') ?? ['none'];
-    const title = queue.length > 1 ? queue.shift()! : queue[0]!;
-    res.setHeader('content-type', 'text/html');
-    res.end(`<!doctype html><title>${title}</title><h1>${title}</h1>`);
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  site = await startTitleSite();
+  ({ url: siteUrl, titles } = site);
 });
 afterAll(async () => {
-  site.close();
+  await site.close();
   await svc.close();
 });
 
