@@ -21,8 +21,14 @@ const CONSOLE_ONLY = { browser: { console: { enabled: true } } };
 async function log(cdpUrl: string, text: string): Promise<void> {
   const browser = await chromium.connectOverCDP(cdpUrl);
   try {
-    const page = browser.contexts()[0]!.pages()[0]!;
-    await page.evaluate((t) => console.log(t), text);
+    const pages = browser.contexts()[0]!.pages();
+    const page = pages[0]!;
+    // Seen once in ~10 CI runs: this test hung past its minute with no sign of where. Name the step if it is here.
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`console.log in the leased page (${pages.length} pages, ${page.url()}) did not return within 20 s`)), 20_000);
+    });
+    await Promise.race([page.evaluate((t) => console.log(t), text), stuck]).finally(() => clearTimeout(timer));
   } finally {
     await browser.close();
   }
