@@ -70,7 +70,7 @@ export interface Dependencies {
  * screenshot baselines, secret files), plus `shared` (the suite config, which applies to every scenario).
  */
 export async function dependenciesOf(c: CompiledScenario, shared: string[] = []): Promise<Dependencies> {
-  const files = new Set<string>([...(c.sources ?? [resolve(c.plan.scenario.file)]), ...shared].map(real));
+  const files = new Set<string>([...(c.sources ?? [resolve(c.plan.scenario.file)]), ...shared].map(realPath));
   const named = new Set<string>();
   JSON.stringify(c.plan, (_key, value) => {
     if (typeof value === 'string' && isAbsolute(value)) named.add(value);
@@ -79,8 +79,8 @@ export async function dependenciesOf(c: CompiledScenario, shared: string[] = [])
   const dirs: string[] = [];
   for (const path of named) {
     const st = await stat(path).catch(() => undefined);
-    if (st?.isDirectory()) dirs.push(real(path));
-    else if (st) files.add(real(path));
+    if (st?.isDirectory()) dirs.push(realPath(path));
+    else if (st) files.add(realPath(path));
   }
   return { files: [...files], dirs };
 }
@@ -100,8 +100,8 @@ export async function changedScenarios<T extends CompiledScenario>(scenarios: T[
   return kept;
 }
 
-/** git names files by their real path; a scenario may be reached through a symlink (macOS's /tmp, say). */
-function real(path: string): string {
+/** The path with its links resolved: git names files by their real path, a scenario may be reached through a symlink (macOS's /tmp, say). As given if it is gone. */
+export function realPath(path: string): string {
   try {
     return realpathSync(path);
   } catch {

@@ -3,8 +3,9 @@
 // that does not compile while it is being edited is reported without ending the watch.
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve, sep } from 'node:path';
-import type { CompiledScenario, PlanStep } from '../../src/scenario/index.js';
+import { dirname, resolve, sep } from 'node:path';
+import type { CompiledScenario } from '../../src/scenario/index.js';
+import { dependenciesOf, realPath, touches } from './changed.js';
 import { prepareSuite, runScenarios, type RunOptions, type RunOutcome } from './run.js';
 import type { Target } from './target.js';
 
@@ -95,40 +96,18 @@ async function affected(opts: Omit<RunOptions, 'reporters' | 'target'>, changed:
     // Does not compile as it stands: run the changed scenario files, which reports where and why.
     return changed.filter((f) => /\.(ya?ml|scenario\.ts)$/.test(f) && !/\.part\.ya?ml$/.test(f));
   }
+  // What the loader built each scenario from and what its plan names (changed.ts, as --only-changed uses),
+  // compared by real path; the text fallback catches a file a scenario names in a way the plan does not keep.
+  const realChanged = new Set(changed.map(realPath));
   const files = new Set<string>();
   for (const c of scenarios) {
-    const deps = await dependencies(c);
-    if (changed.some((f) => deps.files.has(f) || deps.dirs.some((d) => f.startsWith(`${d}${sep}`)) || deps.texts.some((t) => mentions(t, basename(f))))) {
+    const deps = await dependenciesOf(c);
+    const texts = await Promise.all(deps.files.filter((f) => /\.(ya?ml|ts)$/.test(f)).map((f) => readFile(f, 'utf8').catch(() => '')));
+    if (touches(deps, realChanged) || changed.some((f) => texts.some((t) => mentions(t, basename(f))))) {
       files.add(resolve(c.plan.scenario.file));
     }
   }
   return [...files];
-}
-
-async function dependencies(c: CompiledScenario): Promise<{ files: Set<string>; dirs: string[]; texts: string[] }> {
-  const files = new Set<string>([resolve(c.plan.scenario.file)]);
-  const visit = (steps: PlanStep[]): void => {
-    for (const step of steps) {
-      files.add(resolve(step.source.file));
-      const b = step.block;
-      if (b) visit(b.type === 'if' ? [...b.then, ...b.else] : b.steps);
-    }
-  };
-  visit(c.plan.steps);
-  // Absolute paths in the plan: served folders, route files, uploads, baselines, storage state.
-  const named: string[] = [];
-  JSON.stringify(c.plan, (_key, value) => {
-    if (typeof value === 'string' && isAbsolute(value)) named.push(value);
-    return value;
-  });
-  const dirs: string[] = [];
-  for (const path of named) {
-    const st = await stat(path).catch(() => undefined);
-    if (st?.isDirectory()) dirs.push(path);
-    else files.add(path);
-  }
-  const texts = await Promise.all([...files].filter((f) => /\.(ya?ml|ts)$/.test(f)).map((f) => readFile(f, 'utf8').catch(() => '')));
-  return { files, dirs, texts };
 }
 
 function basename(file: string): string {
