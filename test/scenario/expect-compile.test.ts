@@ -1,26 +1,7 @@
 // `expect` in the plan: page conditions, element conditions on a narrowed locator, and what needs what.
 import { describe, expect, test } from 'vitest';
-import { ScenarioError, compileScenario, loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
-import type { Operation, Plan } from '../../src/scenario/index.js';
-
-function plan(steps: string): Plan {
-  const loaded = loadScenarioSource('t.yaml', `name: t\nsteps:\n${steps}`);
-  const problems = validateScenario(loaded);
-  if (problems.length) throw new ScenarioError(problems);
-  return compileScenario(loaded, { env: {} });
-}
-
-const main = (p: Plan) => p.steps.filter((s) => s.phase === 'main');
-const op = (p: Plan, i = 0) => main(p)[i]!.operations[0] as Extract<Operation, { op: 'page' }>;
-
-function errors(steps: string): string[] {
-  try {
-    plan(steps);
-  } catch (err) {
-    return (err as ScenarioError).diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`);
-  }
-  return [];
-}
+import type { Plan } from '../../src/scenario/index.js';
+import { errors, main, op, plan } from '../helpers/compile-steps.js';
 
 describe('expect', () => {
   test('with a locator, text and states check the element; the locator is narrowed as written', () => {

@@ -1,29 +1,10 @@
 // Steps and options that bring the language level with Playwright Test, in the plan: history navigation,
 // keyboard input without a target, the further assertions, getByRole's options and checks on saved values.
 import { describe, expect, test } from 'vitest';
-import { ScenarioError, compileScenario, loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
-import type { Operation, Plan } from '../../src/scenario/index.js';
-
-function plan(steps: string, head = ''): Plan {
-  const loaded = loadScenarioSource('t.yaml', `name: t\n${head}steps:\n${steps}`);
-  const problems = validateScenario(loaded);
-  if (problems.length) throw new ScenarioError(problems);
-  return compileScenario(loaded, { env: {} });
-}
-
-const main = (p: Plan) => p.steps.filter((s) => s.phase === 'main');
-const op = (p: Plan, i = 0) => main(p)[i]!.operations[0] as Extract<Operation, { op: 'page' }>;
+import type { Plan } from '../../src/scenario/index.js';
+import { errors, main, op, plan } from '../helpers/compile-steps.js';
 
 const checksOf = (p: Plan, i: number) => (op(p, i) as { checks?: unknown }).checks;
-
-function errors(steps: string): string[] {
-  try {
-    plan(steps);
-  } catch (err) {
-    return (err as ScenarioError).diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`);
-  }
-  return [];
-}
 
 describe('keyboard', () => {
   test('type without a locator types into whatever has focus; with one, into the element', () => {
