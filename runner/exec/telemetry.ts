@@ -34,7 +34,9 @@ export function notable(item: TelemetryEvent): TelemetryNote | undefined {
   const e = item.event;
   if (!e?.type || typeof e.ts !== 'number') return undefined;
   const data = e.data ?? {};
-  const at = new Date(e.ts / 1000).toISOString();
+  // The browser's own time of the event when it gave one: `ts` is when it reached the service, which can
+  // trail under load past the end of the step that caused it.
+  const at = new Date((typeof data.browser_ts === 'number' ? data.browser_ts : e.ts) / 1000).toISOString();
   const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v)).slice(0, 500);
   if (e.type === 'console_error') return { type: e.type, at, message: text(data.message ?? data.text ?? data.args ?? data) };
   if (e.type === 'network_loading_failed') {

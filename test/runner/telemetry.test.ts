@@ -16,4 +16,9 @@ describe('notable telemetry', () => {
     expect(notable({ event: { type: 'network_response', ts: at, data: { url: 'http://x/favicon.ico', status: 404 } } })).toBeUndefined();
     expect(notable({ event: { type: 'console_error' } })).toBeUndefined();
   });
+
+  it("places an event at the browser's time of it when the service stamped it later", () => {
+    const browser = at - 300_000;
+    expect(notable({ event: { type: 'console_error', ts: at, data: { message: 'boom', browser_ts: browser } } })?.at).toBe('2026-11-21T09:59:59.700Z');
+  });
 });

@@ -107,6 +107,12 @@ describe('telemetry capture', () => {
     const response = all.find((e) => e.event.type === 'network_response' && e.event.data.url === siteUrl)!;
     expect(response.event.data).toMatchObject({ status: 200, method: 'GET', mime_type: 'text/html', resource_type: 'Document' });
     expect(response.event.data.body).toBeUndefined();
+    // The browser's own time of an event: after the test began, and never after the service took it in.
+    // Clocks: the browser runs on this host, so its wall clock is this process's (a ms of rounding allowed).
+    for (const e of [log, failed, response]) {
+      expect(e.event.data.browser_ts).toBeGreaterThanOrEqual(before - 1000);
+      expect(e.event.data.browser_ts).toBeLessThanOrEqual(e.event.ts + 1000);
+    }
     // seq runs from 1 without gaps, and ts never runs backwards against it.
     expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
     for (let i = 1; i < all.length; i++) expect(all[i]!.event.ts).toBeGreaterThan(all[i - 1]!.event.ts);

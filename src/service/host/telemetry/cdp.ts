@@ -59,6 +59,11 @@ export class CdpCollector {
   private readonly tabs = new Map<string, Tab>();
   private readonly setups = new Set<Promise<void>>();
   private closed = false;
+  /**
+   * Wall-clock ms minus the browser's monotonic ms, learned from the first request (network events carry
+   * only monotonic time). Chromium has one monotonic clock for all its processes, so one offset serves.
+   */
+  private wallMinusMonoMs?: number;
 
   private constructor(
     private readonly cdp: CdpConnection,
@@ -172,12 +177,14 @@ export class CdpCollector {
       }
     });
 
-    this.onTab('Runtime.consoleAPICalled', (tab, p: Parameters<typeof consoleData>[0] & { executionContextId: number }) => {
+    // Runtime's timestamps are wall-clock ms; they say when the page did it, which `ts` (when the event
+    // reached the service) can trail under load by more than a step lasts.
+    this.onTab('Runtime.consoleAPICalled', (tab, p: Parameters<typeof consoleData>[0] & { timestamp?: number }) => {
       const { type, data } = consoleData(p);
-      this.sink('console', type, 'Runtime.consoleAPICalled', { ...this.context(tab), ...data });
+      this.sink('console', type, 'Runtime.consoleAPICalled', { ...this.context(tab), ...data, browser_ts: micros(p.timestamp) });
     });
-    this.onTab('Runtime.exceptionThrown', (tab, p: Parameters<typeof exceptionData>[0]) => {
-      this.sink('console', 'console_error', 'Runtime.exceptionThrown', { ...this.context(tab), ...exceptionData(p) });
+    this.onTab('Runtime.exceptionThrown', (tab, p: Parameters<typeof exceptionData>[0] & { timestamp?: number }) => {
+      this.sink('console', 'console_error', 'Runtime.exceptionThrown', { ...this.context(tab), ...exceptionData(p), browser_ts: micros(p.timestamp) });
     });
     this.onTab('Runtime.bindingCalled', (tab, p: { name: string; payload: string }) => {
       if (p.name !== INTERACTION_BINDING) return;
@@ -185,24 +192,26 @@ export class CdpCollector {
       if (event) this.sink('interaction', event.type, 'Runtime.bindingCalled', { ...this.context(tab), ...event.data });
     });
 
-    this.onTab('Network.requestWillBeSent', (tab, p: RequestWillBeSent) => {
+    this.onTab('Network.requestWillBeSent', (tab, p: RequestWillBeSent & { timestamp?: number; wallTime?: number }) => {
+      if (this.wallMinusMonoMs === undefined && p.wallTime && p.timestamp) this.wallMinusMonoMs = (p.wallTime - p.timestamp) * 1000;
       if (tab.requests.size >= MAX_TRACKED_REQUESTS) tab.requests.delete(tab.requests.keys().next().value!);
       tab.requests.set(p.requestId, { url: p.request.url, method: p.request.method });
       clearTimeout(tab.idleTimer);
       this.sink('network', 'network_request', 'Network.requestWillBeSent', { ...this.context(tab, p.frameId), ...requestData(p) });
     });
-    this.onTab('Network.responseReceived', (tab, p: ResponseReceived) => {
+    this.onTab('Network.responseReceived', (tab, p: ResponseReceived & { timestamp?: number }) => {
       if (tab.responses.size >= MAX_TRACKED_REQUESTS) tab.responses.delete(tab.responses.keys().next().value!);
-      tab.responses.set(p.requestId, { ...this.context(tab, p.frameId), ...responseData(p, tab.requests.get(p.requestId)?.method) });
+      const data = responseData(p, tab.requests.get(p.requestId)?.method);
+      tab.responses.set(p.requestId, { ...this.context(tab, p.frameId), ...data, browser_ts: this.wallMicros(p.timestamp) });
     });
     this.onTab('Network.loadingFinished', (tab, p: { requestId: string }) => {
       const response = tab.responses.get(p.requestId);
       if (response) this.sink('network', 'network_response', 'Network.responseReceived', response);
       this.finishRequest(tab, p.requestId);
     });
-    this.onTab('Network.loadingFailed', (tab, p: Parameters<typeof failureData>[0]) => {
+    this.onTab('Network.loadingFailed', (tab, p: Parameters<typeof failureData>[0] & { timestamp?: number }) => {
       const data = failureData(p, tab.requests.get(p.requestId)?.url);
-      this.sink('network', 'network_loading_failed', 'Network.loadingFailed', { ...this.context(tab), ...data });
+      this.sink('network', 'network_loading_failed', 'Network.loadingFailed', { ...this.context(tab), ...data, browser_ts: this.wallMicros(p.timestamp) });
       this.finishRequest(tab, p.requestId);
     });
 
@@ -231,6 +240,12 @@ export class CdpCollector {
     this.onTab('Page.loadEventFired', (tab, p: { timestamp: number }) => {
       this.sink('page', 'page_load', 'Page.loadEventFired', { ...this.context(tab), cdp_timestamp: p.timestamp });
     });
+  }
+
+  /** A network event's monotonic seconds as wall-clock microseconds, once the offset is known. */
+  private wallMicros(monotonicSeconds: number | undefined): number | undefined {
+    if (monotonicSeconds === undefined || this.wallMinusMonoMs === undefined) return undefined;
+    return micros(monotonicSeconds * 1000 + this.wallMinusMonoMs);
   }
 
   private finishRequest(tab: Tab, requestId: string): void {
@@ -271,4 +286,9 @@ export class CdpCollector {
     }
     await Promise.all(steps);
   }
+}
+
+/** Wall-clock ms as the integer microseconds `ts` is given in. */
+function micros(ms: number | undefined): number | undefined {
+  return typeof ms === 'number' && Number.isFinite(ms) ? Math.round(ms * 1000) : undefined;
 }
