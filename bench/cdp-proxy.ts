@@ -19,6 +19,8 @@ const x = c.getContext('2d'); const img = x.createImageData(1280, 800);
 for (let i = 0; i < img.data.length; i++) img.data[i] = (i & 3) === 3 ? 255 : Math.random() * 256;
 x.putImageData(img, 0, 0);</script>`;
 
+const LARGE_COMMAND = `${JSON.stringify('x'.repeat(512 * 1024))}.length`;
+
 const dataDir = await mkdtemp(join(tmpdir(), 'bcs-bench-'));
 const service = await startService({ dataDir, logLevel: 'silent', networkPolicy: 'local', standby: 0 });
 const created = await fetch(`${service.baseUrl}/browsers`, {
@@ -36,6 +38,8 @@ async function attach(url: string) {
     cdp,
     evaluate: () => cdp.send('Runtime.evaluate', { expression: '1 + 1' }, sessionId),
     screenshot: () => cdp.send('Page.captureScreenshot', { format: 'png' }, sessionId),
+    // Half a megabyte out, as Playwright's injected script goes to every new page.
+    large: () => cdp.send('Runtime.evaluate', { expression: LARGE_COMMAND }, sessionId),
   };
 }
 const proxied = await attach(cdp_ws_url);
@@ -56,13 +60,20 @@ for (let i = 0; i < shotRuns + 2; i++) {
   const d = await timeIt(direct.screenshot);
   if (i >= 2) shotProxy.push(p), shotDirect.push(d);
 }
+const largeProxy: number[] = [];
+const largeDirect: number[] = [];
+for (let i = 0; i < shotRuns + 2; i++) {
+  const p = await timeIt(proxied.large);
+  const d = await timeIt(direct.large);
+  if (i >= 2) largeProxy.push(p), largeDirect.push(d);
+}
 
 proxied.cdp.close();
 direct.cdp.close();
 await service.close();
 await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 
-const s = { viaProxy: summarize(viaProxy), straight: summarize(straight), shotProxy: summarize(shotProxy), shotDirect: summarize(shotDirect) };
+const s = { viaProxy: summarize(viaProxy), straight: summarize(straight), shotProxy: summarize(shotProxy), shotDirect: summarize(shotDirect), largeProxy: summarize(largeProxy), largeDirect: summarize(largeDirect) };
 const result = {
   benchmark: 'cdp-proxy',
   date: new Date().toISOString(),
@@ -77,6 +88,9 @@ const result = {
   proxied_screenshot_ms: s.shotProxy,
   direct_screenshot_ms: s.shotDirect,
   screenshot_ratio_p50: ratio(s.shotProxy.p50, s.shotDirect.p50),
+  proxied_large_command_ms: s.largeProxy,
+  direct_large_command_ms: s.largeDirect,
+  large_command_ratio_p50: ratio(s.largeProxy.p50, s.largeDirect.p50),
 };
 printReport(
   result,
@@ -86,6 +100,8 @@ printReport(
     ['straight to Chromium: Runtime.evaluate', s.straight],
     ['through the proxy: Page.captureScreenshot', s.shotProxy],
     ['straight to Chromium: Page.captureScreenshot', s.shotDirect],
+    ['through the proxy: a 512 KB Runtime.evaluate', s.largeProxy],
+    ['straight to Chromium: a 512 KB Runtime.evaluate', s.largeDirect],
   ],
-  `evaluate overhead p50: +${result.evaluate_overhead_p50_ms} ms; screenshot proxy / direct p50: ${result.screenshot_ratio_p50}x`,
+  `evaluate overhead p50: +${result.evaluate_overhead_p50_ms} ms; screenshot proxy / direct p50: ${result.screenshot_ratio_p50}x; 512 KB command: ${result.large_command_ratio_p50}x`,
 );

@@ -3,7 +3,7 @@
 // bytes, and a refused one is answered to the client and never reaches the browser.
 import { describe, expect, it } from 'vitest';
 import { CommandFilter } from '../../src/service/host/session/cdp-command-filter.js';
-import { OPCODE, WsFrameReader, encodeWsFrame } from '../../src/service/host/session/ws-frames.js';
+import { OPCODE, WsFrameReader, encodeWsFrame, maskedIncludes } from '../../src/service/host/session/ws-frames.js';
 
 const browserPath = (p: string) => `/data/sessions/s1${p}`;
 
@@ -31,6 +31,24 @@ function fragments(text: string, parts: number): Buffer[] {
 const fragmented = (text: string, parts: number) => Buffer.concat(fragments(text, parts));
 
 const command = (params: object) => JSON.stringify({ id: 7, method: 'Browser.setDownloadBehavior', params });
+
+describe('searching a masked payload', () => {
+  it('finds the needle at every offset and key, and only where the unmasked bytes hold it', () => {
+    const needle = Buffer.from('DownloadBehavior');
+    for (let trial = 0; trial < 200; trial++) {
+      const key = Buffer.from([trial & 255, (trial * 7) & 255, (trial * 13 + 1) & 255, (trial * 31 + 5) & 255]);
+      const mask = (b: Buffer) => Buffer.from(b.map((v, i) => v ^ key[i & 3]!));
+      const at = trial % 37;
+      const plain = Buffer.concat([Buffer.from('x'.repeat(at)), needle, Buffer.from('y'.repeat(trial % 5))]);
+      expect(maskedIncludes(mask(plain), key, needle)).toBe(true);
+      expect(maskedIncludes(mask(Buffer.from(`${'x'.repeat(at)}DownloadBehaviour`.replace('Behaviour', 'Behavio'))), key, needle)).toBe(false);
+      // The needle's masked form at the wrong residue is no hit: mask it as if it started elsewhere.
+      const shifted = Buffer.concat([Buffer.from('z'), needle.map((v, i) => v ^ key[i & 3]!)]);
+      const unmaskedShifted = Buffer.from(shifted.map((v, i) => v ^ key[i & 3]!));
+      expect(maskedIncludes(shifted, key, needle)).toBe(unmaskedShifted.includes(needle));
+    }
+  });
+});
 
 describe('the CDP command filter', () => {
   it('passes other messages on as the exact bytes that came', () => {

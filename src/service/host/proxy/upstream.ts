@@ -72,7 +72,8 @@ export function openTunnel(
 ): Promise<{ socket: net.Socket; head: Buffer; remoteAddress?: string }> {
   if (!up) {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host, port });
+      // Nagle off, as on every hop of a session's traffic: a tunnel carries a TLS handshake's small writes.
+      const socket = net.connect({ host, port, noDelay: true });
       const timer = setTimeout(() => socket.destroy(new Error(`connecting to ${host}:${port} timed out`)), timeoutMs);
       socket.once('connect', () => {
         clearTimeout(timer);

@@ -58,6 +58,9 @@ export class CommandFilter {
   private complete(frames: WsFrame[]): void {
     const pass = () => frames.forEach((f) => this.toBrowser(f.raw));
     if (frames[0]!.opcode !== OPCODE.text) return pass();
+    // A single frame (what CDP clients send) is searched masked; a fragmented message is unmasked first, as
+    // the name may straddle two of its frames.
+    if (frames.length === 1 && !frames[0]!.includes(NEEDLE)) return pass();
     const payload = frames.length === 1 ? frames[0]!.payload() : Buffer.concat(frames.map((f) => f.payload()));
     if (!payload.includes(NEEDLE)) return pass();
     let command: CdpCommand;
