@@ -3,7 +3,7 @@
 import type { Database } from './database.js';
 import { openDatabase } from './sqlite/open.js';
 import { SqliteDatabase } from './sqlite/database.js';
-import { openPostgres, type PgDatabase } from './pg/database.js';
+import type { PgDatabase } from './pg/database.js';
 
 export interface StoreOptions {
   dataDir: string;
@@ -23,6 +23,8 @@ export async function openStore(opts: StoreOptions): Promise<Database> {
     return new SqliteDatabase(openDatabase(opts.dataDir));
   }
   checkDatabaseUrl(opts.databaseUrl);
+  // Loaded only for PostgreSQL: an embedded run never pays for the pg client.
+  const { openPostgres } = await import('./pg/database.js');
   const db = await openPostgres(opts.databaseUrl, { maxConnections: opts.maxConnections, applicationName: opts.cluster ? 'bcs cluster' : 'bcs serve' });
   // A single process (--role all) coordinates limits, pools and sessions in its own memory: a second process
   // on the database would admit past the limits and lease browsers twice, so it holds the database alone.

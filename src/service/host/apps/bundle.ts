@@ -3,7 +3,7 @@
 // not bundled (it carries files it reads at run time): `playwright-core` and `playwright` imports load the
 // app's own copy when it ships one (relative to the bundle), else the service's playwright-core, found
 // through BCS_RUNTIME_DIR at run time (the sandbox binds it in; unsandboxed it is the host's folder).
-import { build, type Message, type Plugin } from 'esbuild';
+import type { Message, Plugin } from 'esbuild';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -41,6 +41,8 @@ export async function bundleApp(appDir: string, entrypoint: string, outDir: stri
   const entry = join(appDir, ENTRY_FILE);
   await writeFile(entry, runtimeEntrySource(join(appDir, entrypoint)), { mode: 0o644 });
   try {
+    // Loaded on the first deploy, not with the service.
+    const { build } = await import('esbuild');
     const result = await build({
       entryPoints: [entry],
       outfile: join(outDir, BUNDLE_FILE),

@@ -1,9 +1,10 @@
 // Checking an uploaded extension zip and unpacking it: the manifest may sit at the root of the archive or
 // in a single top folder (what zipping a folder gives); entries that would leave the folder, links and
 // encrypted entries are refused (fs/zip.ts), and so is an archive that unpacks into too much.
+import { createRequire } from 'node:module';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import yauzl from 'yauzl';
+import type yauzlTypes from 'yauzl';
 import { DomainError, invalidField } from '../errors.js';
 import { withWalk, extractZip } from '../fs/index.js';
 
@@ -34,9 +35,9 @@ export async function unpackExtension(zipPath: string, workDir: string, field: s
 
 /** The names in the central directory, refusing what is not a zip or unpacks into too much. */
 async function entryNames(zipPath: string, field: string): Promise<string[]> {
-  let zip: yauzl.ZipFile;
+  let zip: yauzlTypes.ZipFile;
   try {
-    zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true });
+    zip = await yauzl().openPromise(zipPath, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true });
   } catch (err) {
     throw invalidField(field, `is not a zip archive (${(err as Error).message})`);
   }
@@ -114,3 +115,6 @@ function stripComments(text: string): string {
   }
   return out;
 }
+
+/** Loaded on the first archive read, not with the service. */
+const yauzl = () => createRequire(import.meta.url)('yauzl') as typeof yauzlTypes;

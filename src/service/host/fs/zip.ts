@@ -5,7 +5,7 @@ import { lstat, open, readdir, readlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
-import yauzl from 'yauzl';
+import type yauzlTypes from 'yauzl';
 import type { ZipFile } from 'yazl';
 import { DomainError, invalidField } from '../errors.js';
 import type { ConfinedWalk } from './confined-fs.js';
@@ -92,7 +92,7 @@ async function openRegularNoFollow(entryPath: string): Promise<Readable> {
 }
 
 interface CheckedEntry {
-  entry: yauzl.Entry;
+  entry: yauzlTypes.Entry;
   name: string;
   isDir: boolean;
   /** Permission bits stored by a Unix zip tool, without setuid/setgid/sticky. */
@@ -110,9 +110,9 @@ const S_IFREG = 0o100000;
  * entry out of the view either.
  */
 export async function extractZip(zipPath: string, walk: ConfinedWalk, destViewPath: string, field: string): Promise<void> {
-  let zip: yauzl.ZipFile;
+  let zip: yauzlTypes.ZipFile;
   try {
-    zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true });
+    zip = await yauzl().openPromise(zipPath, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true });
   } catch (err) {
     throw invalidField(field, `is not a readable zip archive (${(err as Error).message})`);
   }
@@ -152,7 +152,7 @@ export async function extractZip(zipPath: string, walk: ConfinedWalk, destViewPa
   }
 }
 
-function checkEntry(entry: yauzl.Entry, field: string): CheckedEntry {
+function checkEntry(entry: yauzlTypes.Entry, field: string): CheckedEntry {
   const name = entry.fileName;
   const refuse = (why: string) => invalidField(field, `entry '${name}' ${why}`);
   if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) throw refuse('has an absolute path');
@@ -168,3 +168,6 @@ function checkEntry(entry: yauzl.Entry, field: string): CheckedEntry {
   const perms = attrs & 0o777;
   return { entry, name: name.replace(/\/+$/, ''), isDir, mode: type === S_IFREG && perms ? perms : undefined };
 }
+
+/** Loaded on the first archive read, not with the service. */
+const yauzl = () => createRequire(import.meta.url)('yauzl') as typeof yauzlTypes;

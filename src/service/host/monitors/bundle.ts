@@ -2,9 +2,10 @@
 // to the checks that run from it. Unpacking refuses what would leave the folder (fs/zip.ts) and an archive
 // that unpacks into too much; the previous version stays until the next deploy, so a check running from it
 // finishes undisturbed.
+import { createRequire } from 'node:module';
 import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import yauzl from 'yauzl';
+import type yauzlTypes from 'yauzl';
 import { DomainError, invalidField } from '../errors.js';
 import { extractZip, withWalk } from '../fs/index.js';
 
@@ -61,9 +62,9 @@ export class SuiteBundles {
 }
 
 async function checkSize(zipPath: string, field: string): Promise<void> {
-  let zip: yauzl.ZipFile;
+  let zip: yauzlTypes.ZipFile;
   try {
-    zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false });
+    zip = await yauzl().openPromise(zipPath, { lazyEntries: true, autoClose: false });
   } catch (err) {
     throw invalidField(field, `is not a readable zip archive (${(err as Error).message})`);
   }
@@ -82,3 +83,6 @@ async function checkSize(zipPath: string, field: string): Promise<void> {
     zip.close();
   }
 }
+
+/** Loaded on the first archive read, not with the service. */
+const yauzl = () => createRequire(import.meta.url)('yauzl') as typeof yauzlTypes;

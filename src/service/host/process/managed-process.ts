@@ -2,10 +2,11 @@
 // sandboxed, its own bwrap sandbox). It knows how to signal what the client thinks of as "the process"
 // (its process group, never the bwrap processes around it), how to kill everything it started, and
 // how much CPU and memory that is using.
+import { createRequire } from 'node:module';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:os';
-import pty from 'node-pty';
+import type ptyTypes from 'node-pty';
 import type { LaunchPlan } from './launch.js';
 import type { FlowControl, OutputChunk } from './output.js';
 import { CLOCK_TICKS_PER_SECOND, ProcTable, residentBytes, signalPid, type ProcEntry } from './proc-table.js';
@@ -233,6 +234,8 @@ function startPty(
   size: { rows: number; cols: number },
   onExit: (code: number | null, signal: number | null) => void,
 ): Backend {
+  // Loaded on the first PTY, not with the service.
+  const pty = createRequire(import.meta.url)('node-pty') as typeof ptyTypes;
   const term = pty.spawn(plan.file, plan.args, {
     name: plan.env.TERM ?? 'xterm-256color',
     cols: size.cols,

@@ -1,10 +1,11 @@
 // The files of a profile: what of a Chromium user-data dir is worth keeping, copying it between a session
 // and the profile's folder, swapping a folder in whole, and the tar a download streams.
+import { createRequire } from 'node:module';
 import { constants, createReadStream } from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
-import { pack as tarPack, type Pack } from 'tar-stream';
+import type { Pack } from 'tar-stream';
 import { newId } from '../../ids.js';
 
 /**
@@ -144,7 +145,8 @@ export async function recoverFolders(root: string): Promise<void> {
 
 /** The folder as an uncompressed tar stream, entries relative to it, sorted so equal folders give equal archives. */
 export function tarFolder(dir: string, warn: (msg: string, err: unknown) => void): Readable {
-  const pack = tarPack();
+  // Loaded on the first profile saved, not with the service.
+  const pack = (createRequire(import.meta.url)('tar-stream') as typeof import('tar-stream')).pack();
   const out = new PassThrough();
   pack.on('error', (err: Error) => out.destroy(err));
   pack.pipe(out);

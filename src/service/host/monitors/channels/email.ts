@@ -3,8 +3,9 @@
 // (servername), so the check and the connection are about the same address. `secure` is implicit TLS
 // (465); otherwise STARTTLS is used when offered, and required when credentials are sent: a password never
 // crosses the network in clear.
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
-import nodemailer from 'nodemailer';
+import type nodemailerTypes from 'nodemailer';
 import type { Alert, Channel } from '../alert.js';
 import { allowedAddresses } from './egress.js';
 import { AttemptTimeout, ChannelConfigError, SendFailure } from './errors.js';
@@ -72,7 +73,7 @@ export async function sendEmail(channel: EmailChannel, alert: Alert, ctx: SendCo
         const { host, port, secure, user, password } = channel.smtp;
         const [address] = await allowedAddresses(host, port, ctx.allowAddress, ctx.resolve);
         const withAuth = Boolean(user && password);
-        const transport = nodemailer.createTransport({
+        const transport = nodemailer().createTransport({
           host: address!.address,
           port,
           secure,
@@ -134,3 +135,6 @@ function smtpFailure(destination: string, err: unknown, withAuth: boolean): Erro
 export function isCertificateProblem(err: Error & { code?: string }): boolean {
   return /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT/.test(err.code ?? '') || /certificate|altnames/i.test(err.message);
 }
+
+/** Loaded on the first alert mail, not with the service. */
+const nodemailer = () => createRequire(import.meta.url)('nodemailer') as typeof nodemailerTypes;
