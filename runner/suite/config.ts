@@ -1,7 +1,8 @@
 // The suite config, `bcs.config.yaml` in the working directory or `--config FILE`: defaults for the run
 // flags, the suite's `before`/`after` hook scenarios and its `web_server`. Checked against a JSON Schema;
 // problems are reported at their line and column like scenario problems (exit 2).
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { ScenarioError, loadScenarioSource, bareNumber, parseDuration, type Diagnostic } from '../../src/scenario/index.js';
@@ -150,7 +151,15 @@ export const configSchema = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true, allowUnionTypes: true, verbose: true }).compile(configSchema);
+let compiled: ValidateFunction | undefined;
+/** Compiled on the first config file read: a run without one (and every run's start) does not pay for ajv. */
+function validator(): ValidateFunction {
+  if (!compiled) {
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    compiled = new Ajv({ allErrors: true, allowUnionTypes: true, verbose: true }).compile(configSchema);
+  }
+  return compiled;
+}
 
 /**
  * Loads `explicit` (an error when missing), else `bcs.config.yaml`/`.yml` in `cwd` when there is one.
@@ -175,6 +184,7 @@ export async function loadConfig(explicit: string | undefined, cwd = process.cwd
 export function parseConfig(file: string, source: string, dir: string, cwd = process.cwd()): SuiteConfig {
   const loaded = loadScenarioSource(file, source);
   const data = (loaded.data ?? {}) as Record<string, any>;
+  const validate = validator();
   if (!validate(data)) {
     const errors = validate.errors ?? [];
     // A failed union reports each branch's complaint too; the union's own message says it better.
