@@ -1,7 +1,7 @@
 // Folder defaults (bcs.defaults.yaml): merged into every scenario below them, nearest winning; hooks run as
 // the scenario's steps; problems and `bcs plan` point at the defaults file's lines.
 import { Ajv } from 'ajv';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
@@ -94,6 +94,20 @@ steps:
       'context.timezone': 'm/bcs.defaults.yaml:5',
       timeout: 'm/bcs.defaults.yaml:6',
     });
+  });
+
+  test('a defaults file read for one scenario is read again once edited, and no scenario sees what another changed', async () => {
+    const defaults = await write('e/bcs.defaults.yaml', 'vars: { who: Ada }\ntags: [one]\n');
+    const a = await write('e/a.yaml', 'name: a\nsteps:\n  - sleep: 1ms\n');
+    const b = await write('e/b.yaml', 'name: b\nsteps:\n  - sleep: 1ms\n');
+    const first = await loadPlan(a);
+    expect(first.scenario.tags).toEqual(['one']);
+    first.scenario.tags!.push('mutated');
+    expect((await loadPlan(b)).scenario.tags).toEqual(['one']);
+    // Same size, new content: the modification time tells (set apart, as a fast edit can share a tick).
+    await writeFile(defaults, 'vars: { who: Bob }\ntags: [two]\n');
+    await utimes(defaults, new Date(), new Date(Date.now() + 5000));
+    expect((await loadPlan(b)).scenario.tags).toEqual(['two']);
   });
 
   test('a scenario that leases from a pool takes no browser settings from defaults', async () => {
