@@ -1,9 +1,9 @@
-// The recorder's jsonl actions as scenario steps (runner/codegen/translate.ts), and the file they make:
+// The recorder's jsonl actions as scenario steps (src/recorder/translate.ts), and the file they make:
 // every YAML written here must load and validate as a scenario.
 import { describe, expect, it } from 'vitest';
 import { loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
-import { Recording, keyName, targetOf, translate, type RecordedAction } from '../../runner/codegen/translate.js';
-import { scenarioYaml } from '../../runner/codegen/scenario-file.js';
+import { Recording, keyName, targetOf, translate, type RecordedAction } from '../../src/recorder/translate.js';
+import { scenarioYaml } from '../../src/recorder/scenario-file.js';
 import { startUrl } from '../../runner/codegen/start-url.js';
 
 const P = 'page@1';
