@@ -59,15 +59,14 @@ const HOST_DEPS: Record<string, string[]> = {
   monitors: ['apps', 'credentials', 'fs', 'network', 'process', 'runs'],
 };
 /**
- * The runner's layers, lowest first: `bcs codegen`'s start URL; results and reporters; executing one plan; running suites of them
+ * The runner's layers, lowest first: results and reporters; executing one plan; running suites of them
  * (workers, retries, browsers prepared ahead, targets); the commands.
  */
 const RUNNER_DEPS: Record<string, string[]> = {
-  codegen: [],
   reporters: [],
   exec: ['reporters'],
   suite: ['exec', 'reporters'],
-  cli: ['codegen', 'exec', 'reporters', 'suite'],
+  cli: ['exec', 'reporters', 'suite'],
 };
 /** The folder directly under `root` that `target` lies in, if it lies in one. */
 const folderUnder = (root: string, target: string) => (inside(target, root) ? /^[^/]+(?=\/)/.exec(relative(root, target))?.[0] : undefined);

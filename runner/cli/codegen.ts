@@ -11,7 +11,7 @@ import { ApiError } from '../../src/api/index.js';
 import { recordContext, type ContextRecorder } from '../../src/recorder/record.js';
 import { scenarioYaml } from '../../src/recorder/scenario-file.js';
 import { translate } from '../../src/recorder/translate.js';
-import { startUrl } from '../codegen/start-url.js';
+import { startUrl } from '../../src/recorder/start-url.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { TargetError, openTarget, type Target } from '../suite/target.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';

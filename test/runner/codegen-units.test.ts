@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
 import { Recording, keyName, targetOf, translate, type RecordedAction } from '../../src/recorder/translate.js';
 import { scenarioYaml } from '../../src/recorder/scenario-file.js';
-import { startUrl } from '../../runner/codegen/start-url.js';
+import { startUrl } from '../../src/recorder/start-url.js';
 
 const P = 'page@1';
 const role = (body: string, name?: string, exact = false) => ({ kind: 'role', body, options: { attrs: [], exact, ...(name !== undefined ? { name } : {}) } });
