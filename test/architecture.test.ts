@@ -47,6 +47,7 @@ const HOST_DEPS: Record<string, string[]> = {
   recording: ['browser', 'session'],
   telemetry: ['browser', 'live', 'proxy', 'session'],
   playwright: ['fs', 'input', 'process', 'session'],
+  codegen: ['session'],
   profiles: ['browser', 'fs', 'session'],
   extensions: ['browser', 'fs', 'profiles', 'session'],
   sites: ['proxy'],
