@@ -9,7 +9,7 @@ import { recordContext, type ContextRecorder } from '../../../recorder/record.js
 import { scenarioYaml } from '../../../recorder/scenario-file.js';
 import { startUrl } from '../../../recorder/start-url.js';
 import { translate } from '../../../recorder/translate.js';
-import { conflict, invalidField, notFound } from '../errors.js';
+import { conflict, invalidField, notFound, unavailable } from '../errors.js';
 import type { LiveSession } from '../session/index.js';
 
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -64,33 +64,48 @@ export class CodegenRecorders {
     }
     this.starting.add(session.id);
     try {
-      await session.ready;
-      // Loaded on first use: most services never record.
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.connectOverCDP(session.chromium.wsEndpoint, { timeout: CONNECT_TIMEOUT_MS });
-      let entry: Entry;
-      try {
-        const context = browser.contexts()[0] ?? (await browser.newContext());
-        const page = context.pages()[0] ?? (await context.newPage());
-        const recorder = await recordContext(context, () => {});
-        entry = { name: o.name ?? '', startUrl: url ?? page.url(), startedAt: this.deps.now(), viewport: o.viewport, recorder, browser, status: 'recording' };
-        // A page that does not open is still recorded: the person sees it in the live view and goes on from there.
-        if (url) await page.goto(url, { timeout: NAVIGATE_TIMEOUT_MS }).catch(() => undefined);
-      } catch (err) {
-        await browser.close().catch(() => undefined);
-        throw err;
-      }
-      entry.name ||= hostOf(entry.startUrl);
+      const entry = await this.connect(session, o, url);
       await this.replace(session.id, entry);
       // Chromium went (the session ended or restarted): what was recorded stays readable, stopped.
-      browser.once('disconnected', () => (entry.status = 'stopped'));
+      entry.browser.once('disconnected', () => (entry.status = 'stopped'));
       if (!this.watched.has(session.id)) {
         this.watched.add(session.id);
         session.cleanups.push(() => this.release(session.id));
       }
+      // It ended while the recorder started: its cleanups may have run already.
+      if (session.ending) {
+        await this.release(session.id);
+        throw notFound('browser', session.id);
+      }
       return present(entry);
     } finally {
       this.starting.delete(session.id);
+    }
+  }
+
+  /** Playwright on the session's browser, the recorder on its first context, and the start page opened. */
+  private async connect(session: LiveSession, o: CodegenStart, url: string | undefined): Promise<Entry> {
+    await session.ready;
+    // Loaded on first use: most services never record.
+    const { chromium } = await import('playwright-core');
+    let browser: Browser;
+    try {
+      browser = await chromium.connectOverCDP(session.chromium.wsEndpoint, { timeout: CONNECT_TIMEOUT_MS });
+    } catch (err) {
+      throw unavailable('recorder_unavailable', `could not connect the recorder to the browser: ${firstLine(err)}`);
+    }
+    try {
+      const context = browser.contexts()[0] ?? (await browser.newContext());
+      const page = context.pages()[0] ?? (await context.newPage());
+      const recorder = await recordContext(context, () => {});
+      const startUrl = url ?? page.url();
+      const entry: Entry = { name: o.name ?? hostOf(startUrl), startUrl, startedAt: this.deps.now(), viewport: o.viewport, recorder, browser, status: 'recording' };
+      // A page that does not open is still recorded: the person sees it in the live view and goes on from there.
+      if (url) await page.goto(url, { timeout: NAVIGATE_TIMEOUT_MS }).catch(() => undefined);
+      return entry;
+    } catch (err) {
+      await browser.close().catch(() => undefined);
+      throw unavailable('recorder_unavailable', `could not start the recorder: ${firstLine(err)}`);
     }
   }
 
@@ -151,6 +166,8 @@ function present(entry: Entry): CodegenRecording {
     yaml: scenarioYaml({ name: entry.name, viewport: entry.viewport, steps, skipped }),
   };
 }
+
+const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
 
 function hostOf(url: string): string {
   try {
