@@ -222,6 +222,18 @@ describe('the scenario file', () => {
     expect(validateScenario(loaded)).toEqual([]);
     expect((loaded.data as { steps: unknown[] }).steps).toEqual(steps);
   });
+
+  it('has no schema line when it has no known place (a file the service answers, downloaded anywhere)', () => {
+    const text = scenarioYaml({ name: 'order', viewport: { width: 1024, height: 700 }, steps: [{ goto: 'https://example.com/' }] });
+    expect(text).toBe('name: order\nbrowser:\n  headless: true\n  viewport: { width: 1024, height: 700 }\nsteps:\n  - goto: https://example.com/\n');
+    expect(validateScenario(loadScenarioSource('order.yaml', text))).toEqual([]);
+  });
+
+  it('skips a recorded action that has no target rather than failing the whole recording', () => {
+    const { steps, skipped } = translate([{ name: 'click', pageGuid: 'p1' }], 'https://example.com/');
+    expect(steps).toEqual([{ goto: 'https://example.com/' }]);
+    expect(skipped).toEqual(['click']);
+  });
 });
 
 describe('the start URL', () => {
