@@ -47,6 +47,7 @@ const HOST_DEPS: Record<string, string[]> = {
   recording: ['browser', 'session'],
   telemetry: ['browser', 'live', 'proxy', 'session'],
   playwright: ['fs', 'input', 'process', 'session'],
+  codegen: ['session'],
   profiles: ['browser', 'fs', 'session'],
   extensions: ['browser', 'fs', 'profiles', 'session'],
   sites: ['proxy'],
@@ -59,15 +60,14 @@ const HOST_DEPS: Record<string, string[]> = {
   monitors: ['apps', 'credentials', 'fs', 'network', 'process', 'runs'],
 };
 /**
- * The runner's layers, lowest first: the recorder's translation (pure); results and reporters; executing one plan; running suites of them
+ * The runner's layers, lowest first: results and reporters; executing one plan; running suites of them
  * (workers, retries, browsers prepared ahead, targets); the commands.
  */
 const RUNNER_DEPS: Record<string, string[]> = {
-  codegen: [],
   reporters: [],
   exec: ['reporters'],
   suite: ['exec', 'reporters'],
-  cli: ['codegen', 'exec', 'reporters', 'suite'],
+  cli: ['exec', 'reporters', 'suite'],
 };
 /** The folder directly under `root` that `target` lies in, if it lies in one. */
 const folderUnder = (root: string, target: string) => (inside(target, root) ? /^[^/]+(?=\/)/.exec(relative(root, target))?.[0] : undefined);
@@ -157,6 +157,10 @@ describe('dependency rules', () => {
     expect(await violations('src/scenario', (t) => inside(t, 'src/scenario') || t === 'src/api/types.js')).toEqual([]);
   });
 
+  it("src/recorder (the recorder's actions as steps, shared by `bcs codegen` and the service) uses nothing of ours but the wire types", async () => {
+    expect(await violations('src/recorder', (t) => inside(t, 'src/recorder') || t === 'src/api/types.js')).toEqual([]);
+  });
+
   it('the runner reaches the service only to start it', async () => {
     // target.ts starts the embedded default; serve.ts starts it standalone (`bcs serve`, a role of a cluster);
     // probe.ts reads the cluster key the way the service does.
@@ -191,6 +195,8 @@ describe('dependency rules', () => {
       // The markers' WebVTT track is a wire format too: the runner writes it as the service does.
       t === 'src/api/marker-track.js' ||
       inside(t, 'src/service/store') ||
+      // Playwright's recorded actions as steps: the same translation `bcs codegen` uses, HTTP-free.
+      inside(t, 'src/recorder') ||
       ['src/service/ids.js', 'src/service/secrets-box.js'].includes(t);
     expect(await violations(HOST, allowed)).toEqual([]);
   });
@@ -260,7 +266,7 @@ describe('dependency rules', () => {
     expect(await violations('src', allowed)).toEqual([]);
   });
 
-  it.each(['runner', 'src/api', 'src/scenario', 'src/service', 'src/console'])('no import cycles in %s', async (dir) => {
+  it.each(['runner', 'src/api', 'src/scenario', 'src/service', 'src/console', 'src/recorder'])('no import cycles in %s', async (dir) => {
     expect(await cycles(dir)).toEqual([]);
   });
 });

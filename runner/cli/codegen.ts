@@ -1,6 +1,6 @@
 // `bcs codegen URL`: records a scenario while someone uses a browser. The browser is a session of the
 // embedded service (shown on this display when there is one) or of `--base-url`'s (driven from its live
-// view); Playwright's own recorder watches it, and what it records goes through runner/codegen into
+// view); Playwright's own recorder watches it (src/recorder), and what it records becomes
 // steps, written to the file after every action, so an interrupted recording keeps what it had.
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -8,9 +8,10 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiError } from '../../src/api/index.js';
-import { Recording, translate, type RecordedAction, type RecordedSignal } from '../codegen/translate.js';
-import { startUrl } from '../codegen/start-url.js';
-import { scenarioYaml } from '../codegen/scenario-file.js';
+import { recordContext, type ContextRecorder } from '../../src/recorder/record.js';
+import { scenarioYaml } from '../../src/recorder/scenario-file.js';
+import { translate } from '../../src/recorder/translate.js';
+import { startUrl } from '../../src/recorder/start-url.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { TargetError, openTarget, type Target } from '../suite/target.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
@@ -18,20 +19,6 @@ import { packageRoot } from './package-root.js';
 import { UsageError } from './usage-error.js';
 
 type Finish = (code: number) => void;
-
-/** The recorder holds a left click (and a navigation) this long, waiting for what it causes, before emitting it. */
-const RECORDER_BUFFER_MS = 500;
-
-interface RecorderSink {
-  actionAdded?(page: Page, action: unknown, code: string): void;
-  actionUpdated?(page: Page, action: unknown, code: string): void;
-  signalAdded?(page: Page, signal: RecordedSignal, code: string): void;
-}
-/** Playwright's programmatic recorder (what its own tools drive); not in its public types. */
-interface RecordingContext {
-  _startRecording(params: { language: string }, sink: RecorderSink): Promise<void>;
-  _stopRecording(): Promise<void>;
-}
 
 interface Session {
   session_id: string;
@@ -81,9 +68,9 @@ export function registerCodegen(program: Command, finish: Finish): void {
       // From here on Ctrl-C ends the recording (and releases the browser) rather than the process.
       const done = finished(browser, context);
 
-      const recording = new Recording();
+      let recorder: ContextRecorder | undefined;
       const write = () => {
-        const { steps, skipped } = translate(recording.actions, url);
+        const { steps, skipped } = translate(recorder?.recording.actions ?? [], url);
         const text = scenarioYaml({ name, file: output, schemaPath: join(packageRoot(), 'src/scenario/scenario.schema.json'), viewport, steps, skipped });
         if (output) {
           // Whole or not at all: an editor or `bcs run` reading it meanwhile never sees half a file.
@@ -93,11 +80,9 @@ export function registerCodegen(program: Command, finish: Finish): void {
         }
         return { text, steps };
       };
-      const line = (code: string) => JSON.parse(code.split('\n')[0] ?? '{}') as RecordedAction;
       // Called from Playwright's event dispatch: a file that cannot be written is said (once), not thrown there.
       let unwritable = false;
-      const record = (change: () => void) => {
-        change();
+      const rewrite = () => {
         try {
           write();
         } catch (err) {
@@ -105,23 +90,7 @@ export function registerCodegen(program: Command, finish: Finish): void {
           unwritable = true;
         }
       };
-      await (context as unknown as RecordingContext)._startRecording(
-        { language: 'jsonl' },
-        {
-          actionAdded: (_p, _a, code) => record(() => recording.added(line(code))),
-          actionUpdated: (_p, _a, code) => record(() => recording.updated(line(code))),
-          signalAdded: (_p, signal) => record(() => recording.signal(signal)),
-        },
-      );
-      // The recorder does not say when a page closes; the client does, with the page's guid the recorder uses.
-      let stopped = false;
-      const watchClose = (p: Page) =>
-        p.once('close', () => {
-          if (stopped || context.pages().length === 0) return;
-          record(() => recording.added({ name: 'closePage', pageGuid: (p as unknown as { _guid: string })._guid }));
-        });
-      context.pages().forEach(watchClose);
-      context.on('page', watchClose);
+      recorder = await recordContext(context, rewrite);
       write();
       await page.goto(url).catch((err: Error) => say(`could not open ${url}: ${err.message.split('\n')[0]} (recording anyway)`));
 
@@ -134,9 +103,7 @@ export function registerCodegen(program: Command, finish: Finish): void {
       }
       await done;
       // A click is held back while the recorder waits for what it causes: let it out before stopping.
-      await new Promise((r) => setTimeout(r, RECORDER_BUFFER_MS + 100));
-      await (context as unknown as RecordingContext)._stopRecording().catch(() => {});
-      stopped = true;
+      await recorder.stop();
       const { text, steps } = write();
       if (output) say(`wrote ${steps.length} steps to ${output}; run it with: bcs run ${o.output}`);
       else process.stdout.write(text);

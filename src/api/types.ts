@@ -17,6 +17,7 @@ export type {
 } from './schemas/browsers.js';
 export type { BrowserKeepReason, BrowserKeepParams, BrowserKept } from './schemas/browser-keep.js';
 export type { CdpTarget, CdpVersion } from './schemas/cdp.js';
+export type { CodegenStartParams, CodegenRecording } from './schemas/codegen.js';
 export type { OkResult, ErrorDetail, ErrorBody, Viewport } from './schemas/common.js';
 export type {
   ClickParams,

@@ -34,6 +34,7 @@ import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerPoolMemberRoutes } from './cluster/pool-member-routes.js';
 import { registerOrgRoutes } from './routes/org.js';
 import { registerPlaywrightRoutes } from './routes/playwright.js';
+import { registerCodegenRoutes } from './routes/codegen.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerProcessRoutes } from './routes/process.js';
 import { registerExtensionRoutes } from './routes/extensions.js';
@@ -152,6 +153,7 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   registerProcessRoutes,
   registerFsRoutes,
   registerPlaywrightRoutes,
+  registerCodegenRoutes,
   registerReplayRoutes,
   registerLogRoutes,
   registerTelemetryRoutes,

@@ -5,6 +5,7 @@ import type { PoolsRepo } from './store/pools-repo.js';
 import type { ClusterKey } from './cluster/cluster-key.js';
 import type { Computers } from './host/input/index.js';
 import type { PlaywrightExecutor } from './host/playwright/index.js';
+import type { CodegenRecorders } from './host/codegen/index.js';
 import type { ReplayManager } from './host/recording/index.js';
 import type { ExtensionStore } from './host/extensions/index.js';
 import type { ProfileStore } from './host/profiles/index.js';
@@ -60,6 +61,8 @@ export interface ServiceContext {
   processes: ProcessRegistry;
   computers: Computers;
   playwright: PlaywrightExecutor;
+  /** Scenarios being recorded on sessions' browsers (the console's Record). */
+  codegen: CodegenRecorders;
   /** Proxy configurations, their checks, and a session's route through one. */
   proxies: ProxyService;
   /** Profiles (kept browser state) and uploaded extensions, and how sessions load and save them. */

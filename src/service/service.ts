@@ -28,6 +28,7 @@ import { Accounts, describeIsolation, detectSandbox, Launcher, ProcessRegistry, 
 import { Computers } from './host/input/index.js';
 import { LiveViews, liveViewPageUrl } from './host/live/index.js';
 import { PlaywrightExecutor } from './host/playwright/index.js';
+import { CodegenRecorders } from './host/codegen/index.js';
 import { ReplayManager } from './host/recording/index.js';
 import { TelemetryHub, OtlpExporter } from './host/telemetry/index.js';
 import { BrowserKeeper, BrowserLauncher } from './host/browsers/index.js';
@@ -224,6 +225,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const launcher = new Launcher(sandbox, Accounts.fromHost());
   const processes = new ProcessRegistry(launcher);
   const playwright = new PlaywrightExecutor({ sandbox, launcher });
+  const codegen = new CodegenRecorders({ now });
   const computers = new Computers();
   // Started once stale sessions are ended (below); the metrics read it from the first scrape.
   const standby = new Standby(sessions, opts.standby ?? 1, log);
@@ -246,13 +248,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     start: [sessionLogs.onSessionStart, telemetry.onSessionStart],
     created: [metrics.sessionCreated],
     // What belonged to a pool lease ends with it: telemetry set at acquire, a switched proxy, recordings
-    // (kept), processes and Playwright workers. The next holder gets the browser as it was launched.
+    // (kept), processes, Playwright workers and scenario recordings. The next holder gets the browser as it was launched.
     release: [
       (s) => telemetry.restoreCreated(s.id),
       pools.leaseReleased,
       (s) => recordings.stopForSession(s.id),
       (s) => processes.release(s),
       (s) => playwright.release(s.id),
+      (s) => codegen.release(s.id),
       liveViews.release,
     ],
     // The profile's save is pending from here; then the pool refills.
@@ -364,7 +367,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     await pools.start(poolHosts?.all());
     if (!checkLauncher.unavailableReason) scheduler.start(opts.monitorTickMs ?? 1000);
   };
-  app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, proxies, profiles, extensions,
+  app = buildApp({ keys, browsers, sessions, tokens, now, headful, chromePolicy, sandbox, logLevel, pools, limits, telemetry, telemetryEvents, sessionLogs, dataDir: opts.dataDir, replays, recordings, processes, computers, playwright, codegen, proxies, profiles, extensions,
     projects: new ProjectsRepo(database), projectsEnabled: opts.projectsEnabled ?? true, keyRotationGraceDays: opts.keyRotationGraceDays ?? 7, audit: new AuditRepo(database),
     deployments, invocations, events, appKeys, credentials, credentialProviders, authConnections, loginFlows, hostedUrl, liveViewUrl, origins: clientOrigins(publicOrigin), siteConfigs, runs, monitors, browserLauncher, metrics, heartbeatMs: opts.heartbeatMs ?? 10_000, strictWire,
     keeper: new BrowserKeeper({ keeps: new BrowserKeepsRepo(database), sessions, now }),
@@ -434,7 +437,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         app!.log.warn({ open }, 'connections still open at shutdown were cut'),
       );
       releaseApiPort();
-      await Promise.all([recordings.close(), playwright.close()]);
+      await Promise.all([recordings.close(), playwright.close(), codegen.closeAll()]);
       await telemetry.close();
       // Events are stored behind their publish: the last ones land before the database closes.
       await events.flush();

@@ -1,10 +1,10 @@
-// The recorder's jsonl actions as scenario steps (runner/codegen/translate.ts), and the file they make:
+// The recorder's jsonl actions as scenario steps (src/recorder/translate.ts), and the file they make:
 // every YAML written here must load and validate as a scenario.
 import { describe, expect, it } from 'vitest';
 import { loadScenarioSource, validateScenario } from '../../src/scenario/index.js';
-import { Recording, keyName, targetOf, translate, type RecordedAction } from '../../runner/codegen/translate.js';
-import { scenarioYaml } from '../../runner/codegen/scenario-file.js';
-import { startUrl } from '../../runner/codegen/start-url.js';
+import { Recording, keyName, targetOf, translate, type RecordedAction } from '../../src/recorder/translate.js';
+import { scenarioYaml } from '../../src/recorder/scenario-file.js';
+import { startUrl } from '../../src/recorder/start-url.js';
 
 const P = 'page@1';
 const role = (body: string, name?: string, exact = false) => ({ kind: 'role', body, options: { attrs: [], exact, ...(name !== undefined ? { name } : {}) } });
@@ -221,6 +221,18 @@ describe('the scenario file', () => {
     const loaded = loadScenarioSource('rec.yaml', text);
     expect(validateScenario(loaded)).toEqual([]);
     expect((loaded.data as { steps: unknown[] }).steps).toEqual(steps);
+  });
+
+  it('has no schema line when it has no known place (a file the service answers, downloaded anywhere)', () => {
+    const text = scenarioYaml({ name: 'order', viewport: { width: 1024, height: 700 }, steps: [{ goto: 'https://example.com/' }] });
+    expect(text).toBe('name: order\nbrowser:\n  headless: true\n  viewport: { width: 1024, height: 700 }\nsteps:\n  - goto: https://example.com/\n');
+    expect(validateScenario(loadScenarioSource('order.yaml', text))).toEqual([]);
+  });
+
+  it('skips a recorded action that has no target rather than failing the whole recording', () => {
+    const { steps, skipped } = translate([{ name: 'click', pageGuid: 'p1' }], 'https://example.com/');
+    expect(steps).toEqual([{ goto: 'https://example.com/' }]);
+    expect(skipped).toEqual(['click']);
   });
 });
 

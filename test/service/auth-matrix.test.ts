@@ -130,7 +130,7 @@ describe('every route refuses requests without a live key', () => {
   it('covers the whole route table', () => {
     const urls = new Set(svc.routes().map((r) => `${r.method} ${r.url}`));
     // A sample across groups, so an empty or partial table cannot pass the matrix below.
-    for (const route of ['POST /browsers', 'GET /browser_pools', 'POST /browsers/:id/process/exec', 'POST /browsers/:id/keep', 'GET /org/api_keys', 'PATCH /projects/:id_or_name', 'GET /audit-logs', 'GET /auth/context', 'DELETE /runs/:run_id']) {
+    for (const route of ['POST /browsers', 'GET /browser_pools', 'POST /browsers/:id/process/exec', 'POST /browsers/:id/keep', 'POST /browsers/:id/recording/codegen', 'GET /org/api_keys', 'PATCH /projects/:id_or_name', 'GET /audit-logs', 'GET /auth/context', 'DELETE /runs/:run_id']) {
       expect(urls, route).toContain(route);
     }
     expect(urls.size).toBeGreaterThan(60);

@@ -1,8 +1,9 @@
-// One session: what it is, its live view while it runs, and the way to its replays, telemetry and logs.
+// One session: what it is, its live view while it runs (with a scenario recorder beside it), and the way to its replays, telemetry and logs.
 import { useState } from 'preact/hooks';
 import type { BrowserSession } from '../../api/types.js';
 import { ApiError, seg, type Api } from '../api.js';
 import { LiveView } from '../live-view.js';
+import { Recorder } from '../recorder.js';
 import { href } from '../router.js';
 import { ErrorBox, Json, Section, Tags, useAction, useApi, useLoad, when } from '../ui.js';
 import { Status, keptWhy } from './sessions.js';
@@ -133,7 +134,10 @@ function LiveSection({ session }: { session: Session }) {
           open alone
         </a>
       </h3>
-      <LiveView sessionId={session.session_id} token={token} />
+      <div class="live-row">
+        <LiveView sessionId={session.session_id} token={token} />
+        <Recorder sessionId={session.session_id} />
+      </div>
     </section>
   );
 }

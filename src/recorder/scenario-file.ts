@@ -8,8 +8,11 @@ export interface ScenarioFileOptions {
   name: string;
   /** Where the file goes: the schema line is relative to it. */
   file?: string;
-  /** The schema's absolute path, for the editor line (`# yaml-language-server: $schema=`). */
-  schemaPath: string;
+  /**
+   * The schema's absolute path, for the editor line (`# yaml-language-server: $schema=`); without it (a file
+   * recorded on a service, downloaded to wherever) there is no such line.
+   */
+  schemaPath?: string;
   /** The page size the recording had: the run gets the same, so locators find what was recorded. */
   viewport: { width: number; height: number };
   steps: Step[];
@@ -21,7 +24,8 @@ export interface ScenarioFileOptions {
 const ONE_LINE = 100;
 
 export function scenarioYaml(o: ScenarioFileOptions): string {
-  const schema = o.file && !isAbsolute(o.schemaPath) ? o.schemaPath : o.file ? relative(dirname(o.file), o.schemaPath) : o.schemaPath;
+  const schemaPath = o.schemaPath;
+  const schema = schemaPath === undefined ? undefined : o.file && !isAbsolute(schemaPath) ? schemaPath : o.file ? relative(dirname(o.file), schemaPath) : schemaPath;
   const doc = new Document({
     name: o.name,
     browser: { headless: true, viewport: o.viewport },
@@ -37,10 +41,10 @@ export function scenarioYaml(o: ScenarioFileOptions): string {
       if (JSON.stringify(node.toJSON()).length <= ONE_LINE && !JSON.stringify(node.toJSON()).includes('\\n')) node.flow = true;
     },
   });
-  const header = [`# yaml-language-server: $schema=${schema.split('\\').join('/')}`];
+  const header = schema === undefined ? [] : [`# yaml-language-server: $schema=${schema.split('\\').join('/')}`];
   if (o.skipped?.length) {
     header.push('# Recorded but not written as steps (add them by hand):');
     for (const s of o.skipped) header.push(`#   ${s}`);
   }
-  return `${header.join('\n')}\n${doc.toString({ lineWidth: 0 })}`;
+  return `${header.map((l) => `${l}\n`).join('')}${doc.toString({ lineWidth: 0 })}`;
 }

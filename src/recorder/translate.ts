@@ -206,7 +206,7 @@ export function translate(actions: RecordedAction[], startUrl: string): Translat
       continue;
     }
     started = true;
-    const step = stepOf(action);
+    const step = stepOrNothing(action);
     if (!step) {
       skipped.push(`${action.name}${action.selector ? ` on ${action.selector}` : ''}`);
     } else {
@@ -222,6 +222,15 @@ export function translate(actions: RecordedAction[], startUrl: string): Translat
     }
   }
   return { steps, skipped };
+}
+
+/** An action the recorder wrote without a target (never seen) is skipped like one no step says, not thrown. */
+function stepOrNothing(action: RecordedAction): Step | undefined {
+  try {
+    return stepOf(action);
+  } catch {
+    return undefined;
+  }
 }
 
 function sameUrl(a: string | undefined, b: string): boolean {

@@ -1,0 +1,1 @@
+export { CodegenRecorders, type CodegenFields, type CodegenStart } from './recorders.js';
