@@ -2,10 +2,11 @@
 // same machine, runs interleaved (which goes first alternates). Three suites:
 //  - trivial: N flows (goto, expect text, click, expect text) on one static page, at each --workers;
 //  - shop: the example shop suite (scenarios/shop) against its Playwright twin (bench/playwright-shop);
+//  - todomvc: Playwright's TodoMVC flows, as YAML (bench/todomvc/scenarios) and as Playwright Test specs;
 //  - cold: one trivial flow, end to end (process start to exit).
 // bcs's own results.json also gives a per-scenario breakdown: waiting for the browser, steps, giving it
 // back, and the runner's bookkeeping between and around them.
-//   node dist/bench/vs-playwright.js [--runs 5] [--flows 20] [--workers 1,2] [--suites trivial,shop,cold] [--json]
+//   node dist/bench/vs-playwright.js [--runs 5] [--flows 20] [--workers 1,2] [--suites trivial,shop,todomvc,cold] [--json]
 // Chromium: BCS_CHROMIUM, else what the service would run these headless flows on: the headless shell beside
 // the system Chromium (which Playwright Test also runs headless tests on), else the system's, else the packaged
 // headless shell.
@@ -25,7 +26,7 @@ const argValue = (name: string) => {
 const runs = Number(argValue('--runs')) || 5;
 const flows = Number(argValue('--flows')) || 20;
 const workerCounts = (argValue('--workers') ?? '1,2').split(',').map(Number);
-const suites = (argValue('--suites') ?? 'trivial,shop,cold').split(',');
+const suites = (argValue('--suites') ?? 'trivial,shop,todomvc,cold').split(',');
 const json = process.argv.includes('--json');
 const ROOT = resolve('.');
 
@@ -76,6 +77,9 @@ for (const w of workerCounts) {
   }
   if (suites.includes('shop')) {
     cases.push({ name: `shop suite, workers ${w}`, bcs: () => bcs(['scenarios/shop'], w), playwright: () => playwright('bench/playwright-shop', w) });
+  }
+  if (suites.includes('todomvc')) {
+    cases.push({ name: `TodoMVC suite, workers ${w}`, bcs: () => bcs(['bench/todomvc/scenarios'], w), playwright: () => playwright('bench/todomvc/playwright', w) });
   }
 }
 if (suites.includes('cold')) {
