@@ -1,9 +1,9 @@
 // A scenario's `context:` → a Playwright browser context in the session's browser, made with Playwright's
 // own options and device registry.
-import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { ContextOptions } from '../../src/scenario/plan.js';
 import { StepFailure } from './failures.js';
+import { playwrightCore } from './playwright-lib.js';
 
 /**
  * `base` comes first, so the scenario's own options override it. Without a `viewport` or a device the
@@ -43,7 +43,7 @@ export async function scenarioPage(browser: Browser, o: ContextOptions | undefin
 
 /** A device from Playwright's registry; the browser it was described for does not matter here. */
 async function device(name: string): Promise<BrowserContextOptions> {
-  const { devices } = await import('playwright-core');
+  const { devices } = playwrightCore();
   const found = devices[name];
   if (!found) {
     const near = Object.keys(devices).filter((d) => d.toLowerCase().includes(name.toLowerCase().split(' ')[0]!)).slice(0, 5);
@@ -60,6 +60,6 @@ let names: readonly string[] | undefined;
  * (playwright-core takes a good half second to load): only scenarios that name a device pay for it.
  */
 export function deviceNames(): readonly string[] {
-  names ??= Object.keys((createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core')).devices);
+  names ??= Object.keys(playwrightCore().devices);
   return names;
 }

@@ -14,6 +14,7 @@ import { performPageAction } from './page-actions.js';
 import { runScript } from './script.js';
 import type { Artifact, StepResult } from '../reporters/results.js';
 import { scenarioPage } from './context-options.js';
+import { playwrightCore } from './playwright-lib.js';
 import { startTrace, stopTrace } from './trace.js';
 import { hostFiles } from './page-downloads.js';
 import { expectScreenshot } from './page-snapshot.js';
@@ -88,7 +89,7 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
     case 'connect': {
       // A prepared browser comes connected; otherwise Playwright is loaded on the first connect (commands
       // that never drive a page, such as plan, validate, list and admin, skip it).
-      const browser = state.lease?.browser ?? (await (await import('playwright-core')).chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms }));
+      const browser = state.lease?.browser ?? (await playwrightCore().chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms }));
       state.browser = browser;
       const { context, page } = state.lease ?? (await scenarioPage(browser, op.context));
       state.web = watchContext(context);

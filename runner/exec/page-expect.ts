@@ -8,6 +8,7 @@ import type { ElementCheck, Match, PageExpectation, TextItem } from '../../src/s
 import { describeItems, describeMatch, describeTarget } from '../../src/scenario/describe.js';
 import { assertionFailed, strictViolation } from './failures.js';
 import { locate, text } from './locate.js';
+import { playwrightTest } from './playwright-lib.js';
 
 type Expect = typeof import('@playwright/test').expect;
 const require = createRequire(import.meta.url);
@@ -26,7 +27,7 @@ let library: Promise<{ expect: Expect }> | undefined;
  * which is not the step's time to fail in.
  */
 export function loadExpect(): Promise<{ expect: Expect }> {
-  library ??= import('@playwright/test');
+  library ??= Promise.resolve().then(() => playwrightTest());
   return library;
 }
 

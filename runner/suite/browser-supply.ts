@@ -5,6 +5,7 @@
 // as Playwright Test keeps one browser per worker). The scenario's own create and delete steps then take
 // and give back what was prepared; when nothing usable was prepared they do their own API calls as before.
 import { withLocalServers } from '../exec/local-servers.js';
+import { playwrightCore } from '../exec/playwright-lib.js';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { CloudClient } from '../../src/api/client.js';
 import type { Plan } from '../../src/scenario/plan.js';
@@ -272,12 +273,11 @@ export class BrowserSupply implements BrowserSource {
   }
 
   async #open(need: BrowserNeed): Promise<{ session: SessionInfo; browser: Browser; requestId?: string }> {
-    // Playwright loads (half a second of the main thread) while Chromium launches in its own processes.
-    const playwright = import('playwright-core');
-    playwright.catch(() => {}); // awaited below, unless the create fails first
+    // Loaded first: with the embedded service in this process, Playwright's load (a third of a second of
+    // the main thread) would hold up the create's own handling anyway.
+    const { chromium } = playwrightCore();
     const { data: session, requestId } = await this.#o.client.request<SessionInfo>('POST', '/browsers', { body: withLocalServers(need.body, this.#o.localServers.urls, {}) });
     try {
-      const { chromium } = await playwright;
       return { session, browser: await chromium.connectOverCDP(session.cdp_ws_url), requestId };
     } catch (err) {
       await this.#delete(session);

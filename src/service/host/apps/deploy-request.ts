@@ -2,11 +2,11 @@
 // as `file`, `env_vars[NAME]` fields, `source` as JSON text) or taken from a JSON body, and checked against
 // the one wire schema either way.
 import type { Multipart } from '@fastify/multipart';
-import { Ajv } from 'ajv';
 import { join } from 'node:path';
 import { deploymentCreateParams, type DeploymentCreateParams } from '../../../api/schemas/apps.js';
 import { badRequest, invalidField, validationDetails } from '../errors.js';
 import { multipartError, spoolUpload } from '../fs/index.js';
+import { validatorOnFirstUse } from '../validator.js';
 
 export interface DeployRequest {
   params: DeploymentCreateParams;
@@ -14,10 +14,11 @@ export interface DeployRequest {
   zip?: { path: string; size: number; checksum: string };
 }
 
-const validate = new Ajv({ allErrors: true, strict: false }).compile(deploymentCreateParams);
+const validator = validatorOnFirstUse(deploymentCreateParams, { allErrors: true, strict: false });
 
 /** Checks `params` against the schema; `input` names the request part (`body`). */
 export function checkParams(params: unknown, input: string): DeploymentCreateParams {
+  const validate = validator();
   if (!validate(params)) {
     const details = validationDetails(input, validate.errors ?? []);
     throw badRequest(details[0]?.message ?? `${input} is invalid`, details);

@@ -1,12 +1,12 @@
 // What a live view client may send, checked, and turned into input on the session's device. The client
 // speaks in browser terms (KeyboardEvent.key, WheelEvent pixels, button names); the device in ours (X11
 // keysyms, wheel ticks, modifier bits), so the same link drives a headless page and an X display alike.
-import { Ajv, type JSONSchemaType } from 'ajv';
 import { LIVE_MESSAGE_TYPES, liveMessage } from '../../../api/schemas/live-view.js';
 import type { LiveMessage } from '../../../api/types.js';
+import { validatorOnFirstUse } from '../validator.js';
 import { isModifier, keyForChar, lookupKey, MODIFIER_BITS, type Computer, type KeyDef } from '../input/index.js';
 
-const validate = new Ajv({ allErrors: false }).compile(liveMessage as unknown as JSONSchemaType<LiveMessage>);
+const validator = validatorOnFirstUse<LiveMessage>(liveMessage, { allErrors: false });
 
 /** The message in `raw`, or the reason it is not one. */
 export function parseLiveMessage(raw: string): LiveMessage | { error: string } {
@@ -16,7 +16,7 @@ export function parseLiveMessage(raw: string): LiveMessage | { error: string } {
   } catch {
     return { error: 'a message must be JSON' };
   }
-  if (validate(value)) return value;
+  if (validator()(value)) return value;
   const type = (value as { type?: unknown } | null)?.type;
   return {
     error: typeof type === 'string' && (LIVE_MESSAGE_TYPES as readonly string[]).includes(type)

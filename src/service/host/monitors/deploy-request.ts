@@ -1,13 +1,13 @@
 // What `POST /monitors/deployments` sends: the folder's zip as `file` (spooled to disk) and the manifest as a
 // JSON text field `manifest`, checked against the one wire schema.
 import type { Multipart } from '@fastify/multipart';
-import { Ajv } from 'ajv';
 import { join } from 'node:path';
 import { monitorManifest, type MonitorManifest } from '../../../api/schemas/monitors.js';
 import { badRequest, invalidField, validationDetails } from '../errors.js';
 import { multipartError, spoolUpload } from '../fs/index.js';
+import { validatorOnFirstUse } from '../validator.js';
 
-const validate = new Ajv({ allErrors: true, strict: false }).compile(monitorManifest);
+const validator = validatorOnFirstUse(monitorManifest, { allErrors: true, strict: false });
 
 export async function readMonitorDeploy(parts: AsyncIterable<Multipart>, dir: string, input: string): Promise<{ manifest: MonitorManifest; zipPath: string }> {
   let manifest: unknown;
@@ -36,6 +36,7 @@ export async function readMonitorDeploy(parts: AsyncIterable<Multipart>, dir: st
   }
   if (!zipPath) throw invalidField(`${input}.file`, 'is required: a zip of the suite folder');
   if (manifest === undefined) throw invalidField(`${input}.manifest`, 'is required: the manifest as JSON text');
+  const validate = validator();
   if (!validate(manifest)) {
     const details = validationDetails(`${input}.manifest`, validate.errors ?? []);
     throw badRequest(details[0]?.message ?? `${input}.manifest is invalid`, details);
