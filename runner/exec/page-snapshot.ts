@@ -135,7 +135,9 @@ async function otherBuildOnly(other: OtherBaseline, baseline: string, take: (exp
   const writer = other.build ?? buildOfPng(png) ?? 'an unknown build (a baseline from before they were keyed by build)';
   const result = await take(png);
   await ctx.keep('expected', png);
-  if (result.actual) await ctx.keep('actual', result.actual);
+  // A screenshot that matches comes back without itself: taken again, as it is what would be committed.
+  const actual = result.actual ?? (await take()).actual;
+  if (actual) await ctx.keep('actual', actual);
   if (result.diff) await ctx.keep('diff', result.diff);
   const comparison = result.errorMessage ? `against it: ${firstLines(result.errorMessage)}` : 'it matches that one';
   return assertionFailed(

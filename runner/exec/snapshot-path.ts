@@ -3,7 +3,7 @@
 // written by one Chromium build fails on another for the same page). The default keys baselines by build,
 // beside the scenario as Playwright keeps them beside the spec.
 import { readdir } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 
 export const DEFAULT_SNAPSHOT_PATH_TEMPLATE = '{test_dir}/{test_file_path}-snapshots/{arg}-{browser}{ext}';
 
@@ -53,8 +53,7 @@ function fill(template: string, vals: Record<string, string>): string {
 
 /** The baseline's file (absolute) for this build. */
 export function baselinePath(paths: SnapshotPaths, v: BaselineVars): string {
-  const path = fill(paths.template, values(paths, v));
-  return isAbsolute(path) ? path : resolve(paths.testDir, path);
+  return resolve(paths.testDir, fill(paths.template, values(paths, v)));
 }
 
 export interface OtherBaseline {
