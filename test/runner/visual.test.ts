@@ -2,13 +2,14 @@
 // with the changing part masked, a changed page fails with Playwright's message and the expected, actual
 // and diff images (in the HTML report too), and --update-snapshots rewrites the baseline. Baselines are
 // keyed by the browser build that wrote them: another build's (or an unkeyed one of before) fails naming both.
-import { copyFile, readFile, readdir, rm } from 'node:fs/promises';
+import { copyFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runScenarioYaml } from '../helpers/cli.js';
 import { inlineFiles } from '../helpers/inline-files.js';
 import { appSuite } from '../helpers/app-suite.js';
+import { withBuild } from '../../runner/exec/png-text.js';
 
 // The clock changes every run and the spinner never stops: the mask and Playwright's stopped animations
 // keep both out of the comparison. The clock keeps one line of one length, so nothing below it moves.
@@ -88,5 +89,22 @@ describe('expect_screenshot', { timeout: 180_000 }, () => {
     expect(migrated.res.code, migrated.res.stdout).toBe(0);
     expect(migrated.main[1]!.output).toEqual({ baseline: legacy.path(`looks.yaml-snapshots/home-${build}.png`), build, written: 'missing' });
     expect(migrated.main[2]!.output).toBeUndefined(); // card's keyed baseline was there: left alone
+  });
+
+  it('snapshot_path_template puts baselines where the config says; a difference names the build that wrote the baseline', async () => {
+    const suite = await inlineFiles({ 'bcs.config.yaml': 'snapshot_path_template: "shots/{platform}/{test_file_name}/{arg}{ext}"\n' });
+    const config = ['--config', suite.path('bcs.config.yaml')];
+    const first = await runScenarioYaml(suite.dir, 'looks', scenario('teal'), web.env(), [...config, '--update-snapshots', 'missing']);
+    expect(first.res.code, first.res.stdout).toBe(0);
+    const build = (first.main[1]!.output as { build: string }).build;
+    const baseline = suite.path('shots/linux/looks.yaml/home.png');
+    expect(first.main[1]!.output).toEqual({ baseline, build, written: 'missing' });
+    expect(existsSync(suite.path('looks.yaml-snapshots'))).toBe(false);
+
+    // Without {browser} builds share the baseline: one another build wrote (as its text chunk says) fails naming it.
+    await writeFile(baseline, withBuild(await readFile(join(first.out, 'looks/home-actual.png')), 'chromium-99-full-linux'));
+    const changed = await runScenarioYaml(suite.dir, 'looks', scenario('crimson'), web.env(), config);
+    expect(changed.res.code).toBe(1);
+    expect(changed.main[1]!.error?.message).toMatch(new RegExp(`are different\\. \\(baseline ${baseline}; written by chromium-99-full-linux, this run ${build}\\)$`));
   });
 });
