@@ -7,6 +7,8 @@ import { buildOf } from '../../runner/exec/browser-build.js';
 import { buildOfPng, withBuild } from '../../runner/exec/png-text.js';
 import { DEFAULT_SNAPSHOT_PATH_TEMPLATE, baselinePath, otherBaselines, templateProblem } from '../../runner/exec/snapshot-path.js';
 import { parseConfig } from '../../runner/suite/config.js';
+import { dependenciesOf, realPath, touches } from '../../runner/suite/changed.js';
+import { loadScenario } from '../../src/scenario/index.js';
 import { ScenarioError } from '../../src/scenario/index.js';
 import { inlineFiles } from '../helpers/inline-files.js';
 
@@ -69,6 +71,18 @@ describe('snapshot_path_template', () => {
     ]);
     expect(await otherBaselines({ template: 'flat/{arg}{ext}', testDir: dir.dir }, v)).toEqual([]);
     expect(await otherBaselines({ template: 'nowhere/{browser}/{arg}{ext}', testDir: dir.dir }, v)).toEqual([]);
+  });
+});
+
+describe('--only-changed', () => {
+  it("reruns a scenario when a baseline in its snapshots folder changes, whatever build wrote it", async () => {
+    const dir = await inlineFiles({
+      'looks.yaml': 'name: looks\nsteps:\n  - goto: https://example.test/\n  - expect_screenshot: home\n',
+      'looks.yaml-snapshots/home-chromium-147-shell-linux.png': 'x',
+    });
+    const deps = await dependenciesOf(await loadScenario(dir.path('looks.yaml')));
+    expect(touches(deps, new Set([realPath(dir.path('looks.yaml-snapshots/home-chromium-156-shell-linux.png'))]))).toBe(true);
+    expect(touches(deps, new Set([realPath(dir.path('other.yaml-snapshots/home.png'))]))).toBe(false);
   });
 });
 
