@@ -82,7 +82,8 @@ export async function expectScreenshot(action: ExpectScreenshot, ctx: SnapshotCo
 
   if (!existsSync(baseline)) {
     const others = await othersOf(action, baseline, ctx);
-    if (others.length && !ctx.updating) throw await otherBuildOnly(others[0]!, baseline, take, ctx);
+    // CI runs with `--update-snapshots none`: it too is told which build wrote what is there.
+    if (others.length && (!ctx.updating || ctx.update === 'none')) throw await otherBuildOnly(others, baseline, take, ctx);
     if (ctx.update === 'none') throw assertionFailed(`no baseline for ${build.id} at ${baseline} (and --update-snapshots none writes none)`);
     const result = await take();
     if (result.errorMessage || !result.actual) throw await unstable(result, ctx);
@@ -130,7 +131,8 @@ async function othersOf(action: ExpectScreenshot, baseline: string, ctx: Snapsho
  * Only another build's baseline exists: the step fails naming both builds, with this build's screenshot
  * compared with the other's (their difference is what keying by build is for), and writes nothing.
  */
-async function otherBuildOnly(other: OtherBaseline, baseline: string, take: (expected?: Buffer) => Promise<ScreenshotExpectation>, ctx: SnapshotContext): Promise<Error> {
+async function otherBuildOnly(others: OtherBaseline[], baseline: string, take: (expected?: Buffer) => Promise<ScreenshotExpectation>, ctx: SnapshotContext): Promise<Error> {
+  const other = others[0]!;
   const png = await readFile(other.file);
   const writer = other.build ?? buildOfPng(png) ?? 'an unknown build (a baseline from before they were keyed by build)';
   const result = await take(png);
@@ -140,8 +142,9 @@ async function otherBuildOnly(other: OtherBaseline, baseline: string, take: (exp
   if (actual) await ctx.keep('actual', actual);
   if (result.diff) await ctx.keep('diff', result.diff);
   const comparison = result.errorMessage ? `against it: ${firstLines(result.errorMessage)}` : 'it matches that one';
+  const more = others.length > 1 ? ` (also there: ${others.slice(1).map((o) => o.build ?? o.file).join(', ')})` : '';
   return assertionFailed(
-    `no baseline for this browser build, ${ctx.build.id} (${ctx.build.version}), at ${baseline}; the one at ${other.file} was written by ${writer}, and ${comparison}. ` +
+    `no baseline for this browser build, ${ctx.build.id} (${ctx.build.version}), at ${baseline}; the one at ${other.file} was written by ${writer}, and ${comparison}${more}. ` +
       '`bcs run --update-snapshots missing` writes the missing baseline for this build (look at it and commit it)',
   );
 }

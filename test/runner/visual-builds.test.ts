@@ -1,6 +1,7 @@
 // Screenshot baselines across two Chromium builds, as a fresh machine (the headless shell packaged in
 // @sparticuz/chromium) and CI (Debian's chromium-headless-shell) run them: each build has its own baseline,
-// the second build fails naming the build that wrote the one there and itself (with how many pixels differ),
+// the second build fails naming the build that wrote the one there and itself (with how many pixels differ;
+// `--update-snapshots none` too),
 // `--update-snapshots missing` writes its own and leaves the other's alone, then both pass.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -85,6 +86,11 @@ steps:
     expect(differing, message).not.toBeNull();
     console.log(`visual-builds: ${debianBuild} and ${packagedBuild} differ by ${differing![1]} pixels (ratio ${differing![2]}) on the same 1280x720 page`);
     expect(onPackaged.main[1]!.artifacts.map((a) => a.path)).toEqual(expect.arrayContaining(['shop/home-expected.png', 'shop/home-actual.png', 'shop/home-diff.png']));
+    expect(existsSync(packagedBaseline)).toBe(false);
+    // As CI runs: nothing written, and the same message.
+    const onCi = await runScenarioYaml(project.dir, 'shop', scenario(), env(packaged), ['--update-snapshots', 'none']);
+    expect(onCi.res.code).toBe(1);
+    expect(onCi.main[1]!.error?.message).toContain(`the one at ${debianBaseline} was written by ${debianBuild}, and against it: `);
     expect(existsSync(packagedBaseline)).toBe(false);
 
     const debianBytes = await readFile(debianBaseline);
