@@ -141,7 +141,7 @@ async function otherBuildOnly(others: OtherBaseline[], baseline: string, take: (
   const actual = result.actual ?? (await take()).actual;
   if (actual) await ctx.keep('actual', actual);
   if (result.diff) await ctx.keep('diff', result.diff);
-  const comparison = result.errorMessage ? `against it: ${firstLines(result.errorMessage)}` : 'it matches that one';
+  const comparison = result.errorMessage ? `against it: ${firstLines(result.errorMessage).replace(/\.$/, '')}` : 'it matches that one';
   const more = others.length > 1 ? ` (also there: ${others.slice(1).map((o) => o.build ?? o.file).join(', ')})` : '';
   return assertionFailed(
     `no baseline for this browser build, ${ctx.build.id} (${ctx.build.version}), at ${baseline}; the one at ${other.file} was written by ${writer}, and ${comparison}${more}. ` +
