@@ -2,6 +2,7 @@
 // a flag given on the command line wins, then `bcs.config.yaml`, then the built-in default.
 import type { TraceMode } from '../../src/scenario/index.js';
 import { UPDATE_MODES, type UpdateSnapshots } from '../exec/page-snapshot.js';
+import { DEFAULT_SNAPSHOT_PATH_TEMPLATE } from '../exec/snapshot-path.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
 import { Option, type Command } from 'commander';
 import { existsSync } from 'node:fs';
@@ -153,6 +154,7 @@ export function executionOptions(o: Record<string, any>, config: SuiteConfig | u
     ...keepOnFailure(o, config),
     ...(o.trace ? { trace: o.trace as TraceMode } : {}),
     ...(o.updateSnapshots ? { updateSnapshots: o.updateSnapshots === true ? 'changed' : (o.updateSnapshots as UpdateSnapshots) } : {}),
+    snapshotPaths: { template: config?.snapshotPathTemplate ?? DEFAULT_SNAPSHOT_PATH_TEMPLATE, testDir: config?.dir ?? process.cwd() },
     // An empty environment variable means "not set", not "an empty key".
     baseUrl: o.baseUrl || undefined,
     apiKey: resolveApiKey(o),

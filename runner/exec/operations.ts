@@ -18,6 +18,8 @@ import { playwrightCore } from './playwright-lib.js';
 import { startTrace, stopTrace } from './trace.js';
 import { hostFiles } from './page-downloads.js';
 import { expectScreenshot } from './page-snapshot.js';
+import { browserBuild } from './browser-build.js';
+import { DEFAULT_SNAPSHOT_PATH_TEMPLATE } from './snapshot-path.js';
 import { expectAccessible } from './page-accessibility.js';
 import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
@@ -134,6 +136,8 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
         const update = deps.updateSnapshots ?? 'missing';
         await expectScreenshot(action, {
           page: state.page, timeoutMs: step.timeout_ms, update, updating: deps.updateSnapshots !== undefined,
+          build: await browserBuild(state.page.context().browser() ?? state.browser!),
+          paths: deps.snapshotPaths ?? { template: DEFAULT_SNAPSHOT_PATH_TEMPLATE, testDir: process.cwd() },
           output: (value) => (work.output = value), soft: (message) => work.soft.push(message),
           keep: (suffix, png) => keepFile(`${action.name}-${suffix}.png`, png, 'screenshot', ctx.artifactDir, deps.outputDir, frame, work),
         });

@@ -1,14 +1,19 @@
 // `expect_screenshot`: Playwright's toHaveScreenshot outside Playwright Test. Playwright's own screenshot
 // expectation does the work (screenshots until two in a row agree, then its comparator against the
 // baseline); this module decides what happens to baselines, as Playwright's --update-snapshots modes do,
-// and keeps the expected, actual and diff images as the step's artifacts.
+// and keeps the expected, actual and diff images as the step's artifacts. A baseline belongs to the browser
+// build that wrote it (snapshot-path.ts): when only another build's exists, the step says which wrote it
+// and which ran, and `--update-snapshots` writes the one for this build.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { PageAction } from '../../src/scenario/plan.js';
+import type { BrowserBuild } from './browser-build.js';
 import { assertionFailed } from './failures.js';
 import { locate } from './locate.js';
+import { buildOfPng, withBuild } from './png-text.js';
+import { baselinePath, otherBaselines, type OtherBaseline, type SnapshotPaths } from './snapshot-path.js';
 
 /**
  * What happens to baselines (Playwright's modes): `missing` writes those that do not exist yet (by
@@ -24,6 +29,10 @@ type ExpectScreenshot = Extract<PageAction, { action: 'expect_screenshot' }>;
 
 export interface SnapshotContext {
   page: Page;
+  /** What renders the page: baselines are keyed by it. */
+  build: BrowserBuild;
+  /** `snapshot_path_template` and the folder it is relative to. */
+  paths: SnapshotPaths;
   timeoutMs: number;
   /** `missing` unless `bcs run --update-snapshots` said otherwise. */
   update: UpdateSnapshots;
@@ -66,36 +75,78 @@ export async function expectScreenshot(action: ExpectScreenshot, ctx: SnapshotCo
     isNot: false,
   };
   const take = (expected?: Buffer) => (page as PageWithExpectation)._expectScreenshot({ ...options, expected });
+  const { build } = ctx;
+  const baseline = baselinePath(ctx.paths, { scenarioFile: action.scenario_file, name: action.name, browser: build.id, platform: build.platform });
+  const write = (png: Buffer) => writeBaseline(baseline, withBuild(png, build.id));
+  const written = (how: string) => ctx.output({ baseline, build: build.id, written: how });
 
-  if (!existsSync(action.baseline)) {
-    if (ctx.update === 'none') throw assertionFailed(`no baseline at ${action.baseline} (and --update-snapshots none writes none)`);
+  if (!existsSync(baseline)) {
+    const others = await othersOf(action, baseline, ctx);
+    // CI runs with `--update-snapshots none`: it too is told which build wrote what is there.
+    if (others.length && (!ctx.updating || ctx.update === 'none')) throw await otherBuildOnly(others, baseline, take, ctx);
+    if (ctx.update === 'none') throw assertionFailed(`no baseline for ${build.id} at ${baseline} (and --update-snapshots none writes none)`);
     const result = await take();
     if (result.errorMessage || !result.actual) throw await unstable(result, ctx);
-    await writeBaseline(action.baseline, result.actual);
+    await write(result.actual);
     await ctx.keep('actual', result.actual);
-    ctx.output({ baseline: action.baseline, written: 'missing' });
-    if (!ctx.updating) ctx.soft(`no baseline yet: wrote this screenshot to ${action.baseline}; look at it, commit it, and run again`);
+    written('missing');
+    if (!ctx.updating) ctx.soft(`no baseline yet: wrote this screenshot (${build.id}) to ${baseline}; look at it, commit it, and run again`);
     return;
   }
 
-  const expected = await readFile(action.baseline);
+  const expected = await readFile(baseline);
   const result = await take(ctx.update === 'all' ? undefined : expected);
   if (!result.errorMessage) {
-    if (ctx.update === 'all' && result.actual && !result.actual.equals(expected)) {
-      await writeBaseline(action.baseline, result.actual);
-      ctx.output({ baseline: action.baseline, written: 'all' });
+    if (ctx.update === 'all' && result.actual && !withBuild(result.actual, build.id).equals(expected)) {
+      await write(result.actual);
+      written('all');
     }
     return;
   }
   if ((ctx.update === 'changed' || ctx.update === 'all') && result.actual) {
-    await writeBaseline(action.baseline, result.actual);
+    await write(result.actual);
     await ctx.keep('actual', result.actual);
-    return ctx.output({ baseline: action.baseline, written: 'changed' });
+    return written('changed');
   }
   await ctx.keep('expected', expected);
   if (result.actual) await ctx.keep('actual', result.actual);
   if (result.diff) await ctx.keep('diff', result.diff);
-  throw assertionFailed(`${firstLines(result.errorMessage)} (baseline ${action.baseline})`);
+  const writer = buildOfPng(expected);
+  const builds = writer && writer !== build.id ? `; written by ${writer}, this run ${build.id}` : '';
+  throw assertionFailed(`${firstLines(result.errorMessage)} (baseline ${baseline}${builds})`);
+}
+
+/**
+ * This screenshot's baselines for other builds, and the unkeyed one of before baselines were keyed by build
+ * (`<scenario>-snapshots/<name>.png`), which is not compared with, only pointed at.
+ */
+async function othersOf(action: ExpectScreenshot, baseline: string, ctx: SnapshotContext): Promise<OtherBaseline[]> {
+  const others = await otherBaselines(ctx.paths, { scenarioFile: action.scenario_file, name: action.name, browser: ctx.build.id, platform: ctx.build.platform });
+  const unkeyed = join(action.snapshot_dir, `${action.name}.png`);
+  if (unkeyed !== baseline && existsSync(unkeyed) && !others.some((o) => o.file === unkeyed)) others.push({ file: unkeyed });
+  return others;
+}
+
+/**
+ * Only another build's baseline exists: the step fails naming both builds, with this build's screenshot
+ * compared with the other's (their difference is what keying by build is for), and writes nothing.
+ */
+async function otherBuildOnly(others: OtherBaseline[], baseline: string, take: (expected?: Buffer) => Promise<ScreenshotExpectation>, ctx: SnapshotContext): Promise<Error> {
+  const other = others[0]!;
+  const png = await readFile(other.file);
+  const writer = other.build ?? buildOfPng(png) ?? 'an unknown build (a baseline from before they were keyed by build)';
+  const result = await take(png);
+  await ctx.keep('expected', png);
+  // A screenshot that matches comes back without itself: taken again, as it is what would be committed.
+  const actual = result.actual ?? (await take()).actual;
+  if (actual) await ctx.keep('actual', actual);
+  if (result.diff) await ctx.keep('diff', result.diff);
+  const comparison = result.errorMessage ? `against it: ${firstLines(result.errorMessage).replace(/\.$/, '')}` : 'it matches that one';
+  const more = others.length > 1 ? ` (also there: ${others.slice(1).map((o) => o.build ?? o.file).join(', ')})` : '';
+  return assertionFailed(
+    `no baseline for this browser build, ${ctx.build.id} (${ctx.build.version}), at ${baseline}; the one at ${other.file} was written by ${writer}, and ${comparison}${more}. ` +
+      '`bcs run --update-snapshots missing` writes the missing baseline for this build (look at it and commit it)',
+  );
 }
 
 /** The page never held still for two screenshots in a row. */

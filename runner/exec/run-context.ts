@@ -8,6 +8,7 @@ import { renderTemplate, resolveRuntime } from '../../src/scenario/template.js';
 import type { BrowserLease, BrowserSource } from './browser-source.js';
 import type { StepPause } from './debug-pause.js';
 import type { UpdateSnapshots } from './page-snapshot.js';
+import type { SnapshotPaths } from './snapshot-path.js';
 import type { RunReporter } from '../reporters/reporter.js';
 import type { KeptSession, StepResult, StepStatus } from '../reporters/results.js';
 import { createMasker, maskDeep, type Masker } from './secrets.js';
@@ -50,6 +51,8 @@ export interface ExecuteDeps {
   trace?: TraceMode;
   /** `bcs run --update-snapshots`: what happens to screenshot baselines; absent, missing ones are written and fail. */
   updateSnapshots?: UpdateSnapshots;
+  /** Where baselines live (`snapshot_path_template`); absent, keyed by build beside the scenario, relative to the working directory. */
+  snapshotPaths?: SnapshotPaths;
   /** `bcs run --debug`: asked before each main step. */
   pause?: StepPause;
   /** Browsers prepared ahead (runner/suite/browser-supply.ts); without it every scenario creates its own. */

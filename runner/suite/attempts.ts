@@ -10,6 +10,7 @@ import type { ReporterHooks } from '../reporters/reporter.js';
 import type { BrowserSource } from '../exec/browser-source.js';
 import type { StepPause } from '../exec/debug-pause.js';
 import type { UpdateSnapshots } from '../exec/page-snapshot.js';
+import type { SnapshotPaths } from '../exec/snapshot-path.js';
 import type { TargetGaps } from '../exec/target-gaps.js';
 import type { KeepOnFailure } from '../exec/run-context.js';
 import type { ScenarioResult } from '../reporters/results.js';
@@ -30,6 +31,8 @@ export interface AttemptDeps {
   trace?: TraceMode;
   /** `bcs run --update-snapshots`. */
   updateSnapshots?: UpdateSnapshots;
+  /** `snapshot_path_template` (bcs.config.yaml) and its `{test_dir}`. */
+  snapshotPaths?: SnapshotPaths;
   /** `bcs run --debug`. */
   pause?: StepPause;
   /** Browsers prepared ahead by the run. */
@@ -60,6 +63,7 @@ export async function runAttempts(scenario: RunScenario, deps: AttemptDeps): Pro
       attempt,
       ...(deps.trace ? { trace: deps.trace } : {}),
       ...(deps.updateSnapshots ? { updateSnapshots: deps.updateSnapshots } : {}),
+      ...(deps.snapshotPaths ? { snapshotPaths: deps.snapshotPaths } : {}),
       ...(deps.pause ? { pause: deps.pause } : {}),
       ...(deps.browsers ? { browsers: deps.browsers } : {}),
       ...(deps.localServers ? { localServers: deps.localServers } : {}),

@@ -10,6 +10,7 @@ import { formatPath, pointerToPath } from '../../src/scenario/path.js';
 import type { BrowserPoolCreateParams } from '../../src/api/index.js';
 import type { WebServerOptions } from '../exec/web-server.js';
 import { monitorsConfigSchema, type MonitorsConfig } from './monitors-config.js';
+import { templateProblem } from '../exec/snapshot-path.js';
 
 /** A run of a thousand repetitions of one scenario is a soak test; more is a typo. */
 export const REPEAT_EACH_MAX = 1000;
@@ -58,6 +59,8 @@ export interface SuiteConfig {
   dir?: string;
   /** `keep_on_failure` (`--keep-on-failure`): how long a failed scenario's browser is kept (ms; 0: not kept). */
   keepOnFailureMs?: number;
+  /** `snapshot_path_template`: where screenshot baselines live (runner/exec/snapshot-path.ts). */
+  snapshotPathTemplate?: string;
 }
 
 /** A pool as `POST /browser_pools` takes it, less the name (the key it is written under). */
@@ -90,6 +93,7 @@ export const configSchema = {
     fail_on_flaky_tests: { type: 'boolean' },
     keep_on_failure: keepDuration,
     isolation: { enum: ['context', 'session'] },
+    snapshot_path_template: { type: 'string', minLength: 1 },
     vars: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
     before: stringOrStrings,
     after: stringOrStrings,
@@ -200,6 +204,8 @@ export function parseConfig(file: string, source: string, dir: string, cwd = pro
     });
     throw new ScenarioError(dedupe(diagnostics));
   }
+  const templateError = typeof data.snapshot_path_template === 'string' ? templateProblem(data.snapshot_path_template) : undefined;
+  if (templateError) throw new ScenarioError([{ file, ...loaded.locate(['snapshot_path_template'], 'value'), message: `snapshot_path_template: ${templateError}` }]);
   // Paths in the config are relative to the config file, and kept short (relative to the cwd) for messages.
   const path = (p: string) => relative(cwd, resolve(dir, p)) || '.';
   const list = (v: string | string[] | undefined) => (v === undefined ? undefined : typeof v === 'string' ? [v] : v);
@@ -238,6 +244,7 @@ export function parseConfig(file: string, source: string, dir: string, cwd = pro
     monitors: data.monitors,
     dir,
     keepOnFailureMs: data.keep_on_failure !== undefined ? parseKeepDuration(data.keep_on_failure) : undefined,
+    snapshotPathTemplate: data.snapshot_path_template,
   };
 }
 

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { deviceNames } from '../exec/context-options.js';
 import type { StepPause } from '../exec/debug-pause.js';
 import type { UpdateSnapshots } from '../exec/page-snapshot.js';
+import type { SnapshotPaths } from '../exec/snapshot-path.js';
 import { TargetGaps } from '../exec/target-gaps.js';
 import type { KeepOnFailure } from '../exec/run-context.js';
 import { ScenarioError, loadScenarios, type CompileOptions, type CompiledScenario, type Diagnostic, type TraceMode } from '../../src/scenario/index.js';
@@ -66,6 +67,8 @@ export interface RunOptions extends SuiteOptions, TargetOptions {
   /** Overrides every scenario's `trace`. */
   trace?: TraceMode;
   updateSnapshots?: UpdateSnapshots;
+  /** `snapshot_path_template` (bcs.config.yaml) and its `{test_dir}`; default: keyed by build, beside the scenario. */
+  snapshotPaths?: SnapshotPaths;
   /** `--debug`: asked before each main step. */
   pause?: StepPause;
   /** Started before the hooks and stopped after everything (the suite's `web_server`); `signal` aborts the start. */
@@ -224,7 +227,7 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
       browsers,
       localServers,
       gaps,
-      client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace, updateSnapshots: opts.updateSnapshots, pause: opts.pause,
+      client: target.client, outputDir: opts.outputDir, reporter, signal, retries, artifactDir: suite.dirs.get(c)!, notice, suiteHook, trace: opts.trace, updateSnapshots: opts.updateSnapshots, snapshotPaths: opts.snapshotPaths, pause: opts.pause,
       keepOnFailure: opts.keepOnFailure,
       // `slow: true` triples the scenario's budget as it tripled its steps' timeouts.
       timeoutMs: opts.timeoutMs !== undefined && c.plan.scenario.annotations?.slow ? opts.timeoutMs * SLOW_FACTOR : opts.timeoutMs,

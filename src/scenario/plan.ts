@@ -102,10 +102,12 @@ export type PageAction =
   | ({ action: 'expect' } & PageExpectation)
   | { action: 'screenshot'; file: string; full_page?: boolean }
   /**
-   * The page (or `element`) as Playwright's toHaveScreenshot sees it: a stable screenshot compared with the
-   * PNG at `baseline` (absolute, beside the scenario file) by Playwright's own comparator.
+   * The page (or `element`) as Playwright's toHaveScreenshot sees it: a stable screenshot compared by
+   * Playwright's own comparator with the baseline named `name` for the browser build that runs, at the path
+   * the run's `snapshot_path_template` makes of `scenario_file` (absolute). `snapshot_dir` (absolute) is the
+   * default folder of baselines, where unkeyed ones of before are looked for.
    */
-  | ({ action: 'expect_screenshot'; name: string; baseline: string } & ScreenshotComparison)
+  | ({ action: 'expect_screenshot'; name: string; scenario_file: string; snapshot_dir: string } & ScreenshotComparison)
   /**
    * An axe-core audit of the page (or the `include`d parts, less the `exclude`d): fails on a violation of
    * `impact` or worse; the full results are kept as the artifact `report` (a JSON file name).

@@ -1,6 +1,6 @@
 // Steps that compare the page with a baseline kept beside the scenario: `expect_screenshot` (pixels,
-// through Playwright's own comparator). Baselines live in `<scenario file>-snapshots/`, as Playwright
-// keeps them beside the spec.
+// through Playwright's own comparator). Baselines live in `<scenario file>-snapshots/` by default, as
+// Playwright keeps them beside the spec; the runner names the file for the browser build that runs.
 import path from 'node:path';
 import { toTarget } from './describe.js';
 import type { CompiledKind, KindContext } from './host-steps.js';
@@ -19,7 +19,8 @@ export function compileSnapshotStep(_kind: string, v: unknown, ctx: KindContext)
   const action: Extract<PageAction, { action: 'expect_screenshot' }> = {
     action: 'expect_screenshot',
     name,
-    baseline: path.join(snapshotDir(ctx.scenarioFile), `${name}.png`),
+    scenario_file: path.resolve(ctx.scenarioFile),
+    snapshot_dir: path.resolve(snapshotDir(ctx.scenarioFile)),
   };
   const comparison: ScreenshotComparison = {};
   if (o.element !== undefined) comparison.element = target(o.element);

@@ -66,7 +66,7 @@ describe('expect', () => {
 describe('expect_screenshot', () => {
   test('the baseline lives beside the scenario file; element, masks and thresholds pass through', () => {
     const p = plan('  - expect_screenshot: home\n  - expect_screenshot: { name: card, element: { test_id: card }, mask: [".ad", { role: timer }], threshold: 0.1, max_diff_pixels: 3 }\n');
-    expect(op(p, 0)).toMatchObject({ action: 'expect_screenshot', name: 'home', baseline: expect.stringMatching(/\/t\.yaml-snapshots\/home\.png$/) });
+    expect(op(p, 0)).toMatchObject({ action: 'expect_screenshot', name: 'home', scenario_file: expect.stringMatching(/\/t\.yaml$/), snapshot_dir: expect.stringMatching(/\/t\.yaml-snapshots$/) });
     expect(op(p, 1)).toMatchObject({
       element: { test_id: 'card' }, mask: [{ selector: '.ad' }, { role: 'timer' }], threshold: 0.1, max_diff_pixels: 3,
     });
