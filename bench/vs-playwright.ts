@@ -57,7 +57,8 @@ function timed(cmd: string, args: string[], extraEnv: Record<string, string> = {
 
 const bcsOut = join(work, 'bcs-results');
 const bcs = (paths: string[], workers: number) => timed(process.execPath, ['runner/bcs.js', 'run', ...paths, '--workers', String(workers), '--reporter', 'json', '--output-dir', bcsOut]);
-const floor = (workers: number, count = flows) => timed(process.execPath, ['bench/vs-playwright/floor.mjs', '--workers', String(workers)], { BENCH_FLOWS: String(count) });
+const floorTimes = join(work, 'floor-times.jsonl');
+const floor = (workers: number, count = flows) => timed(process.execPath, ['bench/vs-playwright/floor.mjs', '--workers', String(workers)], { BENCH_FLOWS: String(count), BENCH_FLOOR_TIMES: floorTimes });
 const playwright = (config: string, workers: number, extra: string[] = []) => timed('npx', ['playwright', 'test', '-c', config, '--workers', String(workers), ...extra]);
 
 interface Case {
@@ -99,6 +100,19 @@ interface Breakdown {
   bookkeeping: number[];
 }
 const breakdowns = new Map<string, Breakdown>();
+/** The floor's own: process start to its first flow (per worker), and each flow's time. */
+const floorParts = new Map<string, { startup: number[]; flow: number[] }>();
+
+async function recordFloor(name: string): Promise<void> {
+  const lines = (await readFile(floorTimes, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { startup?: number; flow?: number });
+  await rm(floorTimes, { force: true });
+  const parts = floorParts.get(name) ?? { startup: [], flow: [] };
+  floorParts.set(name, parts);
+  for (const l of lines) {
+    if (l.startup !== undefined) parts.startup.push(l.startup);
+    if (l.flow !== undefined) parts.flow.push(l.flow);
+  }
+}
 
 /** Splits a bcs run (its results.json) into where the time went. */
 async function recordBreakdown(name: string, wallStart: number): Promise<void> {
@@ -137,6 +151,7 @@ for (let i = 0; i < WARMUP + runs; i++) {
       if (i < WARMUP) continue;
       entry[tool].push(ms);
       if (tool === 'bcs' && c.breakdown) await recordBreakdown(c.name, wallStart);
+      if (tool === 'floor') await recordFloor(c.name);
     }
     if (!json) process.stderr.write(`run ${i + 1 - WARMUP}/${runs} ${c.name}: bcs ${Math.round(entry.bcs.at(-1) ?? 0)} ms, playwright ${Math.round(entry.playwright.at(-1) ?? 0)} ms${entry.floor.length ? `, floor ${Math.round(entry.floor.at(-1)!)} ms` : ''}\n`);
   }
@@ -155,7 +170,8 @@ const rows = [...samples].map(([name, s]) => {
   };
 });
 const perScenario = Object.fromEntries([...breakdowns].map(([name, b]) => [name, Object.fromEntries(Object.entries(b).map(([k, v]) => [k, summarize(v)]))]));
-const result = { machine: machine(), chromium: chromium.path, runs, flows, rows, per_scenario: perScenario };
+const floorPerFlow = Object.fromEntries([...floorParts].map(([name, f]) => [name, { startup: summarize(f.startup), flow: summarize(f.flow) }]));
+const result = { machine: machine(), chromium: chromium.path, runs, flows, rows, per_scenario: perScenario, floor: floorPerFlow };
 
 if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 else {
@@ -171,6 +187,11 @@ else {
   for (const [name, parts] of Object.entries(perScenario)) {
     lines.push(`bcs per scenario, ${name} (ms; startup is process start to the first scenario, once per run):`, '', '| part | p50 | p90 | p99 | max |', '|---|---|---|---|---|');
     for (const [part, s] of Object.entries(parts)) lines.push(`| ${part.replace('_', ' ')} | ${s.p50} | ${s.p90} | ${s.p99} | ${s.max} |`);
+    const f = floorPerFlow[name];
+    if (f) {
+      lines.push(`| floor: startup (to its first flow, per worker) | ${f.startup.p50} | ${f.startup.p90} | ${f.startup.p99} | ${f.startup.max} |`);
+      lines.push(`| floor: a flow (newContext to close) | ${f.flow.p50} | ${f.flow.p90} | ${f.flow.p99} | ${f.flow.max} |`);
+    }
     lines.push('');
   }
   process.stdout.write(`${lines.join('\n')}\n`);
