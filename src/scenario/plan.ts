@@ -146,6 +146,20 @@ export interface ContextOptions {
   user_agent?: string;
   javascript_enabled?: boolean;
   storage_state?: string;
+  http_credentials?: { username: string; password: string; origin?: string; send?: 'unauthorized' | 'always' };
+  device_scale_factor?: number;
+  is_mobile?: boolean;
+  has_touch?: boolean;
+  screen?: { width: number; height: number };
+  forced_colors?: 'active' | 'none';
+  contrast?: 'more' | 'no-preference';
+  bypass_csp?: boolean;
+  ignore_https_errors?: boolean;
+  service_workers?: 'allow' | 'block';
+  accept_downloads?: boolean;
+  strict_selectors?: boolean;
+  /** Written as `network.har` in the scenario's artifact folder when the context closes. */
+  record_har?: true | { content?: 'embed' | 'omit'; mode?: 'full' | 'minimal'; url_filter?: UrlPattern };
 }
 
 /** A glob (`**` crosses path segments, `*` does not) or a regular expression over whole URLs. */
