@@ -408,7 +408,12 @@ export type Block =
   | { type: 'if'; condition: IfCondition; then: PlanStep[]; else: PlanStep[] }
   | { type: 'repeat'; times: number | string; as?: string; steps: PlanStep[] }
   | { type: 'for_each'; items: unknown[] | string; as: string; steps: PlanStep[] }
-  | { type: 'retry'; attempts: number; delay_ms: number; steps: PlanStep[] }
+  /**
+   * Runs `steps` again until they pass: at most `attempts` times, and with `timeout_ms` (Playwright's
+   * toPass) no new attempt once that long has passed since the first began. Between attempts it waits
+   * `intervals_ms[n - 1]` after the n-th (the last repeating), else `delay_ms`.
+   */
+  | { type: 'retry'; attempts?: number; timeout_ms?: number; delay_ms: number; intervals_ms?: number[]; steps: PlanStep[] }
   | { type: 'include'; file: string; steps: PlanStep[] };
 
 export type StepPhase = 'setup' | 'main' | 'teardown';

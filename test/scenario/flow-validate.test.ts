@@ -90,7 +90,7 @@ steps:
       '4:22 steps[1].repeat.times: expected a whole number of passes, or a template such as "{{ count }}"',
       '4:34 steps[1].repeat.as: expected a variable name: letters, digits and _, not starting with a digit',
       '5:24 steps[2].for_each.items: expected a list, or a template naming one such as "{{ users }}"',
-      "6:12 steps[3].retry: missing required field 'attempts'",
+      "6:12 steps[3].retry: expected at least one of attempts, timeout",
       '6:43 steps[3].retry.delay: expected a duration such as "500ms", "2s" or "1m"',
       "7:5 'retries' applies to single steps; a retry block says how often with 'attempts'",
       '14:24 steps[4].for_each.steps[0].repeat.steps[0].sleep: expected a duration such as "500ms", "2s" or "1m"',
