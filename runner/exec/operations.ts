@@ -21,6 +21,7 @@ import { expectAccessible } from './page-accessibility.js';
 import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
+import { expectValue } from './value-expect.js';
 import { serveFolder } from './static-server.js';
 import { attachTelemetry } from './telemetry.js';
 import { startWebServer } from './web-server.js';
@@ -121,6 +122,9 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       if (output !== undefined) work.output = output;
       return;
     }
+    case 'expect_value':
+      expectValue(op, state.scope);
+      return;
     case 'attach_telemetry':
       await attachTelemetry(deps.client, op.path, op.query, state.results, signal);
       return;

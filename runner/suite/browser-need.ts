@@ -71,7 +71,7 @@ function drivesPagesOnly(steps: PlanStep[], createStep: PlanStep): boolean {
   return true;
 }
 
-const PAGE_ONLY_OPS = new Set<Operation['op']>(['page', 'serve', 'serve_stop', 'web_server', 'web_server_stop', 'secrets']);
+const PAGE_ONLY_OPS = new Set<Operation['op']>(['page', 'serve', 'serve_stop', 'web_server', 'web_server_stop', 'secrets', 'expect_value']);
 
 function isPlainRelease(ops: Operation[]): boolean {
   return ops.length === 2 && ops[0]!.op === 'disconnect' && ops[1]!.op === 'api' && ops[1]!.method === 'DELETE' && ops[1]!.path === SESSION_PATH;

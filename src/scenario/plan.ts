@@ -267,6 +267,24 @@ export type Condition =
   | { matches: string }
   | { at_least: number };
 
+/**
+ * A check of `expect: { var }` on a value the scenario has, Playwright's generic matchers: `equals` (toEqual,
+ * a number also equals its text), `contains` (toContain: text, or an element of a list), `matches`
+ * (toMatch), the comparisons, `length` (toHaveLength), `truthy`/`falsy`, `defined` (`false`: toBeUndefined).
+ */
+export type ValueCheck =
+  | { equals: unknown }
+  | { contains: unknown }
+  | { matches: string }
+  | { greater_than: number }
+  | { greater_than_or_equal: number }
+  | { less_than: number }
+  | { less_than_or_equal: number }
+  | { length: number }
+  | { truthy: true }
+  | { falsy: true }
+  | { defined: boolean };
+
 /** A check on one field of a decoded response; with `json_path` (`$.a.b[0]`), on the value at that path inside it. */
 export type Assertion = { subject: string; json_path?: string } & Condition;
 
@@ -356,6 +374,12 @@ export type Operation =
    * on every value is masked as `***` in whatever the run reports. Values never appear in the plan.
    */
   | { op: 'secrets'; secrets: Record<string, SecretSource> }
+  /**
+   * `expect: { var }`: checks a value the scenario has (`var`, a template name such as `r.result.items[0]`;
+   * `value` when compile time knows it) against every check, or with `not` against none. Not retried:
+   * a retry block around the steps that produce the value polls it.
+   */
+  | { op: 'expect_value'; var: string; value?: unknown; checks: ValueCheck[]; not?: true }
   /**
    * Makes sure an auth connection is logged in before the browser is created from its profile: reads the
    * connection and, unless it is AUTHENTICATED with no flow in progress, starts a login flow (when none is in
