@@ -64,7 +64,9 @@ function formatStep(step: PlanStep, indent: string, lines: string[], scenarioFil
       if (b.as) lines.push(`${body}{{ ${b.as} }} is the pass number, from 1`);
       break;
     case 'retry':
-      lines.push(`${body}run the steps again from the first until all pass, at most ${b.attempts} times${b.delay_ms ? `, ${b.delay_ms} ms apart` : ''}`);
+      const limits = [b.attempts !== undefined ? `at most ${b.attempts} times` : '', b.timeout_ms !== undefined ? `no new attempt after ${b.timeout_ms} ms` : ''].filter(Boolean).join(', ');
+      const pauses = b.intervals_ms ? `, ${b.intervals_ms.join(', ')} ms apart (the last repeating)` : b.delay_ms ? `, ${b.delay_ms} ms apart` : '';
+      lines.push(`${body}run the steps again from the first until all pass, ${limits}${pauses}`);
       break;
     case 'include':
       break;
