@@ -7,6 +7,8 @@ import type { StepResult } from '../../runner/reporters/results.js';
 import { runCli } from '../helpers/cli.js';
 import { inlineFiles } from '../helpers/inline-files.js';
 import { appSuite } from '../helpers/app-suite.js';
+import { plan } from '../helpers/compile-steps.js';
+import { formatPlan } from '../../runner/cli/plan-format.js';
 
 const project = await inlineFiles({});
 const counters = new Map<string, number>();
@@ -88,5 +90,18 @@ describe('expect on saved values', { timeout: 120_000 }, () => {
     expect(main[0]!.status).toBe('failed');
     expect(main[0]!.note).toMatch(/^gave up after \d+ attempts?: its timeout of 1000 ms passed$/);
     expect(main[0]!.error!.message).toMatch(/^step 'expect c.json.count less than 0' failed: expected c.json.count less than 0, got \d+/);
+  });
+});
+
+describe('bcs plan', () => {
+  it("says a retry's timeout and intervals, and that a value expect checks once", () => {
+    const text = formatPlan(plan(`  - retry:
+      timeout: 5s
+      steps:
+        - script: { code: "return 1", save: n }
+        - expect: { var: n, greater_than: 0 }
+`));
+    expect(text).toContain('run the steps again from the first until all pass, no new attempt after 5000 ms, 100, 250, 500, 1000 ms apart (the last repeating)');
+    expect(text).toContain('expect n greater than 0 (once)');
   });
 });
