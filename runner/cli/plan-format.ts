@@ -1,7 +1,7 @@
 // `bcs plan`: a Plan as a person reads it — phases, steps with their source lines, and each operation.
 // API calls read like a request (`PUT /browsers/{{ session.session_id }}/fs/write_file?path=/tmp/a.txt`)
 // with what happens to the answer on the lines below it.
-import { describeAssertion, preview } from '../../src/scenario/assertions.js';
+import { describeAssertion, describeValueCheck, preview } from '../../src/scenario/assertions.js';
 import type { ApiCall, Operation, Plan, PlanStep, ReplayRole } from '../../src/scenario/plan.js';
 
 /** Headings by phase and hook: `before` and `after` steps are main steps with their own heading. */
@@ -64,7 +64,9 @@ function formatStep(step: PlanStep, indent: string, lines: string[], scenarioFil
       if (b.as) lines.push(`${body}{{ ${b.as} }} is the pass number, from 1`);
       break;
     case 'retry':
-      lines.push(`${body}run the steps again from the first until all pass, at most ${b.attempts} times${b.delay_ms ? `, ${b.delay_ms} ms apart` : ''}`);
+      const limits = [b.attempts !== undefined ? `at most ${b.attempts} times` : '', b.timeout_ms !== undefined ? `no new attempt after ${b.timeout_ms} ms` : ''].filter(Boolean).join(', ');
+      const pauses = b.intervals_ms ? `, ${b.intervals_ms.join(', ')} ms apart (the last repeating)` : b.delay_ms ? `, ${b.delay_ms} ms apart` : '';
+      lines.push(`${body}run the steps again from the first until all pass, ${limits}${pauses}`);
       break;
     case 'include':
       break;
@@ -111,6 +113,8 @@ export function describeOperation(op: Operation): string {
       const { op: _op, action, ...args } = op;
       return `page ${action} ${JSON.stringify(args)}`;
     }
+    case 'expect_value':
+      return `expect ${op.var}${'value' in op ? ` (${JSON.stringify(op.value)})` : ''} ${op.not ? 'not ' : ''}${op.checks.map(describeValueCheck).join(', ')} (once)`;
     case 'attach_telemetry':
       return `GET ${op.path}?${Object.entries(op.query).map(([k, v]) => `${k}=${v}`).join('&')} (every page)\nattach console errors and failed requests to the steps they happened in`;
     case 'function':

@@ -99,30 +99,51 @@ async function runBody(ctx: RunContext, block: Block, result: StepResult, inner:
     }
     case 'for_each':
       return loop(ctx, block.steps, inner, resolveItems(block.items, scope), block.as, 'skipped: no items');
-    case 'retry': {
-      let failure: StepResult | undefined;
-      let attempt = 0;
-      while (attempt < block.attempts) {
-        attempt++;
-        const first = ctx.state.results.length;
-        failure = await runSequence(ctx, block.steps, { ...inner, iteration: attempt });
-        const attemptResults = ctx.state.results.slice(first);
-        // A soft failure is a failure too: the point of the block is steps that all pass.
-        const failed = failure ?? attemptResults.find((r) => r.status === 'failed' && r.continued === 'soft');
-        if (!failed || inner.signal.aborted || attempt >= block.attempts) break;
-        for (const r of attemptResults) {
-          ctx.superseded.add(r);
-          if (r.status === 'failed') r.note = `attempt ${attempt} of ${block.attempts} failed; ${RETRIED_AWAY}`;
-        }
-        if (block.delay_ms) await sleep(block.delay_ms, inner.signal).catch(() => {});
-        if (inner.signal.aborted) break;
-      }
-      if (attempt > 1) result.attempts = attempt;
-      return failure;
-    }
+    case 'retry':
+      return retry(ctx, block, result, inner);
     case 'include':
       return runSequence(ctx, block.steps, inner);
   }
+}
+
+/**
+ * Attempts until the steps pass, `attempts` run out or (toPass) the next one would begin after `timeout_ms`
+ * from the first; the failures of attempts run again are superseded, not the scenario's.
+ */
+async function retry(ctx: RunContext, block: Extract<Block, { type: 'retry' }>, result: StepResult, inner: Frame): Promise<StepResult | undefined> {
+  const deadline = block.timeout_ms !== undefined ? Date.now() + block.timeout_ms : undefined;
+  const limit = block.attempts ?? Infinity;
+  const of = block.attempts !== undefined ? ` of ${block.attempts}` : '';
+  let failure: StepResult | undefined;
+  let attempt = 0;
+  while (attempt < limit) {
+    attempt++;
+    const first = ctx.state.results.length;
+    failure = await runSequence(ctx, block.steps, { ...inner, iteration: attempt });
+    const attemptResults = ctx.state.results.slice(first);
+    // A soft failure is a failure too: the point of the block is steps that all pass.
+    const failed = failure ?? attemptResults.find((r) => r.status === 'failed' && r.continued === 'soft');
+    if (!failed || inner.signal.aborted || attempt >= limit) break;
+    const pause = pauseAfter(block, attempt);
+    if (deadline !== undefined && Date.now() + pause >= deadline) {
+      result.note = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}: its timeout of ${block.timeout_ms} ms passed`;
+      break;
+    }
+    for (const r of attemptResults) {
+      ctx.superseded.add(r);
+      if (r.status === 'failed') r.note = `attempt ${attempt}${of} failed; ${RETRIED_AWAY}`;
+    }
+    if (pause) await sleep(pause, inner.signal).catch(() => {});
+    if (inner.signal.aborted) break;
+  }
+  if (attempt > 1) result.attempts = attempt;
+  return failure;
+}
+
+/** The pause after the n-th attempt: `intervals_ms[n - 1]`, the last repeating, else `delay_ms`. */
+function pauseAfter(block: Extract<Block, { type: 'retry' }>, attempt: number): number {
+  const intervals = block.intervals_ms;
+  return intervals?.length ? intervals[Math.min(attempt, intervals.length) - 1]! : block.delay_ms;
 }
 
 /** One pass per value, with the loop variable set for the pass and put back as it was afterwards. */

@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { preview } from '../../src/scenario/assertions.js';
 import { itemsOf } from '../../src/scenario/conditions.js';
-import type { Condition, IfCondition } from '../../src/scenario/plan.js';
+import type { Condition, IfCondition, ValueCheck } from '../../src/scenario/plan.js';
 import { resolveRuntime, runtimeValue } from '../../src/scenario/template.js';
 import { StepFailure } from './failures.js';
 import type { StepStatus } from '../reporters/results.js';
@@ -45,8 +45,34 @@ function holds(c: Condition, actual: unknown): boolean {
     return typeof actual === 'string' && actual.includes(c.contains);
   }
   if ('matches' in c) return new RegExp(c.matches).test(typeof actual === 'string' ? actual : JSON.stringify(actual));
-  const n = typeof actual === 'number' ? actual : typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : NaN;
-  return n >= c.at_least;
+  return numberOf(actual) >= c.at_least;
+}
+
+/**
+ * `expect: { var }`'s matchers, with `if`'s rules where they overlap (equals, contains, matches), so the
+ * two never disagree about a value; the rest are Playwright's generic matchers.
+ */
+export function valueHolds(c: ValueCheck, actual: unknown): boolean {
+  if ('equals' in c) return holds(c, actual);
+  if ('contains' in c) {
+    if (Array.isArray(actual)) return actual.some((v) => looseEquals(v, c.contains));
+    return typeof actual === 'string' && actual.includes(String(c.contains));
+  }
+  if ('matches' in c) return actual !== undefined && holds(c, actual);
+  if ('truthy' in c) return Boolean(actual);
+  if ('falsy' in c) return !actual;
+  if ('defined' in c) return (actual !== undefined) === c.defined;
+  if ('length' in c) return (typeof actual === 'string' || Array.isArray(actual)) && actual.length === c.length;
+  const n = numberOf(actual);
+  if ('greater_than' in c) return n > c.greater_than;
+  if ('greater_than_or_equal' in c) return n >= c.greater_than_or_equal;
+  if ('less_than' in c) return n < c.less_than;
+  return n <= c.less_than_or_equal;
+}
+
+/** A number, or text that is one (a saved stdout); NaN for anything else, which no comparison holds for. */
+function numberOf(v: unknown): number {
+  return typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
 }
 
 function looseEquals(a: unknown, b: unknown): boolean {

@@ -13,7 +13,7 @@ import { runFunction } from './functions.js';
 import { performPageAction } from './page-actions.js';
 import { runScript } from './script.js';
 import type { Artifact, StepResult } from '../reporters/results.js';
-import { scenarioPage } from './context-options.js';
+import { HAR_FILE, scenarioPage } from './context-options.js';
 import { playwrightCore } from './playwright-lib.js';
 import { startTrace, stopTrace } from './trace.js';
 import { hostFiles } from './page-downloads.js';
@@ -24,6 +24,7 @@ import { expectAccessible } from './page-accessibility.js';
 import { isWebAction, performWebAction, watchContext } from './page-web.js';
 import type { Frame, RunContext } from './run-context.js';
 import { resolveSecrets } from './secrets.js';
+import { expectValue } from './value-expect.js';
 import { serveFolder } from './static-server.js';
 import { attachTelemetry } from './telemetry.js';
 import { startWebServer } from './web-server.js';
@@ -93,7 +94,10 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       // that never drive a page, such as plan, validate, list and admin, skip it).
       const browser = state.lease?.browser ?? (await playwrightCore().chromium.connectOverCDP(op.ws_url, { timeout: step.timeout_ms }));
       state.browser = browser;
-      const { context, page } = state.lease ?? (await scenarioPage(browser, op.context));
+      const har = op.context?.record_har && !state.lease ? join(ctx.artifactDir, HAR_FILE) : undefined;
+      if (har) await mkdir(ctx.artifactDir, { recursive: true });
+      const { context, page } = state.lease ?? (await scenarioPage(browser, op.context, har));
+      state.recordsHar = har !== undefined;
       state.web = watchContext(context);
       state.page = page;
       await startTrace(ctx, context);
@@ -101,6 +105,9 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
     }
     case 'disconnect':
       await stopTrace(ctx);
+      // Playwright writes a context's HAR only when the context is closed, not when the connection is.
+      if (state.recordsHar) await state.web?.context.close().catch(() => {});
+      state.recordsHar = false;
       // Over CDP, close() only disconnects: the session lives on until the DELETE that follows. A shared
       // session's connection belongs to the supply.
       if (state.lease?.how.mode !== 'shared') await state.browser?.close().catch(() => {});
@@ -118,6 +125,9 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       if (output !== undefined) work.output = output;
       return;
     }
+    case 'expect_value':
+      expectValue(op, state.scope);
+      return;
     case 'attach_telemetry':
       await attachTelemetry(deps.client, op.path, op.query, state.results, signal);
       return;

@@ -87,6 +87,8 @@ export interface RunState {
   web?: WebState;
   /** While a Playwright trace records: whether to keep it only when a step failed. */
   tracing?: { keepOnlyOnFailure: boolean };
+  /** Whether the context records a HAR (`context.record_har`), which it writes when closed. */
+  recordsHar?: boolean;
   /** The trace file kept, relative to the output directory. */
   trace?: string;
   /** The scenario's recording, from its start call on: its markers, start and length as the runner knows them. */

@@ -37,6 +37,8 @@ export function browserNeed(plan: Plan, opts: { share: boolean } = { share: true
   const body = (create.body ?? {}) as Record<string, unknown>;
   // Known only at run time (a secret, a saved value), or read from a file a scenario may write first.
   if (hasTemplate(body) || hasTemplate(connect.context) || connect.context?.storage_state) return undefined;
+  // A HAR goes to the scenario's own artifact folder, and is written when its context closes.
+  if (connect.context?.record_har) return undefined;
   if (STATEFUL_FIELDS.some((f) => body[f] !== undefined)) return undefined;
   const shared = opts.share && Object.keys(body).every((f) => SHAREABLE_FIELDS.has(f)) && drivesPagesOnly(plan.steps, createStep!);
   const mode = shared ? 'shared' : 'own';
@@ -69,7 +71,7 @@ function drivesPagesOnly(steps: PlanStep[], createStep: PlanStep): boolean {
   return true;
 }
 
-const PAGE_ONLY_OPS = new Set<Operation['op']>(['page', 'serve', 'serve_stop', 'web_server', 'web_server_stop', 'secrets']);
+const PAGE_ONLY_OPS = new Set<Operation['op']>(['page', 'serve', 'serve_stop', 'web_server', 'web_server_stop', 'secrets', 'expect_value']);
 
 function isPlainRelease(ops: Operation[]): boolean {
   return ops.length === 2 && ops[0]!.op === 'disconnect' && ops[1]!.op === 'api' && ops[1]!.method === 'DELETE' && ops[1]!.path === SESSION_PATH;

@@ -1,7 +1,7 @@
 // How assertions read, in `bcs plan` and in failure messages: `exit_code 0`, `stdout contains "ok"`,
 // `json $.total equals 3`. One wording for both, so a failure names the check the plan showed.
 
-import type { Assertion, Condition } from './plan.js';
+import type { Assertion, Condition, ValueCheck } from './plan.js';
 
 /** `stdout`, or `json $.a.b` when the assertion looks inside the value. */
 export function describeSubject(a: Assertion): string {
@@ -14,6 +14,17 @@ export function describeCondition(c: Condition): string {
   if ('contains' in c) return `contains ${JSON.stringify(c.contains)}`;
   if ('matches' in c) return `matches /${c.matches}/`;
   return `at least ${c.at_least}`;
+}
+
+/** `greater than 3`, `contains "ok"`, `length 2`, `truthy`, `not defined`. */
+export function describeValueCheck(c: ValueCheck): string {
+  if ('contains' in c) return `contains ${preview(c.contains)}`;
+  if ('truthy' in c) return 'truthy';
+  if ('falsy' in c) return 'falsy';
+  if ('defined' in c) return c.defined ? 'defined' : 'undefined';
+  if ('equals' in c || 'matches' in c) return describeCondition(c);
+  const [key, value] = Object.entries(c)[0]!;
+  return `${key.replaceAll('_', ' ')} ${value}`;
 }
 
 export function describeAssertion(a: Assertion): string {

@@ -289,8 +289,11 @@ export class StepsBuilder {
     return this.add('for_each', { ...value, steps: block(body) }, opts, this.forEach);
   }
 
-  /** The steps again from the start until they all pass, at most `attempts` times, `delay` apart. */
-  retry(attempts: number | { attempts: number; delay?: Duration }, body: BlockSteps, opts?: StepOptions): this {
+  /**
+   * The steps again from the start until they all pass: at most `attempts` times, or until `timeout` has
+   * passed (toPass), `delay` or `intervals` apart.
+   */
+  retry(attempts: number | { attempts?: number; timeout?: Duration; delay?: Duration; intervals?: Duration[] }, body: BlockSteps, opts?: StepOptions): this {
     const value = typeof attempts === 'number' ? { attempts } : attempts;
     return this.add('retry', { ...value, steps: block(body) }, opts, this.retry);
   }

@@ -173,7 +173,7 @@ export function compileScenario(loaded: LoadedScenario, opts: CompileOptions = {
   return plan;
 }
 
-/** Step kinds that call no API of the session and touch no page. */
+/** Step kinds that call no API of the session and touch no page (and expects on values, by their operation). */
 const BROWSERLESS_KINDS = new Set(['invoke']);
 /** Blocks need a browser only for what their steps (and conditions) do. */
 const BLOCK_KINDS = new Set(['if', 'repeat', 'for_each', 'retry', 'include']);
@@ -188,7 +188,7 @@ function needsBrowser(data: ScenarioData, main: PlanStep[]): boolean {
   if (BROWSER_FIELDS.some((f) => data[f] !== undefined)) return true;
   const leafNeeds = (step: PlanStep): boolean => {
     const b = step.block;
-    if (!b) return !BROWSERLESS_KINDS.has(step.kind);
+    if (!b) return !BROWSERLESS_KINDS.has(step.kind) && !step.operations.every((o) => o.op === 'expect_value');
     if (!BLOCK_KINDS.has(step.kind)) return true;
     return (b.type === 'if' ? [...b.then, ...b.else] : b.steps).some(leafNeeds);
   };

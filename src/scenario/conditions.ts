@@ -59,7 +59,7 @@ export function compileCondition(c: Obj, at: DataPath, ctx: ConditionContext): I
 }
 
 /** `{{ login.exit_code }}` is accepted where a name is expected, as `login.exit_code`. */
-function bareName(text: string): string {
+export function bareName(text: string): string {
   const names = templateNames(text);
   return names.length === 1 && /^\s*\{\{[^{}]*\}\}\s*$/.test(text) ? names[0]! : text.trim();
 }

@@ -66,11 +66,16 @@ export function compileBlock(node: StepNode, scope: FileScope, c: BlockCompiler)
     }
     case 'retry': {
       const o = v as Obj;
-      const attempts = o.attempts as number;
-      const delayAt: DataPath = [...at, kind, 'delay'];
-      const delay_ms = o.delay !== undefined ? durationAt(scope.sub.substitute(o.delay, delayAt, site), delayAt, report) : 0;
-      const steps = c.list(node.children.steps, scope);
-      return { name: `retry up to ${attempts} attempt${attempts === 1 ? '' : 's'}`, block: { type: 'retry', attempts, delay_ms, steps } };
+      const duration = (value: unknown, where: DataPath) => durationAt(scope.sub.substitute(value, where, site), where, report);
+      const block: Extract<Block, { type: 'retry' }> = { type: 'retry', delay_ms: o.delay !== undefined ? duration(o.delay, [...at, kind, 'delay']) : 0, steps: [] };
+      if (typeof o.attempts === 'number') block.attempts = o.attempts;
+      if (o.timeout !== undefined) block.timeout_ms = duration(o.timeout, [...at, kind, 'timeout']);
+      if (Array.isArray(o.intervals)) {
+        if (o.delay !== undefined) report([...at, kind, 'intervals'], "use 'delay' (one pause) or 'intervals' (a pause per attempt), not both");
+        block.intervals_ms = o.intervals.map((d, i) => duration(d, [...at, kind, 'intervals', i]));
+      } else if (block.timeout_ms !== undefined && o.delay === undefined) block.intervals_ms = [...TO_PASS_INTERVALS_MS];
+      block.steps = c.list(node.children.steps, scope);
+      return { name: retryName(block), block };
     }
     case 'include': {
       const file = node.included?.loaded.file ?? (typeof v === 'string' ? v : String((v as Obj).file));
@@ -85,6 +90,16 @@ export function compileBlock(node: StepNode, scope: FileScope, c: BlockCompiler)
     default:
       throw new Error(`unknown block kind '${kind}'`); // unreachable after validation
   }
+}
+
+/** Playwright's toPass pauses between attempts when a `timeout` is given without its own. */
+const TO_PASS_INTERVALS_MS = [100, 250, 500, 1000];
+
+/** `retry up to 3 attempts`, `retry for 10000 ms`, `retry up to 5 attempts within 10000 ms`. */
+function retryName(b: Extract<Block, { type: 'retry' }>): string {
+  const attempts = b.attempts !== undefined ? `up to ${b.attempts} attempt${b.attempts === 1 ? '' : 's'}` : '';
+  const within = b.timeout_ms !== undefined ? `${attempts ? 'within' : 'for'} ${b.timeout_ms} ms` : '';
+  return ['retry', attempts, within].filter(Boolean).join(' ');
 }
 
 /**

@@ -148,6 +148,20 @@ export interface ContextOptions {
   user_agent?: string;
   javascript_enabled?: boolean;
   storage_state?: string;
+  http_credentials?: { username: string; password: string; origin?: string; send?: 'unauthorized' | 'always' };
+  device_scale_factor?: number;
+  is_mobile?: boolean;
+  has_touch?: boolean;
+  screen?: { width: number; height: number };
+  forced_colors?: 'active' | 'none';
+  contrast?: 'more' | 'no-preference';
+  bypass_csp?: boolean;
+  ignore_https_errors?: boolean;
+  service_workers?: 'allow' | 'block';
+  accept_downloads?: boolean;
+  strict_selectors?: boolean;
+  /** Written as `network.har` in the scenario's artifact folder when the context closes. */
+  record_har?: true | { content?: 'embed' | 'omit'; mode?: 'full' | 'minimal'; url_filter?: UrlPattern };
 }
 
 /** A glob (`**` crosses path segments, `*` does not) or a regular expression over whole URLs. */
@@ -255,6 +269,24 @@ export type Condition =
   | { matches: string }
   | { at_least: number };
 
+/**
+ * A check of `expect: { var }` on a value the scenario has, Playwright's generic matchers: `equals` (toEqual,
+ * a number also equals its text), `contains` (toContain: text, or an element of a list), `matches`
+ * (toMatch), the comparisons, `length` (toHaveLength), `truthy`/`falsy`, `defined` (`false`: toBeUndefined).
+ */
+export type ValueCheck =
+  | { equals: unknown }
+  | { contains: unknown }
+  | { matches: string }
+  | { greater_than: number }
+  | { greater_than_or_equal: number }
+  | { less_than: number }
+  | { less_than_or_equal: number }
+  | { length: number }
+  | { truthy: true }
+  | { falsy: true }
+  | { defined: boolean };
+
 /** A check on one field of a decoded response; with `json_path` (`$.a.b[0]`), on the value at that path inside it. */
 export type Assertion = { subject: string; json_path?: string } & Condition;
 
@@ -345,6 +377,12 @@ export type Operation =
    */
   | { op: 'secrets'; secrets: Record<string, SecretSource> }
   /**
+   * `expect: { var }`: checks a value the scenario has (`var`, a template name such as `r.result.items[0]`;
+   * `value` when compile time knows it) against every check, or with `not` against none. Not retried:
+   * a retry block around the steps that produce the value polls it.
+   */
+  | { op: 'expect_value'; var: string; value?: unknown; checks: ValueCheck[]; not?: true }
+  /**
    * Makes sure an auth connection is logged in before the browser is created from its profile: reads the
    * connection and, unless it is AUTHENTICATED with no flow in progress, starts a login flow (when none is in
    * progress) and follows the connection's event stream until the flow ends. Any end but SUCCESS fails the
@@ -396,7 +434,12 @@ export type Block =
   | { type: 'if'; condition: IfCondition; then: PlanStep[]; else: PlanStep[] }
   | { type: 'repeat'; times: number | string; as?: string; steps: PlanStep[] }
   | { type: 'for_each'; items: unknown[] | string; as: string; steps: PlanStep[] }
-  | { type: 'retry'; attempts: number; delay_ms: number; steps: PlanStep[] }
+  /**
+   * Runs `steps` again until they pass: at most `attempts` times, and with `timeout_ms` (Playwright's
+   * toPass) no new attempt once that long has passed since the first began. Between attempts it waits
+   * `intervals_ms[n - 1]` after the n-th (the last repeating), else `delay_ms`.
+   */
+  | { type: 'retry'; attempts?: number; timeout_ms?: number; delay_ms: number; intervals_ms?: number[]; steps: PlanStep[] }
   | { type: 'include'; file: string; steps: PlanStep[] };
 
 export type StepPhase = 'setup' | 'main' | 'teardown';

@@ -72,7 +72,7 @@ const EXPECTED: Record<string, string> = {
 /** Messages for "one of these keys" rules, where the generic wording would be vague. */
 const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> = {
   '/$defs/expect': {
-    none: 'expected a condition: on the page text, visible, url, title or aria_snapshot; on an element (a locator such as role or test_id) text, count, value, attribute, css, aria_snapshot or a state such as visible, enabled or checked',
+    none: 'expected a condition: on the page text, visible, url, title or aria_snapshot; on an element (a locator such as role or test_id) text, count, value, attribute, css, aria_snapshot or a state such as visible, enabled or checked; or a value: var with equals, contains, matches, greater_than, length and more',
   },
   '/$defs/one_locator': {
     none: `missing a target; expected one of ${TARGET_KEYS}`,

@@ -11,6 +11,7 @@ import type { PlanStep } from './plan.js';
 import type { SavedVariable } from './saves.js';
 import { markerOperation } from './session-steps.js';
 import { compileKind, isBlockKind } from './step-kinds.js';
+import { compileValueExpect, isValueExpect } from './value-expect.js';
 import type { DataPath } from './path.js';
 import type { Substituter, UseSite } from './substitute.js';
 
@@ -100,6 +101,9 @@ export class StepCompiler implements BlockCompiler {
     };
     if (kind === 'function') return this.#function(node, scope);
     if (kind === 'script') return this.#script(node, scope);
+    if ((kind === 'expect' || kind === 'expect_soft') && isValueExpect(step[kind])) {
+      return compileValueExpect(step[kind], ctx.at, { sub: scope.sub, site: { seq: node.seq, loopVars: node.loopVars }, report: ctx.report });
+    }
     return compileKind(kind, scope.sub.substitute(step[kind], ctx.at, { seq: node.seq, loopVars: node.loopVars }), ctx);
   }
 

@@ -45,5 +45,7 @@ describe('browserNeed', () => {
     expect(need(`browser: { pool: warm }\n${GOTO}`)).toBeUndefined();
     expect(need(`browser: { profile: { name: p, save_changes: true } }\n${GOTO}`)).toBeUndefined();
     expect(need(`context: { storage_state: /tmp/state.json }\n${GOTO}`)).toBeUndefined();
+    // A HAR belongs to the scenario's artifacts, written when its own context closes.
+    expect(need(`context: { record_har: true }\n${GOTO}`)).toBeUndefined();
   });
 });

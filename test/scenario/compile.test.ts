@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   ScenarioError,
+  formatDiagnostic,
   compileScenario,
   loadPlan,
   loadScenarioFile,
@@ -352,6 +353,45 @@ describe('relative URLs and the served folder', () => {
     expect(compileErrors('name: a\nserve: no-such-site\nsteps:\n  - goto: /\n')).toEqual([
       `scenarios/t.yaml:2:8 cannot serve ${path.resolve('scenarios/no-such-site')}: no such folder`,
     ]);
+  });
+});
+
+describe("context: Playwright's other options", () => {
+  const connectOf = (plan: ReturnType<typeof compile>) => plan.steps.flatMap((s) => s.operations).find((o) => o.op === 'connect') as { context?: unknown };
+  test('go into the connect operation as written; a secret password stays a template for the run', () => {
+    const plan = compile(`name: c
+secrets: { pw: { env: PW } }
+context:
+  http_credentials: { username: ada, password: "{{ secrets.pw }}", send: always }
+  viewport: { width: 400, height: 600 }
+  screen: { width: 800, height: 1000 }
+  device_scale_factor: 2
+  is_mobile: true
+  has_touch: true
+  forced_colors: active
+  contrast: more
+  bypass_csp: true
+  ignore_https_errors: true
+  service_workers: block
+  accept_downloads: false
+  strict_selectors: true
+  record_har: { mode: minimal, url_filter: { matches: "/api/" } }
+steps:
+  - goto: "data:text/html,x"
+`, { env: { PW: 'x' } });
+    expect(connectOf(plan).context).toEqual({
+      http_credentials: { username: 'ada', password: '{{ secrets.pw }}', send: 'always' }, viewport: { width: 400, height: 600 }, screen: { width: 800, height: 1000 },
+      device_scale_factor: 2, is_mobile: true, has_touch: true, forced_colors: 'active', contrast: 'more', bypass_csp: true, ignore_https_errors: true,
+      service_workers: 'block', accept_downloads: false, strict_selectors: true, record_har: { mode: 'minimal', url_filter: { matches: '/api/' } },
+    });
+  });
+
+  test('a screen without a viewport, and values Playwright does not take, are errors at the field', () => {
+    const errors = validateScenario(loadScenarioSource('scenarios/t.yaml', 'name: c\ncontext:\n  screen: { width: 800, height: 1000 }\n  service_workers: off\n  device_scale_factor: 0\nsteps:\n  - goto: "data:text/html,x"\n')).map(formatDiagnostic);
+    expect(errors, errors.join("\n")).toHaveLength(3);
+    expect(errors[0]).toBe('scenarios/t.yaml:3:3 context: expected at least one of viewport, device');
+    expect(errors[1]).toMatch(/^scenarios\/t\.yaml:4:20 .*allow.*block/);
+    expect(errors[2]).toMatch(/^scenarios\/t\.yaml:5:24 /);
   });
 });
 

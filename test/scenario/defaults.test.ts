@@ -57,7 +57,7 @@ describe('folder defaults', () => {
 serve: site
 vars: { who: Ada, greeting: Hello }
 browser: { headless: true, viewport: { width: 800, height: 600 } }
-context: { locale: de-DE, timezone: Europe/Berlin }
+context: { locale: de-DE, timezone: Europe/Berlin, ignore_https_errors: true }
 timeout: 3s
 `);
     await write('m/inner/bcs.defaults.yaml', `tags: [inner, suite]
@@ -78,7 +78,7 @@ steps:
     const create = plan.steps.find((s) => s.operations.some((o) => o.op === 'api'))!;
     expect(JSON.stringify(create.operations)).toContain('"headless":true,"viewport":{"width":1000,"height":700}');
     const connect = plan.steps.flatMap((s) => s.operations).find((o) => o.op === 'connect') as { context?: unknown };
-    expect(connect.context).toEqual({ locale: 'fr-FR', timezone: 'Europe/Berlin' });
+    expect(connect.context).toEqual({ locale: 'fr-FR', timezone: 'Europe/Berlin', ignore_https_errors: true });
     const goto = main(plan)[0]!;
     expect(goto.timeout_ms).toBe(3000);
     expect(JSON.stringify(goto.operations)).toContain('/?Hello=Grace');
@@ -92,6 +92,7 @@ steps:
       'browser.headless': 'm/bcs.defaults.yaml:4',
       'browser.viewport': 'm/inner/bcs.defaults.yaml:3',
       'context.timezone': 'm/bcs.defaults.yaml:5',
+      'context.ignore_https_errors': 'm/bcs.defaults.yaml:5',
       timeout: 'm/bcs.defaults.yaml:6',
     });
   });

@@ -80,3 +80,45 @@ describe('expect_screenshot', () => {
     ]);
   });
 });
+
+describe('expect on a value (var)', () => {
+  const valueOp = (p: Plan, i = 0) => main(p)[i]!.operations[0];
+
+  test("a saved value is read when the step runs; a variable's value is known now; every matcher is kept, in order", () => {
+    const p = plan([
+      '  - script: { code: "return { items: [{ name: \'a\' }] }", save: r }',
+      '  - expect: { var: "r.result.items[0].name", equals: a, matches: "^a$", length: 1, truthy: true }',
+      '  - expect: { var: "{{ limit }}", greater_than: 2, less_than_or_equal: 10, not: true }',
+      '  - expect: { var: r.result.missing, defined: false }',
+      '',
+    ].join('\n'), 'vars: { limit: 5 }\n');
+    expect(valueOp(p, 1)).toEqual({ op: 'expect_value', var: 'r.result.items[0].name', checks: [{ equals: 'a' }, { matches: '^a$' }, { length: 1 }, { truthy: true }] });
+    expect(main(p)[1]!.name).toBe('expect r.result.items[0].name equals "a", matches /^a$/, length 1, truthy');
+    expect(valueOp(p, 2)).toEqual({ op: 'expect_value', var: 'limit', value: '5', checks: [{ greater_than: 2 }, { less_than_or_equal: 10 }], not: true });
+    expect(main(p)[2]!.name).toBe('expect limit ("5") not greater than 2, less than or equal 10');
+    expect(valueOp(p, 3)).toEqual({ op: 'expect_value', var: 'r.result.missing', checks: [{ defined: false }] });
+  });
+
+  test('a scenario whose expects are all on values gets no browser', () => {
+    const p = plan('  - expect: { var: n, contains: "3" }\n', 'vars: { n: "3" }\n');
+    expect(p.steps.filter((s) => s.phase === 'setup').map((s) => s.kind)).not.toContain('browser');
+  });
+
+  test('page checks beside var, a matcher without var, no matcher, a timeout, an unknown name, a bad pattern: errors at the field', () => {
+    expect(errors('  - expect: { var: nothing_saved, equals: 1 }\n')[0]).toMatch(/^3:20 unknown variable 'nothing_saved'/);
+    expect(errors('  - expect: { equals: 1 }\n')).toContain("3:15 steps[0].expect: 'equals' is only allowed together with 'var'");
+    expect(errors([
+      '  - script: { code: "return 1", save: r }',
+      '  - expect: { var: r.result, text: hi }',
+      '  - expect: { var: r.result }',
+      '  - expect: { var: r.result, equals: 1, timeout: 5s }',
+      '  - expect: { var: r.result, matches: "(" }',
+      '',
+    ].join('\n'))).toEqual([
+      "4:36 'text' checks the page; an expect with 'var' checks a value, with equals, contains, matches, greater_than, greater_than_or_equal, less_than, less_than_or_equal, length, truthy, falsy, defined",
+      '5:13 an expect on a value needs a matcher: equals, contains, matches, greater_than, greater_than_or_equal, less_than, less_than_or_equal, length, truthy, falsy, defined',
+      "6:50 a value is checked once, not waited for: to poll it, put the steps that produce it and this expect in a retry block with a 'timeout'",
+      '7:39 invalid regular expression: Invalid regular expression: /(/: Unterminated group',
+    ]);
+  });
+});

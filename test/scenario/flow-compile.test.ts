@@ -121,6 +121,31 @@ steps:
     expect(b.steps[1]!.operations).toEqual([{ op: 'page', action: 'expect', title: { equals: 'Example' } }]);
   });
 
+  test("retry with toPass's timeout and intervals: attempts optional, default intervals, delay or intervals", () => {
+    const plan = compile(`name: t
+steps:
+  - retry: { timeout: 10s, steps: [{ goto: https://example.com }] }
+  - retry: { timeout: 2s, attempts: 5, intervals: [50ms, 1s], steps: [{ goto: https://example.com }] }
+  - retry: { timeout: 2s, delay: 300ms, steps: [{ goto: https://example.com }] }
+`);
+    const [a, b, c] = main(plan).filter((s) => s.kind === 'retry');
+    expect(a!.name).toBe('retry for 10000 ms');
+    expect(block(a, 'retry')).toMatchObject({ timeout_ms: 10_000, delay_ms: 0, intervals_ms: [100, 250, 500, 1000] });
+    expect(block(a, 'retry')).not.toHaveProperty('attempts');
+    expect(b!.name).toBe('retry up to 5 attempts within 2000 ms');
+    expect(block(b, 'retry')).toMatchObject({ attempts: 5, timeout_ms: 2000, intervals_ms: [50, 1000] });
+    expect(block(c, 'retry')).toMatchObject({ timeout_ms: 2000, delay_ms: 300 });
+    expect(block(c, 'retry')).not.toHaveProperty('intervals_ms');
+  });
+
+  test('a retry with neither attempts nor timeout, or with both delay and intervals, is an error at the field', () => {
+    const problems = validateScenario(loadScenarioSource(FILE, 'name: t\nsteps:\n  - retry: { delay: 1s, steps: [{ goto: https://example.com }] }\n'));
+    expect(problems.map((d) => `${d.line}:${d.col} ${d.message}`)).toEqual(['3:12 steps[0].retry: expected at least one of attempts, timeout']);
+    expect(errors('name: t\nsteps:\n  - retry: { timeout: 1s, delay: 1s, intervals: [1s], steps: [{ goto: https://example.com }] }\n')).toEqual([
+      "3:49 use 'delay' (one pause) or 'intervals' (a pause per attempt), not both",
+    ]);
+  });
+
   test('before and after hooks are main steps around the steps, marked with their hook', () => {
     const plan = compile(`name: t
 before:

@@ -146,7 +146,7 @@ describe('validateScenario', () => {
   test('expect needs a condition; conditions are checked precisely', () => {
     const source = `${HEAD}steps:\n  - expect: { timeout: 1s }\n  - expect:\n      url: { equals: a, contains: b }\n      title: 5\n      visible: { role: link, nme: y }\n`;
     expect(problems(source)).toEqual([
-      `${FILE}:3:13 steps[0].expect: expected a condition: on the page text, visible, url, title or aria_snapshot; on an element (a locator such as role or test_id) text, count, value, attribute, css, aria_snapshot or a state such as visible, enabled or checked`,
+      `${FILE}:3:13 steps[0].expect: expected a condition: on the page text, visible, url, title or aria_snapshot; on an element (a locator such as role or test_id) text, count, value, attribute, css, aria_snapshot or a state such as visible, enabled or checked; or a value: var with equals, contains, matches, greater_than, length and more`,
       `${FILE}:5:25 steps[1].expect.url: expected only one of equals, contains, matches; found 'equals' and 'contains'`,
       `${FILE}:6:14 steps[1].expect.title: expected a string or an object with one of equals, contains, matches`,
       `${FILE}:7:30 unknown field 'nme' in steps[1].expect.visible; did you mean 'name'? expected one of selector, text, role, name, level, pressed, expanded, selected, include_hidden, checked, disabled, exact, label, placeholder, test_id, alt, title; or, to narrow the locator, nth, first, last, has_text, has_not_text, has, has_not, within, frame`,
