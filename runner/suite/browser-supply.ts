@@ -8,6 +8,7 @@ import { withLocalServers } from '../exec/local-servers.js';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { CloudClient } from '../../src/api/client.js';
 import type { Plan } from '../../src/scenario/plan.js';
+import { acquireCall } from '../../src/scenario/browser-calls.js';
 import { browserNeed, type BrowserNeed } from './browser-need.js';
 import type { BrowserLease, BrowserSource, SessionInfo } from '../exec/browser-source.js';
 import { newContext, scenarioPage } from '../exec/context-options.js';
@@ -275,7 +276,10 @@ export class BrowserSupply implements BrowserSource {
     // Playwright loads (half a second of the main thread) while Chromium launches in its own processes.
     const playwright = import('playwright-core');
     playwright.catch(() => {}); // awaited below, unless the create fails first
-    const { data: session, requestId } = await this.#o.client.request<SessionInfo>('POST', '/browsers', { body: withLocalServers(need.body, this.#o.localServers.urls, {}) });
+    // The very request the scenario's own acquire_browser would make (browser-calls.ts).
+    const create = acquireCall({ op: 'acquire_browser', body: need.body, save: 'session' });
+    const body = withLocalServers(create.body, this.#o.localServers.urls, {});
+    const { data: session, requestId } = await this.#o.client.request<SessionInfo>(create.method, create.path, { body });
     try {
       const { chromium } = await playwright;
       return { session, browser: await chromium.connectOverCDP(session.cdp_ws_url), requestId };
