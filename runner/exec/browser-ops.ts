@@ -8,8 +8,10 @@ import { runApiCall, type ApiOpContext } from './api-ops.js';
 import { StepFailure } from './failures.js';
 import { keptRelease } from './keep-browser.js';
 import { withLocalServers } from './local-servers.js';
-import type { StepWork } from './operations.js';
 import type { RunContext } from './run-context.js';
+
+/** What the step collects (operations.ts's StepWork). */
+type StepWork = ApiOpContext['work'];
 
 export async function acquireBrowser(op: AcquireBrowser, ctx: RunContext, step: PlanStep, work: StepWork, signal: AbortSignal): Promise<void> {
   const { state, deps } = ctx;
