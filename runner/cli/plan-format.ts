@@ -2,6 +2,7 @@
 // API calls read like a request (`PUT /browsers/{{ session.session_id }}/fs/write_file?path=/tmp/a.txt`)
 // with what happens to the answer on the lines below it.
 import { describeAssertion, describeValueCheck, preview } from '../../src/scenario/assertions.js';
+import { acquireCall, noFreeBrowser, releaseCall } from '../../src/scenario/browser-calls.js';
 import type { ApiCall, Operation, Plan, PlanStep, ReplayRole } from '../../src/scenario/plan.js';
 
 /** Headings by phase and hook: `before` and `after` steps are main steps with their own heading. */
@@ -93,7 +94,7 @@ export function describeOperation(op: Operation): string {
       return 'stop serving';
     case 'api': {
       const { op: _op, ...call } = op;
-      if (!call.decode && !call.expect && !call.expect_soft && !call.artifact && call.body_if_failed === undefined && !call.empty_response_error && !call.replay) {
+      if (!call.decode && !call.expect && !call.expect_soft && !call.artifact && !call.replay) {
         // The plain form, as setup and teardown calls have always read.
         return `${request(call)}${call.save ? ` -> {{ ${call.save} }}` : ''}`;
       }
@@ -104,6 +105,16 @@ export function describeOperation(op: Operation): string {
       const conditions = until.length ? ` until ${until.map(describeAssertion).join(', ')}` : ' until it answers';
       const pending = pending_status?.length ? ` (${pending_status.join(', ')} = not yet)` : '';
       return [`poll every ${interval_ms} ms: ${request(call)}${conditions}${pending}`, `waiting for ${waiting_for}`, ...followUps(call)].join('\n');
+    }
+    case 'acquire_browser': {
+      const call = `${request(acquireCall(op))} -> {{ ${op.save} }}`;
+      if (!('pool' in op)) return `create the browser: ${call}\n(or take the one the run prepared ahead from the same body)`;
+      return `lease a browser from pool ${op.pool}: ${call}\nno browser free (204): fail with "${noFreeBrowser(op)}"`;
+    }
+    case 'release_browser': {
+      const call = request(releaseCall(op, '{{ session.session_id }}', false));
+      if (!('pool' in op)) return `delete the browser: ${call}\n(a prepared browser shared with other scenarios: close its context instead; a kept one: nothing)`;
+      return `release the browser to pool ${op.pool}: ${call}\nif an earlier step failed, reuse: false (the pool replaces the browser)`;
     }
     case 'connect':
       return `playwright connectOverCDP ${op.ws_url}`;
@@ -166,8 +177,6 @@ const REPLAY_ROLES: Record<ReplayRole, string> = {
 
 function followUps(call: ApiCall): string[] {
   const lines: string[] = [];
-  if (call.body_if_failed !== undefined) lines.push(`if an earlier step failed, send ${JSON.stringify(call.body_if_failed)} instead`);
-  if (call.empty_response_error) lines.push(`no body (204): fail with "${call.empty_response_error}"`);
   if (call.replay) lines.push(REPLAY_ROLES[call.replay]);
   if (call.artifact) lines.push(`write ${call.artifact.type} artifact ${call.artifact.file}`);
   if (call.expect?.length) lines.push(`expect ${call.expect.map(describeAssertion).join(', ')}`);

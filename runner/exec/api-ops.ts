@@ -23,8 +23,6 @@ export interface ApiOpContext {
   artifactDir: string;
   outputRoot: string;
   work: { requestIds: string[]; artifacts: Artifact[]; replayOffsetMs?: number; soft?: string[]; output?: unknown };
-  /** Whether an earlier step failed: `body_if_failed` is sent then. */
-  failed: boolean;
   /** What the run found its target lacks; a call that finds something missing adds it. */
   gaps: TargetGaps;
 }
@@ -39,9 +37,6 @@ const LAST_REQUEST_GRACE_MS = 500;
 /** Makes the call and what its answer is made into (artifact, checks, saves); returns the answer. */
 export async function runApiCall(call: ApiCall, ctx: ApiOpContext): Promise<unknown> {
   const res = await send(call, ctx, ctx.step.timeout_ms, true);
-  if (call.empty_response_error && (res.status === 204 || res.data === undefined)) {
-    throw new StepFailure('infrastructure', call.empty_response_error);
-  }
   const data = call.decode === 'exec' ? withTimedOut(call, res.data, ctx.gaps) : res.data;
   await handleResponse(call, data, ctx);
   return data;
@@ -108,7 +103,7 @@ async function send(call: ApiCall, ctx: ApiOpContext, timeoutMs: number, record:
     timeoutMs,
     signal: ctx.signal,
     responseType: call.response === 'bytes' ? 'bytes' : 'json',
-    ...(await requestBody(call.body_if_failed !== undefined && ctx.failed ? { ...call, body: call.body_if_failed } : call)),
+    ...(await requestBody(call)),
   };
   // A scenario's own calls act on the browser (typing, running commands): repeating one after a lost
   // response could do it twice. Reads may be retried; setup and teardown keep the client's policy.

@@ -3,7 +3,6 @@
 // the failing step and message), while Playwright is still connected: the service then holds the browser's
 // contexts when the runner disconnects. Teardown goes on (the recording is saved, telemetry read), but the
 // kept browser is not deleted, and a shared session is not handed to later scenarios.
-import type { Operation } from '../../src/scenario/plan.js';
 import { ApiError } from '../../src/api/errors.js';
 import type { KeptSession, StepResult } from '../reporters/results.js';
 import type { KeepDeps, RunContext } from './run-context.js';
@@ -62,13 +61,13 @@ async function stillThere(ctx: RunContext, id: string): Promise<boolean> {
 }
 
 /**
- * The teardown's DELETE of the kept browser is not sent: true when `op` was it. A shared session's context is
- * left open, its session retired from the supply (browser-supply.ts) and never deleted by it.
+ * The teardown's delete of the kept browser is not sent: true when `sessionId` is it. A shared session's
+ * context is left open, its session retired from the supply (browser-supply.ts) and never deleted by it.
  */
-export function skipKeptDelete(op: Extract<Operation, { op: 'api' }>, ctx: RunContext, work: { output?: unknown }): boolean {
+export function keptRelease(ctx: RunContext, sessionId: string, work: { output?: unknown }): boolean {
   const { state } = ctx;
   const kept: KeptSession | undefined = state.kept;
-  if (!kept || op.method !== 'DELETE' || op.path !== `/browsers/${kept.session_id}`) return false;
+  if (!kept || kept.session_id !== sessionId) return false;
   if (state.lease?.session.session_id === kept.session_id) {
     // An own session was disconnected by this step already, and is the scenario's: nothing to give back.
     if (state.lease.how.mode === 'shared') state.lease.release(true, { kept: true });

@@ -1,11 +1,10 @@
 // One plan operation at a time: what each `op` does, against the run's live objects and scope.
-import { withLocalServers } from './local-servers.js';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import type { Operation, PlanStep, PollCall } from '../../src/scenario/plan.js';
 import { runApiCall, runPoll } from './api-ops.js';
-import { skipKeptDelete } from './keep-browser.js';
+import { acquireBrowser, releaseBrowser } from './browser-ops.js';
 import { runReplayCall } from './replay-calls.js';
 import { ensureLoggedIn } from './auth-login.js';
 import { StepFailure, assertionFailed } from './failures.js';
@@ -77,18 +76,20 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
     }
     case 'api':
     case 'poll': {
-      if (op.op === 'api' && (skipKeptDelete(op, ctx, work) || (await usePrepared(op, ctx, step, work)))) return;
       const { op: kind, ...call } = op;
-      if (deps.localServers && step.kind === 'browser' && call.method === 'POST' && call.path === '/browsers' && call.save === 'session') {
-        call.body = withLocalServers(call.body, deps.localServers.urls, state.scope) as typeof call.body;
-      }
       if (call.artifact) call.artifact = { ...call.artifact, file: artifactFile(call.artifact.file, frame.iteration) };
-      const apiCtx = { client: deps.client, scope: state.scope, step, signal, work, failed: state.failed, gaps: ctx.gaps, ...dirs };
+      const apiCtx = { client: deps.client, scope: state.scope, step, signal, work, gaps: ctx.gaps, ...dirs };
       if (kind === 'poll') await runPoll(call as PollCall, apiCtx);
       else if (call.replay) await runReplayCall({ ...call, replay: call.replay }, { ...apiCtx, run: state, mask: (text) => ctx.mask(text) });
       else await runApiCall(call, apiCtx);
       return;
     }
+    case 'acquire_browser':
+      await acquireBrowser(op, ctx, step, work, signal);
+      return;
+    case 'release_browser':
+      await releaseBrowser(op, ctx, step, work, signal);
+      return;
     case 'connect': {
       // A prepared browser comes connected; otherwise Playwright is loaded on the first connect (commands
       // that never drive a page, such as plan, validate, list and admin, skip it).
@@ -169,29 +170,6 @@ export async function runOperation(op: Operation, ctx: RunContext, step: PlanSte
       return;
     }
   }
-}
-
-/**
- * The create step takes a browser the run prepared ahead, and the delete step gives it back, instead of
- * their API calls; true when the call was answered so.
- */
-async function usePrepared(op: Extract<Operation, { op: 'api' }>, ctx: RunContext, step: PlanStep, work: StepWork): Promise<boolean> {
-  const { state, deps } = ctx;
-  if (state.lease && op.method === 'DELETE' && op.path === `/browsers/${state.lease.session.session_id}`) {
-    const shared = state.lease.how.mode === 'shared';
-    // A shared session gives back its context; an own session is deleted by this very call.
-    if (shared) state.lease.release(state.failed);
-    state.lease = undefined;
-    return shared;
-  }
-  if (!deps.browsers || state.lease || step.kind !== 'browser' || op.method !== 'POST' || op.path !== '/browsers' || op.save !== 'session') return false;
-  const lease = await deps.browsers.take(ctx.plan);
-  if (!lease) return false;
-  state.lease = lease;
-  state.scope.session = lease.session;
-  if (lease.request_id) work.requestIds.push(lease.request_id);
-  work.output = { session_id: lease.session.session_id, ...lease.how };
-  return true;
 }
 
 /** A downloaded file among the step's artifacts, under `downloads/` by its own name (numbered by step if taken). */

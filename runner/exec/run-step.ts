@@ -167,6 +167,7 @@ async function withDeadline(cutAtMs: number, timeoutMs: number, outer: AbortSign
 function canResolve(ops: Operation[], ctx: RunContext): boolean {
   if (ops.some((op) => op.op === 'serve_stop') && !ctx.state.server) return false;
   if (ops.some((op) => op.op === 'web_server_stop') && !ctx.state.webServer) return false;
+  if (ops.some((op) => op.op === 'release_browser') && !ctx.state.scope.session) return false;
   try {
     resolveRuntime(ops, ctx.state.scope);
     return true;

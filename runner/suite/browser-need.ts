@@ -10,7 +10,7 @@ export interface BrowserNeed {
   /** Scenarios with equal keys can take each other's prepared browsers. */
   key: string;
   mode: 'own' | 'shared';
-  /** The POST /browsers body. */
+  /** The scenario's `acquire_browser` body (a POST /browsers body). */
   body: Record<string, unknown>;
   /** The plan's `context:`; absent, the session's own window settings apply. */
   context?: ContextOptions;
@@ -26,15 +26,14 @@ const SHAREABLE_FIELDS = new Set(['headless', 'stealth', 'timeout_seconds', 'vie
 /** Loaded by the session when it starts, and changed by scenarios that run before: never created early. */
 const STATEFUL_FIELDS = ['profile', 'extensions'];
 
-const SESSION_PATH = '/browsers/{{ session.session_id }}';
-
 /** With `share: false` (`--isolation session`) every scenario gets a session of its own. */
 export function browserNeed(plan: Plan, opts: { share: boolean } = { share: true }): BrowserNeed | undefined {
   const setup = plan.steps.filter((s) => s.phase === 'setup');
-  const createStep = setup.find((s) => s.kind === 'browser');
+  const createStep = setup.find((s) => s.operations.some((op) => op.op === 'acquire_browser'));
+  // The create and the connect to what it made, nothing else: a prepared browser stands in for exactly that.
   const [create, connect, ...rest] = createStep?.operations ?? [];
-  if (!create || !connect || rest.length || !isCreate(create) || connect.op !== 'connect' || connect.ws_url !== '{{ session.cdp_ws_url }}') return undefined;
-  const body = (create.body ?? {}) as Record<string, unknown>;
+  if (create?.op !== 'acquire_browser' || 'pool' in create || connect?.op !== 'connect' || rest.length) return undefined;
+  const body = create.body;
   // Known only at run time (a secret, a saved value), or read from a file a scenario may write first.
   if (hasTemplate(body) || hasTemplate(connect.context) || connect.context?.storage_state) return undefined;
   // A HAR goes to the scenario's own artifact folder, and is written when its context closes.
@@ -45,10 +44,6 @@ export function browserNeed(plan: Plan, opts: { share: boolean } = { share: true
   return { key: JSON.stringify([mode, sorted(body), sorted(connect.context ?? null)]), mode, body, ...(connect.context ? { context: connect.context } : {}) };
 }
 
-function isCreate(op: Operation): op is Extract<Operation, { op: 'api' }> {
-  return op.op === 'api' && op.method === 'POST' && op.path === '/browsers' && op.save === 'session' && !op.body_if_failed;
-}
-
 /**
  * Whether everything else the scenario does stays inside its pages: no API call about its session (host
  * files and processes, input, replays, telemetry), no code handed the browser itself, no reference to the
@@ -57,11 +52,9 @@ function isCreate(op: Operation): op is Extract<Operation, { op: 'api' }> {
 function drivesPagesOnly(steps: PlanStep[], createStep: PlanStep): boolean {
   for (const step of flatten(steps)) {
     if (step === createStep) continue;
-    if (step.kind === 'release') {
-      if (!isPlainRelease(step.operations)) return false;
-      continue;
-    }
     for (const op of step.operations) {
+      // Its own delete (not a pool's release) and the disconnect before it: a shared browser does those as the supply's.
+      if (op.op === 'disconnect' || (op.op === 'release_browser' && !('pool' in op))) continue;
       if (!PAGE_ONLY_OPS.has(op.op)) return false;
       // Downloads are read back from the session's own folder, which earlier scenarios wrote into.
       if (op.op === 'page' && op.action === 'wait_for_download') return false;
@@ -72,10 +65,6 @@ function drivesPagesOnly(steps: PlanStep[], createStep: PlanStep): boolean {
 }
 
 const PAGE_ONLY_OPS = new Set<Operation['op']>(['page', 'serve', 'serve_stop', 'web_server', 'web_server_stop', 'secrets', 'expect_value']);
-
-function isPlainRelease(ops: Operation[]): boolean {
-  return ops.length === 2 && ops[0]!.op === 'disconnect' && ops[1]!.op === 'api' && ops[1]!.method === 'DELETE' && ops[1]!.path === SESSION_PATH;
-}
 
 function flatten(steps: PlanStep[]): PlanStep[] {
   return steps.flatMap((step) => {

@@ -9,6 +9,7 @@ import { playwrightCore } from '../exec/playwright-lib.js';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { CloudClient } from '../../src/api/client.js';
 import type { Plan } from '../../src/scenario/plan.js';
+import { acquireCall } from '../../src/scenario/browser-calls.js';
 import { browserNeed, type BrowserNeed } from './browser-need.js';
 import type { BrowserLease, BrowserSource, SessionInfo } from '../exec/browser-source.js';
 import { newContext, scenarioPage } from '../exec/context-options.js';
@@ -276,7 +277,10 @@ export class BrowserSupply implements BrowserSource {
     // Loaded first: with the embedded service in this process, Playwright's load (a third of a second of
     // the main thread) would hold up the create's own handling anyway.
     const { chromium } = playwrightCore();
-    const { data: session, requestId } = await this.#o.client.request<SessionInfo>('POST', '/browsers', { body: withLocalServers(need.body, this.#o.localServers.urls, {}) });
+    // The very request the scenario's own acquire_browser would make (browser-calls.ts).
+    const create = acquireCall({ op: 'acquire_browser', body: need.body, save: 'session' });
+    const body = withLocalServers(create.body, this.#o.localServers.urls, {});
+    const { data: session, requestId } = await this.#o.client.request<SessionInfo>(create.method, create.path, { body });
     try {
       return { session, browser: await chromium.connectOverCDP(session.cdp_ws_url), requestId };
     } catch (err) {

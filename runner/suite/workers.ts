@@ -55,15 +55,13 @@ export function runQueue<T>(items: T[], opts: QueueOptions<T>, run: (item: T) =>
   });
 }
 
-const ACQUIRE_PATH = /^\/browser_pools\/([^/]+)\/acquire$/;
-
 /** The pool a scenario leases its browser from (`browser: { pool }`), read off its setup steps. */
 export function poolOfPlan(plan: Plan): string | undefined {
   for (const step of plan.steps) {
     if (step.phase !== 'setup') continue;
     for (const op of step.operations) {
-      const m = op.op === 'api' && op.method === 'POST' ? ACQUIRE_PATH.exec(op.path) : null;
-      if (m && !m[1]!.includes('{{')) return decodeURIComponent(m[1]!);
+      // A name known only at run time (a secret) cannot be counted against ahead of time.
+      if (op.op === 'acquire_browser' && 'pool' in op && !op.pool.includes('{{')) return op.pool;
     }
   }
   return undefined;

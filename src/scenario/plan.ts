@@ -313,10 +313,6 @@ export interface ApiCall {
   save?: string;
   /** Writes the response bytes to this file in the scenario's output folder and reports it. */
   artifact?: { type: 'screenshot' | 'file' | 'video'; file: string };
-  /** Sent instead of `body` when an earlier step failed (a pool lease is released without reuse then). */
-  body_if_failed?: unknown;
-  /** A response without a body (204) fails the step with this message (a pool acquire that timed out). */
-  empty_response_error?: string;
   /**
    * What the call is to the scenario's recording, so that the runner can do without what a target lacks of
    * our replay extensions (markers, markers.vtt, a replay's `duration_ms`): `start` (the video's 0 is when
@@ -355,6 +351,8 @@ export type Operation =
    */
   | { op: 'connect'; ws_url: string; context?: ContextOptions }
   | { op: 'disconnect' }
+  | AcquireBrowser
+  | ReleaseBrowser
   | ({ op: 'page' } & PageAction)
   /**
    * Reads the session's telemetry events (GET `path` with `query`, every page) and attaches the console
@@ -393,6 +391,22 @@ export type Operation =
   /** Starts the app under test (`sh -c command` in its own process group) and waits until `url` answers below 500. */
   | ({ op: 'web_server'; save: 'web_server' } & WebServerOptions)
   | { op: 'web_server_stop' };
+
+/**
+ * The scenario's browser, saved as `session` (its id, CDP URL and live view URL, as the service answered).
+ * Without `pool`: created from `body` (`POST /browsers`; the suite may have created one from the same body
+ * ahead of time, and hands that over instead). With `pool`: leased from it (`POST /browser_pools/{pool}/acquire`
+ * with `body`, the lease's options), waiting up to `acquire_timeout_ms` for a free browser; none fails the step.
+ */
+export type AcquireBrowser =
+  | { op: 'acquire_browser'; body: Record<string, unknown>; save: 'session' }
+  | { op: 'acquire_browser'; pool: string; acquire_timeout_ms: number; body: Record<string, unknown>; save: 'session' };
+
+/**
+ * Gives the scenario's browser (`session`) back: deleted (`DELETE /browsers/{id}`), or with `pool`, released
+ * to it (`POST /browser_pools/{pool}/release`) for reuse, unless a step failed: then for replacement.
+ */
+export type ReleaseBrowser = { op: 'release_browser' } | { op: 'release_browser'; pool: string };
 
 /** An auth connection by id, or the one for a domain and profile name (`GET /auth/connections?domain=&profile_name=`). */
 export type AuthConnectionRef = { id: string } | { domain: string; profile_name: string };

@@ -64,7 +64,7 @@ export function sessionSteps(
     }
     setup.push({
       phase: 'setup', kind: 'browser', name: 'create browser', source: at, timeout_ms: CREATE_BROWSER_TIMEOUT_MS,
-      operations: [{ op: 'api', method: 'POST', path: '/browsers', body, save: 'session' }, connect()],
+      operations: [{ op: 'acquire_browser', body, save: 'session' }, connect()],
     });
   } else {
     for (const key of Object.keys(browser)) {
@@ -77,38 +77,23 @@ export function sessionSteps(
       }
     }
     const waitMs = browser.acquire_timeout !== undefined ? durationAt(browser.acquire_timeout, ['browser', 'acquire_timeout'], report) : DEFAULT_ACQUIRE_MS;
-    const poolPath = `/browser_pools/${encodeURIComponent(pool)}`;
     const lease: Obj = { acquire_timeout_seconds: Math.max(1, Math.ceil(waitMs / 1000)) };
     for (const key of ['name', 'tags', 'start_url']) if (browser[key] !== undefined) lease[key] = browser[key];
     if (telemetry) lease.telemetry = telemetry;
     setup.push({
       phase: 'setup', kind: 'browser', name: `lease a browser from pool ${pool}`, source: at,
       timeout_ms: waitMs + CREATE_BROWSER_TIMEOUT_MS,
-      operations: [
-        {
-          op: 'api', method: 'POST', path: `${poolPath}/acquire`, body: lease, save: 'session',
-          empty_response_error: `no browser in pool '${pool}' became free within ${waitMs} ms`,
-        },
-        connect(),
-      ],
+      operations: [{ op: 'acquire_browser', pool, acquire_timeout_ms: waitMs, body: lease, save: 'session' }, connect()],
     });
     teardown.push({
       phase: 'teardown', kind: 'release', name: `release browser to pool ${pool}`, source: at, timeout_ms: RELEASE_TIMEOUT_MS,
-      operations: [
-        { op: 'disconnect' },
-        {
-          op: 'api', method: 'POST', path: `${poolPath}/release`,
-          // A browser that saw a failure is replaced rather than handed to the next lease as it is.
-          body: { session_id: '{{ session.session_id }}', reuse: true },
-          body_if_failed: { session_id: '{{ session.session_id }}', reuse: false },
-        },
-      ],
+      operations: [{ op: 'disconnect' }, { op: 'release_browser', pool }],
     });
   }
   if (pool === undefined) {
     teardown.push({
       phase: 'teardown', kind: 'release', name: 'delete browser', source: at, timeout_ms: RELEASE_TIMEOUT_MS,
-      operations: [{ op: 'disconnect' }, { op: 'api', method: 'DELETE', path: SESSION }],
+      operations: [{ op: 'disconnect' }, { op: 'release_browser' }],
     });
   }
 

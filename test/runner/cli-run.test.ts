@@ -150,12 +150,16 @@ describe('bcs plan and validate', () => {
   it('prints the quickstart plan readably and as JSON', async () => {
     const text = await runCli(['plan', 'scenarios/quickstart.yaml']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('POST /browsers {"headless":true,"viewport":{"width":1280,"height":800}} -> {{ session }}');
+    expect(text.stdout).toContain('create the browser: POST /browsers {"headless":true,"viewport":{"width":1280,"height":800}} -> {{ session }}');
+    expect(text.stdout).toContain('delete the browser: DELETE /browsers/{{ session.session_id }}');
     expect(text.stdout).toContain('teardown (always runs)');
     const json = await runCli(['plan', 'scenarios/quickstart.yaml', '--json', '--var', 'visitor=Linus']);
     const plan = JSON.parse(json.stdout);
     expect(plan.version).toBe(1);
     expect(JSON.stringify(plan)).toContain('Hello, Linus!');
+    const ops = plan.steps.flatMap((s: { operations: { op: string }[] }) => s.operations);
+    expect(ops).toContainEqual({ op: 'acquire_browser', body: { headless: true, viewport: { width: 1280, height: 800 } }, save: 'session' });
+    expect(ops).toContainEqual({ op: 'release_browser' });
   });
 
   it('validates files and folders, and reports errors with positions', async () => {

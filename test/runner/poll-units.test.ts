@@ -54,7 +54,6 @@ describe('a poll against a slow target', () => {
       artifactDir: '.',
       outputRoot: '.',
       work: { requestIds: [], artifacts: [] },
-      failed: false,
       gaps: new TargetGaps(),
     };
     const err = await runPoll(poll, ctx).then(

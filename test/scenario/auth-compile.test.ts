@@ -39,7 +39,7 @@ describe('browser auth', () => {
     });
     expect(create!.kind).toBe('browser');
     expect(create!.operations[0]).toMatchObject({
-      op: 'api', method: 'POST', path: '/browsers',
+      op: 'acquire_browser',
       body: { headless: true, profile: { name: '{{ auth-connection.profile_name }}', save_changes: false } },
     });
     expect(JSON.parse(JSON.stringify(p))).toEqual(p);

@@ -25,7 +25,7 @@ function errors(yaml: string): string[] {
 }
 const createBody = (p: Plan) => {
   const op = p.steps.find((s) => s.kind === 'browser')!.operations[0]!;
-  return op.op === 'api' ? op.body : undefined;
+  return op.op === 'acquire_browser' ? op.body : undefined;
 };
 const withBrowser = (browser: string) => `name: t\nbrowser: ${browser}\nsteps:\n  - sleep: 1ms\n`;
 

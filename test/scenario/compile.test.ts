@@ -55,7 +55,7 @@ describe('compiling the quickstart', () => {
   test('steps and operations in order', () => {
     expect(outline(plan)).toEqual([
       'setup serve serve',
-      'setup browser api:POST /browsers',
+      'setup browser acquire_browser',
       'setup browser connect',
       'setup replay api:POST /browsers/{{ session.session_id }}/replays',
       `main goto ${MARK}`,
@@ -87,7 +87,7 @@ describe('compiling the quickstart', () => {
       'teardown replay_stop poll',
       'teardown replay_stop api:GET /browsers/{{ session.session_id }}/replays/{{ replay.replay_id }}/markers.vtt',
       'teardown release disconnect',
-      'teardown release api:DELETE /browsers/{{ session.session_id }}',
+      'teardown release release_browser',
       'teardown serve_stop serve_stop',
     ]);
     expect(plan.steps.map((s) => s.index)).toEqual(plan.steps.map((_, i) => i));
@@ -106,12 +106,15 @@ describe('compiling the quickstart', () => {
       index: 1, phase: 'setup', kind: 'browser', name: 'create browser',
       source: { file: QUICKSTART, line: 8, col: 1 }, timeout_ms: 60_000,
       operations: [
-        { op: 'api', method: 'POST', path: '/browsers', body: { headless: true, viewport: { width: 1280, height: 800 } }, save: 'session' },
+        { op: 'acquire_browser', body: { headless: true, viewport: { width: 1280, height: 800 } }, save: 'session' },
         { op: 'connect', ws_url: '{{ session.cdp_ws_url }}' },
       ],
     });
     const [release, stop] = plan.steps.slice(-2);
-    expect(release).toMatchObject({ kind: 'release', name: 'delete browser', source: browser!.source, timeout_ms: 30_000 });
+    expect(release).toMatchObject({
+      kind: 'release', name: 'delete browser', source: browser!.source, timeout_ms: 30_000,
+      operations: [{ op: 'disconnect' }, { op: 'release_browser' }],
+    });
     expect(stop).toMatchObject({ kind: 'serve_stop', name: 'stop serving site', source: serve!.source, operations: [{ op: 'serve_stop' }] });
   });
 
@@ -170,14 +173,14 @@ describe('compiling other shapes', () => {
   test('no serve, no browser block: an empty create body, sources at name', () => {
     const plan = compile('\nname: bare\nsteps:\n  - goto: https://example.com\n');
     expect(outline(plan)).toEqual([
-      'setup browser api:POST /browsers',
+      'setup browser acquire_browser',
       'setup browser connect',
       'main goto page:goto',
       'teardown release disconnect',
-      'teardown release api:DELETE /browsers/{{ session.session_id }}',
+      'teardown release release_browser',
     ]);
     expect(plan.steps[0]).toMatchObject({ source: { line: 2, col: 1 } });
-    expect(plan.steps[0]!.operations[0]).toMatchObject({ op: 'api', body: {} });
+    expect(plan.steps[0]!.operations[0]).toEqual({ op: 'acquire_browser', body: {}, save: 'session' });
     expect(plan.scenario.tags).toEqual([]);
   });
 

@@ -75,7 +75,7 @@ steps:
     const serve = plan.steps.find((s) => s.kind === 'serve')!;
     expect(serve.operations[0]).toMatchObject({ op: 'serve', dir: join(dir, 'm/site') });
     expect(where(serve)).toBe('m/bcs.defaults.yaml:2');
-    const create = plan.steps.find((s) => s.operations.some((o) => o.op === 'api'))!;
+    const create = plan.steps.find((s) => s.operations.some((o) => o.op === 'acquire_browser'))!;
     expect(JSON.stringify(create.operations)).toContain('"headless":true,"viewport":{"width":1000,"height":700}');
     const connect = plan.steps.flatMap((s) => s.operations).find((o) => o.op === 'connect') as { context?: unknown };
     expect(connect.context).toEqual({ locale: 'fr-FR', timezone: 'Europe/Berlin', ignore_https_errors: true });

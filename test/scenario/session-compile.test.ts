@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { compileScenario } from '../../src/scenario/compile.js';
 import { ScenarioError, formatDiagnostic } from '../../src/scenario/diagnostics.js';
 import { loadScenarioSource } from '../../src/scenario/load.js';
-import type { Operation, Plan } from '../../src/scenario/plan.js';
+import { acquireCall, releaseCall } from '../../src/scenario/browser-calls.js';
+import type { AcquireBrowser, Operation, Plan, ReleaseBrowser } from '../../src/scenario/plan.js';
 import { validateScenario } from '../../src/scenario/validate.js';
 
 const FILE = 'scenarios/t.yaml';
@@ -30,24 +31,22 @@ steps:
 `);
 
   it('leases with a long poll and fails clearly on 204', () => {
-    expect(ops(p, 'browser')[0]).toEqual({
-      op: 'api', method: 'POST', path: '/browser_pools/warm/acquire',
-      body: { acquire_timeout_seconds: 5, name: 'leased', tags: { team: 'qa' } }, save: 'session',
-      empty_response_error: "no browser in pool 'warm' became free within 5000 ms",
-    });
+    expect(ops(p, 'browser')).toEqual([
+      { op: 'acquire_browser', pool: 'warm', acquire_timeout_ms: 5000, body: { acquire_timeout_seconds: 5, name: 'leased', tags: { team: 'qa' } }, save: 'session' },
+      { op: 'connect', ws_url: '{{ session.cdp_ws_url }}' },
+    ]);
     expect(p.steps.find((s) => s.kind === 'browser')!.timeout_ms).toBe(65_000);
+    expect(acquireCall(ops(p, 'browser')[0] as AcquireBrowser)).toEqual({
+      method: 'POST', path: '/browser_pools/warm/acquire', body: { acquire_timeout_seconds: 5, name: 'leased', tags: { team: 'qa' } },
+    });
   });
 
   it('releases for reuse, or for replacement after a failure, instead of deleting', () => {
-    expect(ops(p, 'release')).toEqual([
-      { op: 'disconnect' },
-      {
-        op: 'api', method: 'POST', path: '/browser_pools/warm/release',
-        body: { session_id: '{{ session.session_id }}', reuse: true },
-        body_if_failed: { session_id: '{{ session.session_id }}', reuse: false },
-      },
-    ]);
-    expect(JSON.stringify(p)).not.toContain('"DELETE"');
+    expect(ops(p, 'release')).toEqual([{ op: 'disconnect' }, { op: 'release_browser', pool: 'warm' }]);
+    const release = ops(p, 'release')[1] as ReleaseBrowser;
+    expect(releaseCall(release, 's1', false)).toEqual({ method: 'POST', path: '/browser_pools/warm/release', body: { session_id: 's1', reuse: true } });
+    expect(releaseCall(release, 's1', true)).toEqual({ method: 'POST', path: '/browser_pools/warm/release', body: { session_id: 's1', reuse: false } });
+    expect(JSON.parse(JSON.stringify(p))).toEqual(p);
   });
 
   it('refuses browser options that belong to the pool, at the option', () => {
