@@ -3,23 +3,15 @@
 // used through the live view beside it (a click on its canvas) and by Playwright's fill, the steps show as
 // they are recorded, Stop ends it, and Download YAML saves the file the service answers.
 // BCS_CONSOLE_SCREENSHOTS=1 also writes docs/console/session-record.png.
-import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as steps from '../helpers/console.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-
-const FORM = `<!doctype html><title>Order</title>
-<h1>Order</h1>
-<label>Your name <input id="name"></label>
-<button data-testid="greet" style="width:200px;height:60px"
-  onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value + '!'">Greet</button>
-<p role="status" id="out"></p>`;
+import { ORDER_FORM, servePages, type PageSite } from '../helpers/recording-site.js';
 
 let svc: TestService;
-let site: Server;
+let site: PageSite;
 let siteUrl: string;
 let browser: Browser;
 let page: Page;
@@ -27,16 +19,15 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   svc = await startTestService();
-  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(FORM));
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/form.html`;
+  site = await servePages(() => ORDER_FORM);
+  siteUrl = site.url('/form.html');
   ({ browser, page } = await steps.watchedPage(svc, (p) => problems.push(p)));
 });
 
 afterAll(async () => {
   await browser?.close();
   await svc?.close();
-  await new Promise((r) => site?.close(r));
+  await site?.close();
 });
 
 describe("the session page's recorder", () => {

@@ -3,10 +3,8 @@
 // `bcs run` then passes. The page is driven as a person drives it: real input events, which are what
 // Playwright's recorder records (its toolbar's buttons call the recorder's mode binding, as here).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -15,6 +13,7 @@ import WebSocket from 'ws';
 import { parse } from 'yaml';
 import { ROOT, runCli, startCli } from '../helpers/cli.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
+import { servePages, type PageSite } from '../helpers/recording-site.js';
 import { findChromium } from '../../src/service/host/browser/chromium-path.js';
 import { headfulSupport } from '../../src/service/host/browser/xvfb.js';
 
@@ -37,21 +36,20 @@ const NOTE = `<!doctype html><title>Note</title><input aria-label="Note" style="
 const HELP = `<!doctype html><title>Help</title><label>Question <input></label>`;
 
 let svc: TestService;
-let site: Server;
+let site: PageSite;
 let siteUrl: string;
 let dir: string;
 
 beforeAll(async () => {
   svc = await startTestService();
-  site = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/help.html' ? HELP : req.url === '/note.html' ? NOTE : FORM));
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/form.html`;
+  site = await servePages((path) => (path === '/help.html' ? HELP : path === '/note.html' ? NOTE : FORM));
+  siteUrl = site.url('/form.html');
   dir = await mkdtemp(join(tmpdir(), 'bcs-codegen-'));
 });
 
 afterAll(async () => {
   await svc?.close();
-  await new Promise((r) => site?.close(r));
+  await site?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

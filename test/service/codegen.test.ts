@@ -2,9 +2,7 @@
 // is started by the API, the page is driven as the live view drives it (real input through the computer
 // API, which is what the live view sends) and by Playwright's fill, the toolbar's visibility tool is used,
 // and the YAML the service answers runs green with `bcs run` against the same service.
-import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -12,30 +10,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCli } from '../helpers/cli.js';
 import { eventually, startTestService, type TestService } from '../helpers/service.js';
-
-const FORM = `<!doctype html><title>Order</title>
-<h1>Order</h1>
-<label>Your name <input id="name"></label>
-<button data-testid="greet" style="width:200px;height:60px"
-  onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value + '!'">Greet</button>
-<p role="status" id="out"></p>`;
+import { ORDER_FORM, servePages, type PageSite } from '../helpers/recording-site.js';
 
 let svc: TestService;
-let site: Server;
+let site: PageSite;
 let siteUrl: string;
 let dir: string;
 
 beforeAll(async () => {
   svc = await startTestService();
-  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(FORM));
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/form.html`;
+  site = await servePages(() => ORDER_FORM);
+  siteUrl = site.url('/form.html');
   dir = await mkdtemp(join(tmpdir(), 'bcs-codegen-svc-'));
 });
 
 afterAll(async () => {
   await svc?.close();
-  await new Promise((r) => site?.close(r));
+  await site?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
