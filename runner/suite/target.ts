@@ -18,7 +18,7 @@ export interface TargetOptions {
   pools?: Record<string, PoolSettings>;
   /** The embedded service shows headful browsers on this display (`--headed`). */
   display?: { display: string; xauthority?: string };
-  /** Embedded service: browsers kept launched for plain creates (default 0, see below). */
+  /** Embedded service: browsers kept launched for plain creates (default: one, launched once; see below). */
   standby?: number;
 }
 
@@ -42,9 +42,11 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'bcs-embedded-'));
   try {
-    // No warm standby by default: a run creates its browsers one by one, often with its own viewport, and a spare
-    // browser launching beside the first scenario would only compete with it for the CPU. No concurrency
-    // limit: `--workers N` creates N browsers at once and must never be refused a session here.
+    // One standby browser, launched once as the service starts: the run's first browser, when it is a default
+    // one (every page-only scenario's shared session is), launches while playwright-core and the scenarios
+    // load rather than after. It is not refilled (a spare launching beside the scenarios would only take
+    // their CPU), and a first browser with its own settings closes it. No concurrency limit: `--workers N`
+    // creates N browsers at once and must never be refused a session here.
     // Loaded only when a run needs it: remote runs and admin commands never pay for the service's modules.
     const { startService } = await import('../../src/service/index.js');
     // The local-development egress policy: scenarios reach sites on this machine (a dev server, serve:,
@@ -54,7 +56,8 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       chromium: opts.chromium,
       headlessShell: opts.headlessShell,
       logLevel: 'silent',
-      standby: opts.standby ?? 0,
+      standby: opts.standby ?? 1,
+      standbyOnce: opts.standby === undefined,
       maxConcurrentSessions: null,
       display: opts.display,
       networkPolicy: 'local',

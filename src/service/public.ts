@@ -80,6 +80,12 @@ export interface ServiceOptions {
   /** Browsers kept launched for `POST /browsers` with default launch options (default 1; 0 turns it off). */
   standby?: number;
   /**
+   * The standby is launched once and not refilled: its browsers go to the first default creates, later ones
+   * launch their own, and a first create that is not a default one stops it (what it launched is closed).
+   * For a run on the embedded service, whose first browser then launches while the run is still loading.
+   */
+  standbyOnce?: boolean;
+  /**
    * Sessions this host runs at once, on-demand and pooled (standby browsers are extra): what its memory
    * holds. A create beyond it waits in line for `createQueueTimeoutMs`, then answers 503 host_full with
    * Retry-After. Unset: no bound but the org's and projects' limits.

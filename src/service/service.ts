@@ -228,7 +228,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const codegen = new CodegenRecorders({ now });
   const computers = new Computers();
   // Started once stale sessions are ended (below); the metrics read it from the first scrape.
-  const standby = new Standby(sessions, opts.standby ?? 1, log);
+  const standby = new Standby(sessions, opts.standby ?? 1, log, { refill: !opts.standbyOnce });
   let draining: Promise<void> | undefined;
   const monitorsRepo = new MonitorsRepo(database);
   const metrics = new ServiceMetrics({

@@ -163,3 +163,40 @@ describe('warm standby', () => {
     await eventually(async () => ((await processesMentioning(on.dataDir)).length === 0 ? true : undefined), 30_000, 50);
   });
 });
+
+// What the embedded service of `bcs run` does: one browser launched as it starts, for the run's first browser.
+describe('a standby launched once', () => {
+  it('goes to the first default create and is not refilled', async () => {
+    const once = await startTestService({ standby: 1, standbyOnce: true });
+    try {
+      await eventually(() => (once.standby.available === 1 ? true : undefined), 30_000, 20);
+      const res = await once.call('POST', '/browsers');
+      expect(res.status).toBe(200);
+      expect(once.standby.handoffs).toBe(1);
+      expect(once.standby.wanted).toBe(0);
+      // Nothing launches after it: a second default create launches its own.
+      const second = await once.call('POST', '/browsers');
+      expect(second.status).toBe(200);
+      expect(once.standby.handoffs).toBe(1);
+      expect(once.standby.available).toBe(0);
+    } finally {
+      await once.close();
+    }
+  });
+
+  it('is closed by a first create with settings of its own, launched or still launching', async () => {
+    const once = await startTestService({ standby: 1, standbyOnce: true });
+    try {
+      const res = await once.call('POST', '/browsers', { body: { viewport: { width: 1280, height: 800 } } });
+      expect(res.status).toBe(200);
+      expect(once.standby.wanted).toBe(0);
+      // Only the session's own browser is left (its process tree mentions its own folder, not the standby's).
+      await eventually(() => (once.standby.available === 0 ? true : undefined), 30_000, 20);
+      const plain = await once.call('POST', '/browsers');
+      expect(plain.status).toBe(200);
+      expect(once.standby.handoffs).toBe(0);
+    } finally {
+      await once.close();
+    }
+  });
+});

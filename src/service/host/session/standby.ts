@@ -37,12 +37,18 @@ export class Standby implements WarmSource {
   /** Creates served by the standby so far (tests and benchmarks read it). */
   handoffs = 0;
 
+  /** Browsers still to keep: `size`, less each handoff when the standby is not refilled. */
+  private target: number;
+
   constructor(
     private readonly sessions: SessionManager,
     /** How many browsers to keep ready. */
     readonly size: number,
     private readonly log: Logger,
-  ) {}
+    private readonly opts: { refill: boolean } = { refill: true },
+  ) {
+    this.target = Math.max(0, size);
+  }
 
   /** Browsers ready for a handoff right now. */
   get available(): number {
@@ -51,7 +57,7 @@ export class Standby implements WarmSource {
 
   /** Browsers it keeps ready: none once closed (a stopping or draining host keeps none). */
   get wanted(): number {
-    return this.closed ? 0 : Math.max(0, this.size);
+    return this.closed ? 0 : this.target;
   }
 
   start(): void {
@@ -61,18 +67,25 @@ export class Standby implements WarmSource {
   }
 
   take(spec: LaunchSpec): WarmOffer | undefined {
-    if (this.closed || specKey(spec) !== this.key) return undefined;
+    if (this.closed) return undefined;
+    if (specKey(spec) !== this.key) {
+      // Launched once for the first browsers, and the first is not a default one: the rest will not be either.
+      if (!this.opts.refill && this.handoffs === 0) this.giveUp();
+      return undefined;
+    }
     const warm = this.ready.shift();
     const offer = warm ? { id: warm.id, browser: Promise.resolve(warm) } : this.launching.find((l) => !l.claimed);
     if (!offer) return undefined;
     if ('claimed' in offer) offer.claimed = true;
     this.handoffs++;
-    this.fillLater(REFILL_DELAY_MS);
+    if (this.opts.refill) this.fillLater(REFILL_DELAY_MS);
+    else this.target--;
     return offer;
   }
 
   putBack(offer: WarmOffer): void {
     this.handoffs--;
+    if (!this.opts.refill) this.target++;
     const launching = this.launching.find((l) => l === offer);
     if (launching) {
       launching.claimed = false;
@@ -92,6 +105,12 @@ export class Standby implements WarmSource {
     await Promise.all(this.ready.splice(0).map((warm) => this.sessions.discard(warm)));
   }
 
+  /** Launches nothing more and stops what it holds (a one-shot standby whose first create was not a default one). */
+  private giveUp(): void {
+    this.target = 0;
+    for (const warm of this.ready.splice(0)) void this.sessions.discard(warm);
+  }
+
   /** Browsers ready or launching that no create has claimed. */
   private get stock(): number {
     return this.ready.length + this.launching.filter((l) => !l.claimed).length;
@@ -107,13 +126,13 @@ export class Standby implements WarmSource {
   }
 
   private fill(): void {
-    if (this.closed || this.pending || this.stock >= this.size) return;
+    if (this.closed || this.pending || this.stock >= this.target) return;
     if (this.sessions.coldCreatesInFlight > 0) {
       this.yieldingSince ||= Date.now();
       if (Date.now() - this.yieldingSince < MAX_YIELD_MS) return this.fillLater(YIELD_POLL_MS);
     }
     this.yieldingSince = 0;
-    while (!this.closed && !this.retry && this.stock < this.size) {
+    while (!this.closed && !this.retry && this.stock < this.target) {
       const id = newId();
       const entry: Launching = { id, claimed: false, browser: this.sessions.launch(this.spec, { id }) };
       this.launching.push(entry);
@@ -122,7 +141,7 @@ export class Standby implements WarmSource {
           this.launching.splice(this.launching.indexOf(entry), 1);
           this.failures = 0;
           if (entry.claimed) return; // the create that claimed it adopts it
-          if (this.closed) return void this.sessions.discard(warm);
+          if (this.closed || this.ready.length >= this.target) return void this.sessions.discard(warm);
           this.ready.push(warm);
           this.watch(warm);
           this.fill();
