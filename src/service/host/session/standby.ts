@@ -67,7 +67,9 @@ export class Standby implements WarmSource {
   }
 
   take(spec: LaunchSpec): WarmOffer | undefined {
-    if (this.closed) return undefined;
+    // A one-shot standby that has handed out what it launched, or given up, has nothing more to offer (a
+    // launch it gave up on still under way is closed when it comes up).
+    if (this.closed || this.target <= 0) return undefined;
     if (specKey(spec) !== this.key) {
       // Launched once for the first browsers, and the first is not a default one: the rest will not be either.
       if (!this.opts.refill && this.handoffs === 0) this.giveUp();
