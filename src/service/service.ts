@@ -248,7 +248,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     start: [sessionLogs.onSessionStart, telemetry.onSessionStart],
     created: [metrics.sessionCreated],
     // What belonged to a pool lease ends with it: telemetry set at acquire, a switched proxy, recordings
-    // (kept), processes, Playwright workers and scenario recordings. The next holder gets the browser as it was launched.
+    // (kept), processes, Playwright workers and scenario recorders. The next holder gets the browser as it
+    // was launched.
     release: [
       (s) => telemetry.restoreCreated(s.id),
       pools.leaseReleased,
