@@ -1,6 +1,6 @@
 // Builds the HTTP app (routes, auth, validation, the error mapper) without listening,
 // so tests and the embedded runner can start it on any port.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import qs from 'qs';
 import { installAuth } from './auth.js';
@@ -44,6 +44,7 @@ import { registerReplayRoutes } from './routes/replays.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerMonitorRoutes } from './routes/monitors.js';
 import { installApiCallEvents, registerTelemetryRoutes } from './routes/telemetry.js';
+import { compiledOnFirstUse } from './host/validator.js';
 
 export interface AppDeps extends ServiceContext {
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
@@ -99,7 +100,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // Bodies are validated strictly (no type coercion); query strings and paths are text, so they coerce.
   const bodyAjv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
   const textAjv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false });
-  app.setValidatorCompiler(({ schema, httpPart }) => compiledOnFirstUse(httpPart === 'body' ? bodyAjv : textAjv, schema as object));
+  // Each route's validator is compiled on its first request: compiling every route's schemas up front took a
+  // third of a second of each start, which the embedded service pays on every `bcs run`. Fastify reads a
+  // failed validation's errors from the function. The fuzz test over every route's schema compiles them all.
+  app.setValidatorCompiler(({ schema, httpPart }) => compiledOnFirstUse(() => (httpPart === 'body' ? bodyAjv : textAjv), schema as object));
   // Response schemas document the wire (GET /openapi.json); bodies are written as the handlers return them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Before any route is registered: it hides routes of ours as they are added.
@@ -172,21 +176,4 @@ const RESOURCE_GROUPS: ((app: FastifyInstance, ctx: ServiceContext) => void)[] =
   (app, ctx) => ctx.poolMemberRoutes && registerPoolMemberRoutes(app, ctx.poolMemberRoutes),
 ];
 
-/**
- * A route's validator, compiled on the route's first request: compiling every route's schemas up front
- * took a third of a second of each start, which the embedded service pays on every `bcs run`. Fastify
- * reads a failed validation's errors from the function, so they are handed over from the compiled one.
- * The fuzz test over every route's schema still compiles each of them.
- */
-function compiledOnFirstUse(ajv: Ajv, schema: object): { (data: unknown): boolean; errors?: ErrorObject[] | null } {
-  let compiled: ValidateFunction | undefined;
-  const validate = (data: unknown): boolean => {
-    compiled ??= ajv.compile(schema);
-    const ok = compiled(data);
-    validate.errors = compiled.errors;
-    return ok;
-  };
-  validate.errors = null as ErrorObject[] | null | undefined;
-  return validate;
-}
 

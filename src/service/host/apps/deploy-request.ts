@@ -14,11 +14,10 @@ export interface DeployRequest {
   zip?: { path: string; size: number; checksum: string };
 }
 
-const validator = validatorOnFirstUse(deploymentCreateParams, { allErrors: true, strict: false });
+const validate = validatorOnFirstUse(deploymentCreateParams, { allErrors: true, strict: false });
 
 /** Checks `params` against the schema; `input` names the request part (`body`). */
 export function checkParams(params: unknown, input: string): DeploymentCreateParams {
-  const validate = validator();
   if (!validate(params)) {
     const details = validationDetails(input, validate.errors ?? []);
     throw badRequest(details[0]?.message ?? `${input} is invalid`, details);

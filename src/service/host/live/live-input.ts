@@ -6,7 +6,7 @@ import type { LiveMessage } from '../../../api/types.js';
 import { validatorOnFirstUse } from '../validator.js';
 import { isModifier, keyForChar, lookupKey, MODIFIER_BITS, type Computer, type KeyDef } from '../input/index.js';
 
-const validator = validatorOnFirstUse<LiveMessage>(liveMessage, { allErrors: false });
+const validate = validatorOnFirstUse<LiveMessage>(liveMessage, { allErrors: false });
 
 /** The message in `raw`, or the reason it is not one. */
 export function parseLiveMessage(raw: string): LiveMessage | { error: string } {
@@ -16,7 +16,7 @@ export function parseLiveMessage(raw: string): LiveMessage | { error: string } {
   } catch {
     return { error: 'a message must be JSON' };
   }
-  if (validator()(value)) return value;
+  if (validate(value)) return value;
   const type = (value as { type?: unknown } | null)?.type;
   return {
     error: typeof type === 'string' && (LIVE_MESSAGE_TYPES as readonly string[]).includes(type)

@@ -7,7 +7,7 @@ import { badRequest, invalidField, validationDetails } from '../errors.js';
 import { multipartError, spoolUpload } from '../fs/index.js';
 import { validatorOnFirstUse } from '../validator.js';
 
-const validator = validatorOnFirstUse(monitorManifest, { allErrors: true, strict: false });
+const validate = validatorOnFirstUse(monitorManifest, { allErrors: true, strict: false });
 
 export async function readMonitorDeploy(parts: AsyncIterable<Multipart>, dir: string, input: string): Promise<{ manifest: MonitorManifest; zipPath: string }> {
   let manifest: unknown;
@@ -36,7 +36,6 @@ export async function readMonitorDeploy(parts: AsyncIterable<Multipart>, dir: st
   }
   if (!zipPath) throw invalidField(`${input}.file`, 'is required: a zip of the suite folder');
   if (manifest === undefined) throw invalidField(`${input}.manifest`, 'is required: the manifest as JSON text');
-  const validate = validator();
   if (!validate(manifest)) {
     const details = validationDetails(`${input}.manifest`, validate.errors ?? []);
     throw badRequest(details[0]?.message ?? `${input}.manifest is invalid`, details);
