@@ -19,6 +19,22 @@ export interface ConditionContext {
 
 const OPS = ['equals', 'one_of', 'contains', 'matches', 'at_least'] as const;
 
+/**
+ * A matcher's expected value (`if`'s and a value expect's), templates filled in; a `matches` pattern known
+ * now is checked now.
+ */
+export function compileExpected(written: Obj, key: string, at: DataPath, ctx: Pick<ConditionContext, 'sub' | 'site' | 'report'>): unknown {
+  const expected = ctx.sub.substitute(written[key], [...at, key], ctx.site);
+  if (key === 'matches' && typeof expected === 'string' && !hasTemplate(expected)) {
+    try {
+      new RegExp(expected);
+    } catch (err) {
+      ctx.report([...at, key], `invalid regular expression: ${(err as Error).message}`);
+    }
+  }
+  return expected;
+}
+
 /** Assumes the condition passed validation (one head key, the right shapes). */
 export function compileCondition(c: Obj, at: DataPath, ctx: ConditionContext): IfCondition {
   if (isPlainObject(c.not)) return { not: compileCondition(c.not, [...at, 'not'], ctx) };
@@ -43,14 +59,7 @@ export function compileCondition(c: Obj, at: DataPath, ctx: ConditionContext): I
   }
   const name = bareName(String(c.var));
   const op = OPS.find((k) => k in c)!;
-  const expected = ctx.sub.substitute(c[op], [...at, op], ctx.site);
-  if (op === 'matches' && typeof expected === 'string' && !hasTemplate(expected)) {
-    try {
-      new RegExp(expected);
-    } catch (err) {
-      ctx.report([...at, op], `invalid regular expression: ${(err as Error).message}`);
-    }
-  }
+  const expected = compileExpected(c, op, at, ctx);
   const condition = { var: name, [op]: expected } as IfCondition;
   const found = ctx.sub.probe(name, [...at, 'var'], ctx.site);
   if (found.known) return { var: name, value: found.value, [op]: expected } as IfCondition;

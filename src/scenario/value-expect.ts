@@ -3,12 +3,11 @@
 // value is read when the step runs, or here when compile time knows it (a variable).
 
 import { describeValueCheck, preview } from './assertions.js';
-import { bareName } from './conditions.js';
+import { bareName, compileExpected } from './conditions.js';
 import type { CompiledKind } from './host-steps.js';
 import type { DataPath } from './path.js';
 import type { Operation, ValueCheck } from './plan.js';
 import type { Substituter, UseSite } from './substitute.js';
-import { hasTemplate } from './template.js';
 
 type Obj = Record<string, unknown>;
 
@@ -43,15 +42,7 @@ export function compileValueExpect(o: Obj, at: DataPath, ctx: ValueExpectContext
       pageKeys = true;
       continue;
     }
-    const expected = ctx.sub.substitute(o[key], [...at, key], ctx.site);
-    if (key === 'matches' && typeof expected === 'string' && !hasTemplate(expected)) {
-      try {
-        new RegExp(expected);
-      } catch (err) {
-        ctx.report([...at, key], `invalid regular expression: ${(err as Error).message}`);
-      }
-    }
-    checks.push({ [key]: expected } as ValueCheck);
+    checks.push({ [key]: compileExpected(o, key, at, ctx) } as ValueCheck);
   }
   if (checks.length === 0 && !pageKeys) ctx.report(at, `an expect on a value needs a matcher: ${VALUE_MATCHERS.join(', ')}`);
   // A value does not change while a step waits, so there is nothing to wait for; polling is a retry block.
