@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { preview } from '../../src/scenario/assertions.js';
 import { itemsOf } from '../../src/scenario/conditions.js';
-import type { Condition, IfCondition, ValueCheck } from '../../src/scenario/plan.js';
+import type { Condition, IfComparison, IfCondition, ValueCheck } from '../../src/scenario/plan.js';
 import { resolveRuntime, runtimeValue } from '../../src/scenario/template.js';
 import { StepFailure } from './failures.js';
 import type { StepStatus } from '../reporters/results.js';
@@ -25,12 +25,14 @@ export function evaluate(c: IfCondition, ctx: ConditionScope): boolean {
     const value = runtimeValue(ctx.scope, c.exists);
     return value !== undefined && value !== null;
   }
-  const { var: name, value: known, ...rest } = c as { var: string; value?: unknown } & Condition;
+  const { var: name, value: known, ...rest } = c as { var: string; value?: unknown } & IfComparison;
   const actual = 'value' in c ? known : runtimeValue(ctx.scope, name);
   if (actual === undefined) {
     throw new StepFailure('step', `'${name}' has no value (a step that saves it did not run?); check it with { exists: ${name} } first`);
   }
-  return holds(resolveRuntime(rest as Condition, ctx.scope), actual);
+  const comparison = resolveRuntime(rest as IfComparison, ctx.scope);
+  const own = ['equals', 'one_of', 'contains', 'matches', 'at_least'].some((k) => k in comparison);
+  return own ? holds(comparison as Condition, actual) : valueHolds(comparison as ValueCheck, actual);
 }
 
 /**

@@ -1,9 +1,9 @@
 // `if` conditions: compiled from what a scenario writes to plain data the runner evaluates, and worded
 // the same way for step names, `bcs plan` and failure messages.
 
-import { describeCondition, preview } from './assertions.js';
+import { describeCondition, describeValueCheck, preview } from './assertions.js';
 import type { DataPath } from './path.js';
-import type { Condition, IfCondition } from './plan.js';
+import type { IfComparison, IfCondition } from './plan.js';
 import type { Substituter, UseSite } from './substitute.js';
 import { hasTemplate, isPlainObject, templateNames } from './template.js';
 
@@ -17,7 +17,8 @@ export interface ConditionContext {
   report(at: DataPath, message: string): void;
 }
 
-const OPS = ['equals', 'one_of', 'contains', 'matches', 'at_least'] as const;
+/** What an `if` compares a value with: an expect's value matchers but `defined` (that is `exists`), and one_of and at_least. */
+const OPS = ['equals', 'one_of', 'contains', 'matches', 'at_least', 'greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal', 'length', 'truthy', 'falsy'] as const;
 
 /**
  * A matcher's expected value (`if`'s and a value expect's), templates filled in; a `matches` pattern known
@@ -81,9 +82,10 @@ export function describeIfCondition(c: IfCondition): string {
   if ('failed' in c) return `step "${c.failed}" failed`;
   if ('passed' in c) return `step "${c.passed}" passed`;
   if ('exists' in c) return `${c.exists} exists`;
-  const { var: name, value, ...op } = c as { var: string; value?: unknown } & Condition;
+  const { var: name, value, ...op } = c as { var: string; value?: unknown } & IfComparison;
   const known = 'value' in c ? ` (${preview(value, 40)})` : '';
-  return `${name}${known} ${describeCondition(op as Condition)}`;
+  const words = 'one_of' in op || 'at_least' in op || 'contains' in op ? describeCondition(op) : describeValueCheck(op);
+  return `${name}${known} ${words}`;
 }
 
 function grouped(c: IfCondition): string {

@@ -47,6 +47,9 @@ export type ValueCheck =
   | { falsy: true }
   | { defined: boolean };
 
+/** What an `if` compares a value with: a host check's conditions, and a value expect's other matchers. */
+export type IfComparison = Condition | Exclude<ValueCheck, { equals: unknown } | { contains: unknown } | { matches: string } | { defined: boolean }>;
+
 /** A call to the Browser Cloud API and what to do with its response. */
 export interface ApiCall {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -189,7 +192,7 @@ export interface WebServerOptions {
  * value (`known` when the compiler could tell).
  */
 export type IfCondition =
-  | ({ var: string; value?: unknown } & Condition)
+  | ({ var: string; value?: unknown } & IfComparison)
   | { failed: string }
   | { passed: string }
   | { exists: string; known?: boolean }

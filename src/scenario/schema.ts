@@ -26,6 +26,8 @@ export interface Problem {
 
 const TARGET_KEYS = 'selector, text, role, label, placeholder, test_id';
 
+/** What an `if` on a value compares with (conditions.ts lists the same). */
+const IF_MATCHERS = 'equals, one_of, contains, matches, at_least, greater_than, greater_than_or_equal, less_than, less_than_or_equal, length, truthy, falsy';
 const COMPUTER_ACTIONS = 'click_mouse, move_mouse, type_text, press_key, scroll, drag_mouse, set_cursor, sleep';
 
 /** What a union expects, for values that fit none of its branches. Keyed by the union's JSON pointer. */
@@ -40,7 +42,7 @@ const EXPECTED: Record<string, string> = {
   '/$defs/var_value': 'expected a string, number or boolean',
   '/$defs/var': 'expected a string, number, boolean, list or mapping',
   '/$defs/web_server/properties/url': 'expected an http:// or https:// URL',
-  '/$defs/condition': 'expected a condition: { var, equals | one_of | contains | matches | at_least }, { failed }, { passed }, { exists }, { not }, { all } or { any }',
+  '/$defs/condition': 'expected a condition: { var, equals | one_of | contains | matches | at_least | greater_than | less_than | ... }, { failed }, { passed }, { exists }, { not }, { all } or { any }',
   '/$defs/repeat/properties/times': 'expected a whole number of passes, or a template such as "{{ count }}"',
   '/$defs/for_each/properties/items': 'expected a list, or a template naming one such as "{{ users }}"',
   '/$defs/include': 'expected a scenario file path, or an object with file and optional with',
@@ -99,8 +101,8 @@ const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> 
     many: 'a JSON check has exactly one of equals, contains, matches',
   },
   '/$defs/var_condition': {
-    none: "a var condition needs one of equals, one_of, contains, matches, at_least",
-    many: 'a var condition has exactly one of equals, one_of, contains, matches, at_least',
+    none: `a var condition needs one of ${IF_MATCHERS}`,
+    many: `a var condition has exactly one of ${IF_MATCHERS}`,
   },
 };
 

@@ -81,12 +81,12 @@ describe('blocks at run time', () => {
 steps:
   - exec: { command: sh, args: [-c, "printf 'a\\\\nb\\\\nc\\\\n'"], save: letters }
   - exec: { command: sh, args: [-c, "exit 3"], expect: { exit_code: any }, save: probe }
-  - if: { var: probe.exit_code, equals: 3 }
+  - if: { all: [{ var: probe.exit_code, equals: 3 }, { var: probe.exit_code, less_than_or_equal: 3 }, { var: letters, truthy: true }] }
     then:
       - exec: { command: echo, args: [2], save: count }
     else:
       - exec: { command: echo, args: [never], save: never }
-  - if: { any: [{ exists: never }, { var: probe.exit_code, at_least: 4 }] }
+  - if: { any: [{ exists: never }, { var: probe.exit_code, at_least: 4 }, { var: probe.exit_code, greater_than: 3 }, { var: letters, length: 0 }] }
     then: [{ exec: "false" }]
   - repeat:
       times: "{{ count }}"

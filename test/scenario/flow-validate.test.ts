@@ -55,9 +55,9 @@ steps:
     then: [{ goto: x }]
 `)).toEqual([
       "3:5 an 'if' step needs 'then': the steps to run when the condition holds",
-      '3:9 steps[0].if: a var condition needs one of equals, one_of, contains, matches, at_least',
+      '3:9 steps[0].if: a var condition needs one of equals, one_of, contains, matches, at_least, greater_than, greater_than_or_equal, less_than, less_than_or_equal, length, truthy, falsy',
       "4:5 'then' belongs to an 'if' step: write '- if: <condition>' above it",
-      "5:30 steps[2].if: a var condition has exactly one of equals, one_of, contains, matches, at_least; found 'equals' and 'contains'",
+      "5:30 steps[2].if: a var condition has exactly one of equals, one_of, contains, matches, at_least, greater_than, greater_than_or_equal, less_than, less_than_or_equal, length, truthy, falsy; found 'equals' and 'contains'",
       '6:11 steps[2].then must not be empty',
       "7:22 a condition has exactly one of var, failed, passed, exists, not, all, any, found 'failed' and 'passed'",
       "9:42 unknown condition 'nope' in steps[4].if.all[1]; expected one of var, failed, passed, exists, not, all, any",
