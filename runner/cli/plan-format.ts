@@ -117,7 +117,8 @@ export function describeOperation(op: Operation): string {
       return `release the browser to pool ${op.pool}: ${call}\nif an earlier step failed, reuse: false (the pool replaces the browser)`;
     }
     case 'connect':
-      return `playwright connectOverCDP ${op.ws_url}`;
+      // The context the scenario's page opens in, with the options the scenario (and its defaults) gave it.
+      return [`playwright connectOverCDP ${op.ws_url}`, ...(op.context ? [`new context ${JSON.stringify(op.context)}`] : [])].join('\n');
     case 'disconnect':
       return 'playwright disconnect';
     case 'page': {

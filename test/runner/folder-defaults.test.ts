@@ -43,4 +43,15 @@ describe('folder defaults', { timeout: 180_000 }, () => {
     expect(main('fails')).toEqual(['goto / passed bcs.defaults.yaml:4', 'expect text "Goodbye" failed fails.yaml:3', 'screenshot last page passed bcs.defaults.yaml:6']);
     expect(main('other')).toEqual(['goto / passed bcs.defaults.yaml:4', 'goto / passed other.yaml:5', 'screenshot last page passed bcs.defaults.yaml:6']);
   });
+
+  it('bcs plan prints the context a scenario opens, with the options its defaults gave it and where they came from', async () => {
+    const project = await inlineFiles({
+      'suite/bcs.defaults.yaml': 'context:\n  viewport: { width: 800, height: 600 }\n  locale: de-DE\n',
+      'suite/page.yaml': 'name: page\nsteps:\n  - goto: https://example.com/\n',
+    });
+    const res = await runCli(['plan', project.path('suite/page.yaml')]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('new context {"viewport":{"width":800,"height":600},"locale":"de-DE"}');
+    expect(res.stdout).toMatch(/from defaults files\n\s+context\.viewport\s+\S*bcs\.defaults\.yaml:2:3\n\s+context\.locale\s+\S*bcs\.defaults\.yaml:3:3\n/);
+  });
 });
