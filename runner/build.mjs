@@ -8,7 +8,7 @@ import { writeScenarioTypes } from './scenario-types.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-export const entryPoints = ['runner/cli/cli.ts', 'src/index.ts', 'src/service/index.ts', 'fixtures/index.ts', 'bench/create-latency.ts', 'bench/runner-overhead.ts', 'bench/computer-latency.ts', 'bench/host-latency.ts', 'bench/pool-latency.ts', 'bench/replay-cpu.ts', 'bench/cdp-proxy.ts', 'bench/vs-playwright.ts', 'bench/idle-sessions.ts', 'bench/invoke-latency.ts', 'bench/session-network.ts', 'bench/live-view.ts', 'bench/headless-shell.ts', 'bench/store-latency.ts', 'bench/cluster-latency.ts', 'bench/cluster-capacity.ts', 'bench/pool-reset-cost.ts', 'bench/merge-reports.ts', 'bench/report-to-cost.ts', 'bench/monitor-tick.ts'];
+export const entryPoints = ['runner/cli/cli.ts', 'runner/suite/service-thread.ts', 'src/index.ts', 'src/service/index.ts', 'fixtures/index.ts', 'bench/create-latency.ts', 'bench/runner-overhead.ts', 'bench/computer-latency.ts', 'bench/host-latency.ts', 'bench/pool-latency.ts', 'bench/replay-cpu.ts', 'bench/cdp-proxy.ts', 'bench/vs-playwright.ts', 'bench/idle-sessions.ts', 'bench/invoke-latency.ts', 'bench/session-network.ts', 'bench/live-view.ts', 'bench/headless-shell.ts', 'bench/store-latency.ts', 'bench/cluster-latency.ts', 'bench/cluster-capacity.ts', 'bench/pool-reset-cost.ts', 'bench/merge-reports.ts', 'bench/report-to-cost.ts', 'bench/monitor-tick.ts'];
 
 export async function buildDist() {
   await writeScenarioAccepts();
@@ -28,10 +28,23 @@ export async function buildDist() {
     // Bundled CommonJS (the generated scenario validator) requires npm packages: give it Node's require,
     // which an ESM bundle does not have.
     banner: { js: "import { createRequire as __bcsCreateRequire } from 'node:module'; const require = __bcsCreateRequire(import.meta.url);" },
+    plugins: [builtinsByRequire],
     logLevel: 'warning',
   });
   await buildConsole();
 }
+
+/**
+ * node:http and node:https loaded with require: an ESM import of a built-in reads every one of its exports,
+ * and http's include WebSocket, whose getter loads undici (~30 ms of a start, on each thread that imports it).
+ */
+const builtinsByRequire = {
+  name: 'builtins-by-require',
+  setup(b) {
+    b.onResolve({ filter: /^node:https?$/ }, (args) => (args.namespace === 'builtin-require' ? undefined : { path: args.path, namespace: 'builtin-require' }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
 
 /** Where the service looks for the console's files: next to the sources, and the same path under dist/. */
 export const consoleOutdir = 'src/console/generated';

@@ -15,7 +15,7 @@ import { startUrl } from '../../src/recorder/start-url.js';
 import { EXIT } from '../suite/exit-codes.js';
 import { TargetError, openTarget, type Target } from '../suite/target.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
-import { packageRoot } from './package-root.js';
+import { packageRoot } from '../suite/package-root.js';
 import { UsageError } from './usage-error.js';
 
 type Finish = (code: number) => void;

@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import { EXIT } from '../suite/exit-codes.js';
 import { addApiKeyOptions, resolveApiKey } from './api-key.js';
 import { databaseUrlOption, secretsKeyLine } from './database-url.js';
-import { packageRoot } from './package-root.js';
+import { packageRoot } from '../suite/package-root.js';
 import { integerOption, UsageError } from './usage-error.js';
 
 type Finish = (code: number) => void;

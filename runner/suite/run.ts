@@ -18,6 +18,8 @@ import { failedIn, readLastRun, writeLastRun } from './last-failed.js';
 import { ReporterError, combine, type RunReporter, type SuiteInfo } from '../reporters/reporter.js';
 import { summarize, type RunResult, type ScenarioResult } from '../reporters/results.js';
 import { selectScenarios, shardOf, type Selection, type Shard } from './select.js';
+import { playwrightCore } from '../exec/playwright-lib.js';
+import { browserNeed } from './browser-need.js';
 import { TargetError, openTarget, type Target, type TargetOptions } from './target.js';
 import { poolOfPlan, poolSizes, runQueue } from './workers.js';
 import { changedFiles, changedScenarios } from './changed.js';
@@ -183,6 +185,8 @@ export async function runScenarios(opts: RunOptions): Promise<RunOutcome> {
     return { kind: 'invalid', exitCode: EXIT.invalid, diagnostics: [], message: (err as Error).message };
   }
   const workers = Math.max(1, opts.workers ?? 1);
+  // Playwright loads (a fifth of a second of this thread) while the embedded service starts on its own.
+  if (!opts.target && suite.selected.some((c) => browserNeed(c.plan, { share: true }))) playwrightCore();
   const info = { workers, retries: opts.retries ?? 0, suite: suiteInfo(suite) };
   if (suite.nothing) {
     await discardTarget();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/index.js';
+import { startEmbeddedService } from './embedded-service.js';
 import type { PoolSettings } from './config.js';
 import type { RunTargetInfo } from '../reporters/reporter.js';
 
@@ -47,11 +48,9 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     // load rather than after. It is not refilled (a spare launching beside the scenarios would only take
     // their CPU), and a first browser with its own settings closes it. No concurrency limit: `--workers N`
     // creates N browsers at once and must never be refused a session here.
-    // Loaded only when a run needs it: remote runs and admin commands never pay for the service's modules.
-    const { startService } = await import('../../src/service/index.js');
     // The local-development egress policy: scenarios reach sites on this machine (a dev server, serve:,
     // web_server:) as a Playwright user expects; private networks still need network.private_hosts.
-    const service = await startService({
+    const service = await startEmbeddedService({
       dataDir,
       chromium: opts.chromium,
       headlessShell: opts.headlessShell,
@@ -63,7 +62,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       networkPolicy: 'local',
     });
     // Your machine, your scenarios: the embedded service may run unsandboxed, but says so, once a run.
-    if (!service.sandbox) {
+    if (!service.sandboxed) {
       process.stderr.write(
         `bcs: sessions run unsandboxed (${service.sandboxReason}): exec and spawn run on this host and see its files as their user does, ` +
           `where /home/kernel is not the session's folder (use $HOME); install bubblewrap to sandbox them\n`,

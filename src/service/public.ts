@@ -82,7 +82,9 @@ export interface ServiceOptions {
   /**
    * The standby is launched once and not refilled: its browsers go to the first default creates, later ones
    * launch their own, and a first create that is not a default one stops it (what it launched is closed).
-   * For a run on the embedded service, whose first browser then launches while the run is still loading.
+   * For a run on the embedded service, whose first browser then launches while the run is still loading: it
+   * launches as soon as the service can launch, before stale sessions are ended, so only over a data dir of
+   * its own.
    */
   standbyOnce?: boolean;
   /**

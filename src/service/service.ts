@@ -267,6 +267,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     // one follows the new one.
     restarted: [sessionLogs.onRestart, telemetry.onRestart, computers.onRestart, recordings.onRestart, poolMembers.memberRestarted],
   });
+  // A one-shot standby is an embedded run's first browser, in a data dir made for the run: there is nothing
+  // stale to end first, so it launches now, beside the rest of the start, instead of once the service listens.
+  if (opts.standbyOnce) standby.start();
   const limit = new ConcurrencyLimit(limits, {
     onDemand: (projectId) => (projectId === undefined ? sessions.onDemandSessions : sessions.onDemandIn(projectId)),
     reserved: (projectId) => pools.reserved(projectId),
@@ -379,7 +382,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   sessions.startSweeper(opts.sweepIntervalMs ?? 1000);
   // After stale sessions are ended: pools refill what the last run had, the standby launches its own.
   if (!opts.cluster) await startOncePerCluster();
-  standby.start();
+  if (!opts.standbyOnce) standby.start();
 
   serveUpgrades(app.server, { guard, keys, browsers, sessions, tokens, telemetry, liveViews, now, logError: (obj, msg) => app?.log.error(obj, msg) });
 

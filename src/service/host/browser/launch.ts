@@ -117,6 +117,11 @@ export async function launchBrowser(env: LaunchEnv, id: string, spec: LaunchSpec
     }
     const parts = { id, dir, view, screen, forwarder, network, owner, xauthority, browserPath: inView };
     const chromium = await startChromium(env, parts, exe, browser, spec, extraArgs);
+    // The namespace's bridges came up beside Chromium's start; the service reaches Chromium through them.
+    await network?.ready().catch(async (err: Error) => {
+      await chromium.kill();
+      throw err;
+    });
     warm = { ...parts, spec, exe, chromium, downloads: downloadsConnection(env, exe, id, chromium, inView) };
   } catch (err) {
     await screen?.stop();

@@ -62,7 +62,16 @@ export class SessionNetwork {
     private readonly releasePort: () => void,
     /** The DevTools socket on the host: the service's own shortest way to Chromium inside. */
     readonly devtoolsSocket: string,
+    private readonly bridgesUp: Promise<void>,
   ) {}
+
+  /**
+   * Resolves once both bridges answer (the egress port inside, the DevTools socket outside); a namespace is
+   * usable by processes joining it before, its ways in and out only after.
+   */
+  ready(): Promise<void> {
+    return this.bridgesUp;
+  }
 
   /** The folder for the sockets (made here); the egress proxy must listen on `socketPath(dir)` before start. */
   static async prepareDir(dir: string, sandbox: Sandbox): Promise<string> {
@@ -109,12 +118,6 @@ export class SessionNetwork {
     } catch (err) {
       throw await fail(`could not create the session's network namespace (${(err as Error).message})`);
     }
-    try {
-      await waitForFile(join(dir, DEVTOOLS_SOCKET), holder, READY_TIMEOUT_MS);
-    } catch (err) {
-      closeSync(nsFd);
-      throw await fail(`the session's network bridge did not start (${(err as Error).message})`);
-    }
     const bridge = net.createServer();
     await new Promise<void>((resolve, reject) => {
       bridge.once('error', reject);
@@ -125,7 +128,12 @@ export class SessionNetwork {
     });
     // Registered before anyone learns the port.
     const release = opts.servicePorts.add((bridge.address() as AddressInfo).port);
-    const network = new SessionNetwork(holder, nsFd, bridge, release, join(dir, DEVTOOLS_SOCKET));
+    // Chromium can start in the namespace while socat brings the bridges up (both take tens of ms).
+    const bridgesUp = waitForFile(join(dir, DEVTOOLS_SOCKET), holder, READY_TIMEOUT_MS).catch(async (err: Error) => {
+      throw await fail(`the session's network bridge did not start (${err.message})`);
+    });
+    bridgesUp.catch(() => {}); // awaited by ready()
+    const network = new SessionNetwork(holder, nsFd, bridge, release, join(dir, DEVTOOLS_SOCKET), bridgesUp);
     bridge.on('connection', (client) => network.pipeToDevtools(client, network.devtoolsSocket));
     return network;
   }

@@ -144,22 +144,29 @@ export async function detectSandbox(opts: DetectOptions): Promise<SandboxDetecti
   } catch (err) {
     return { sandbox: null, reason: `could not prepare the sandbox: ${(err as Error).message}` };
   }
+  // One probe where a namespace is wanted: a sandbox that makes one works. The plain one runs only if not.
+  const tools = await networkTools(sandbox, opts);
+  let networkReason = 'reason' in tools ? tools.reason : '';
+  if (!('reason' in tools)) {
+    const probe = await probeSandbox(sandbox, dir, accounts, ['--unshare-net']);
+    if (probe.ok) return { sandbox: { ...sandbox, network: tools, networkReason: `a network namespace per session, bridged by ${tools.socat}` }, reason: `bwrap at ${bwrapPath}` };
+    networkReason = `bwrap cannot create a network namespace: ${probe.detail}`;
+  }
   const probe = await probeSandbox(sandbox, dir, accounts);
   if (!probe.ok) return { sandbox: null, reason: `bwrap does not work here: ${probe.detail}` };
-  return { sandbox: { ...sandbox, ...(await detectNetwork(sandbox, dir, accounts, opts)) }, reason: `bwrap at ${bwrapPath}` };
+  return { sandbox: { ...sandbox, network: null, networkReason }, reason: `bwrap at ${bwrapPath}` };
 }
 
-/** Whether sessions can get network namespaces of their own here, proven by starting one. */
-async function detectNetwork(sandbox: Sandbox, dir: string, accounts: Accounts, opts: DetectOptions): Promise<Pick<Sandbox, 'network' | 'networkReason'>> {
-  if (opts.network === false) return { network: null, networkReason: 'turned off' };
+/** What sessions need for network namespaces of their own, or why they cannot have them here. */
+async function networkTools(sandbox: Sandbox, opts: DetectOptions): Promise<NonNullable<Sandbox['network']> | { reason: string }> {
+  if (opts.network === false) return { reason: 'turned off' };
   // Unprivileged, each bwrap has a user namespace of its own, and a second process could not join the first's network.
-  if (!sandbox.privileged) return { network: null, networkReason: 'the service does not run as root' };
+  if (!sandbox.privileged) return { reason: 'the service does not run as root' };
   const socat = await findExecutable('socat', '/usr/bin:/bin');
-  if (!socat) return { network: null, networkReason: 'socat is not installed' };
+  if (!socat) return { reason: 'socat is not installed' };
   const nsenter = await findExecutable('nsenter', '/usr/bin:/usr/sbin:/bin:/sbin');
-  if (!nsenter) return { network: null, networkReason: 'nsenter (util-linux) is not installed' };
-  const probe = await probeSandbox(sandbox, dir, accounts, ['--unshare-net']);
-  return probe.ok ? { network: { socat, nsenter }, networkReason: `a network namespace per session, bridged by ${socat}` } : { network: null, networkReason: `bwrap cannot create a network namespace: ${probe.detail}` };
+  if (!nsenter) return { reason: 'nsenter (util-linux) is not installed' };
+  return { socat, nsenter };
 }
 
 async function systemArgs(dir: string, accounts: Accounts, privileged: boolean): Promise<string[]> {
