@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ServiceOptions } from '../../src/service/index.js';
+import type { RunningService, ServiceOptions } from '../../src/service/index.js';
 import { packageRoot } from './package-root.js';
 
 /** What the runner needs of a started embedded service: plain data, as it crosses from the thread. */
@@ -41,6 +41,11 @@ function threadEntry(): string | undefined {
 async function startHere(options: ServiceOptions): Promise<EmbeddedService> {
   const { startService } = await import('../../src/service/index.js');
   const service = await startService(options);
+  return { ...embeddedInfo(service), close: () => service.close() };
+}
+
+/** What crosses from the service's thread (or is taken here from a service started on this one). */
+export function embeddedInfo(service: RunningService): EmbeddedInfo {
   return {
     baseUrl: service.baseUrl,
     apiKey: service.apiKey,
@@ -48,7 +53,6 @@ async function startHere(options: ServiceOptions): Promise<EmbeddedService> {
     sandboxReason: service.sandboxReason,
     chromium: { path: service.chromium.path, source: service.chromium.source },
     headlessShell: service.headlessShell ? { path: service.headlessShell.path } : null,
-    close: () => service.close(),
   };
 }
 

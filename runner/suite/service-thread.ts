@@ -6,12 +6,11 @@
 import module from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServiceOptions } from '../../src/service/index.js';
-import type { EmbeddedInfo, ThreadMessage } from './embedded-service.js';
+import { embeddedInfo, type ThreadMessage } from './embedded-service.js';
 
 const data = (workerData ?? {}) as { compileCache?: string };
 if (data.compileCache) module.enableCompileCache?.(data.compileCache);
 const port = parentPort!;
-
 const post = (message: ThreadMessage) => port.postMessage(message);
 const loading = import('../../src/service/index.js');
 loading.catch(() => {}); // reported when started
@@ -20,21 +19,13 @@ port.once('message', async (options: ServiceOptions) => {
   try {
     const { startService } = await loading;
     const service = await startService(options);
-    const info: EmbeddedInfo = {
-      baseUrl: service.baseUrl,
-      apiKey: service.apiKey,
-      sandboxed: service.sandbox !== null,
-      sandboxReason: service.sandboxReason,
-      chromium: { path: service.chromium.path, source: service.chromium.source },
-      headlessShell: service.headlessShell ? { path: service.headlessShell.path } : null,
-    };
     port.once('message', () => {
       void service.close().then(
         () => post({ kind: 'closed' }),
         (err: Error) => post({ kind: 'closed', error: err.message }),
       );
     });
-    post({ kind: 'ready', info });
+    post({ kind: 'ready', info: embeddedInfo(service) });
   } catch (err) {
     post({ kind: 'failed', message: (err as Error).message });
   }

@@ -57,6 +57,12 @@ describe('bcs run --timeout', { timeout: 180_000 }, () => {
     expect(infra.results.scenarios.map((s: { status: string }) => s.status)).toEqual(['failed', 'error', 'failed']);
   });
 
+  it('an embedded service that cannot start (its thread says why) is an infrastructure error, exit 3', async () => {
+    const res = await runCli(['run', f('passes.yaml')], { BCS_CHROMIUM: project.path('no-such-chrome') });
+    expect(res.code, res.stderr).toBe(3);
+    expect(res.stderr).toContain(`could not start the embedded service: configured Chromium '${project.path('no-such-chrome')}' is not an executable file`);
+  });
+
   it('rejects a timeout that is not a duration', async () => {
     const res = await runCli(['run', f('passes.yaml'), '--timeout', 'soon']);
     expect(res.code).toBe(2);
