@@ -1,7 +1,8 @@
 // A recorded scenario as a YAML file: the header a runnable scenario needs, then the steps one a line
 // where they fit, as the examples in docs/scenarios.md are written.
 import { isAbsolute, relative, dirname } from 'node:path';
-import { Document, isMap, isSeq, visit } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { Step } from './translate.js';
 
 export interface ScenarioFileOptions {
@@ -20,12 +21,17 @@ export interface ScenarioFileOptions {
   skipped?: string[];
 }
 
+/** yaml, loaded when a file is first written: the service loads this module as it starts, and most never record. */
+let yaml: typeof Yaml | undefined;
+const loadYaml = () => (yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+
 /** A step this long or shorter is written on one line (`- click: { role: button, name: Save }`). */
 const ONE_LINE = 100;
 
 export function scenarioYaml(o: ScenarioFileOptions): string {
   const schemaPath = o.schemaPath;
   const schema = schemaPath === undefined ? undefined : o.file && !isAbsolute(schemaPath) ? schemaPath : o.file ? relative(dirname(o.file), schemaPath) : schemaPath;
+  const { Document, isMap, isSeq, visit } = loadYaml();
   const doc = new Document({
     name: o.name,
     browser: { headless: true, viewport: o.viewport },

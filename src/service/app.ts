@@ -2,7 +2,8 @@
 // so tests and the embedded runner can start it on any port.
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import qs from 'qs';
+import { createRequire } from 'node:module';
+import type * as Qs from 'qs';
 import { installAuth } from './auth.js';
 import { MAX_PARAM_LENGTH, ServiceError, answerClientError, frameworkError, noRoute, toErrorResponse } from './errors.js';
 import { notFromReplica, type HostGuard } from './cluster/host-guard.js';
@@ -46,6 +47,10 @@ import { registerMonitorRoutes } from './routes/monitors.js';
 import { installApiCallEvents, registerTelemetryRoutes } from './routes/telemetry.js';
 import { compiledOnFirstUse } from './host/validator.js';
 
+/** qs (with its dependencies ~35 ms of a start), loaded by the first request that parses a query. */
+let qs: typeof Qs | undefined;
+const loadQs = () => (qs ??= createRequire(import.meta.url)('qs') as typeof Qs);
+
 export interface AppDeps extends ServiceContext {
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** Serve the hosted wire only: what the schemas mark as ours is hidden (strict-wire.ts). */
@@ -81,7 +86,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     requestIdHeader: false,
     routerOptions: {
       // deepObject queries (`tags[team]=a`) as the hosted SDK sends them.
-      querystringParser: (str) => qs.parse(str, { depth: 1, arrayLimit: 100, parameterLimit: 200 }),
+      querystringParser: (str) => loadQs().parse(str, { depth: 1, arrayLimit: 100, parameterLimit: 200 }),
       // Names may be 255 characters, percent-encoded up to three bytes each.
       maxParamLength: MAX_PARAM_LENGTH,
     },
