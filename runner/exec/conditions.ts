@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { preview } from '../../src/scenario/assertions.js';
 import { itemsOf } from '../../src/scenario/conditions.js';
-import type { Condition, IfComparison, IfCondition, ValueCheck } from '../../src/scenario/plan.js';
+import type { IfComparison, IfCondition, ValueCheck } from '../../src/scenario/plan.js';
 import { resolveRuntime, runtimeValue } from '../../src/scenario/template.js';
 import { StepFailure } from './failures.js';
 import type { StepStatus } from '../reporters/results.js';
@@ -30,16 +30,14 @@ export function evaluate(c: IfCondition, ctx: ConditionScope): boolean {
   if (actual === undefined) {
     throw new StepFailure('step', `'${name}' has no value (a step that saves it did not run?); check it with { exists: ${name} } first`);
   }
-  const comparison = resolveRuntime(rest as IfComparison, ctx.scope);
-  const own = ['equals', 'one_of', 'contains', 'matches', 'at_least'].some((k) => k in comparison);
-  return own ? holds(comparison as Condition, actual) : valueHolds(comparison as ValueCheck, actual);
+  return holds(resolveRuntime(rest as IfComparison, ctx.scope), actual);
 }
 
 /**
  * Like the checks of host steps, but a number also equals its text: variables from the command line and
  * the YAML are text or numbers as they happen to be written, and `equals: 0` should match either.
  */
-function holds(c: Condition, actual: unknown): boolean {
+function holds(c: IfComparison, actual: unknown): boolean {
   if ('equals' in c) return looseEquals(actual, c.equals);
   if ('one_of' in c) return c.one_of.some((v) => looseEquals(actual, v));
   if ('contains' in c) {
@@ -47,7 +45,8 @@ function holds(c: Condition, actual: unknown): boolean {
     return typeof actual === 'string' && actual.includes(c.contains);
   }
   if ('matches' in c) return new RegExp(c.matches).test(typeof actual === 'string' ? actual : JSON.stringify(actual));
-  return numberOf(actual) >= c.at_least;
+  if ('at_least' in c) return numberOf(actual) >= c.at_least;
+  return valueHolds(c, actual);
 }
 
 /**

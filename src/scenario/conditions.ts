@@ -18,7 +18,7 @@ export interface ConditionContext {
 }
 
 /** What an `if` compares a value with: an expect's value matchers but `defined` (that is `exists`), and one_of and at_least. */
-const OPS = ['equals', 'one_of', 'contains', 'matches', 'at_least', 'greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal', 'length', 'truthy', 'falsy'] as const;
+export const IF_MATCHERS = ['equals', 'one_of', 'contains', 'matches', 'at_least', 'greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal', 'length', 'truthy', 'falsy'] as const;
 
 /**
  * A matcher's expected value (`if`'s and a value expect's), templates filled in; a `matches` pattern known
@@ -59,7 +59,7 @@ export function compileCondition(c: Obj, at: DataPath, ctx: ConditionContext): I
     return found.known ? { exists: name, known: true } : found.runtime ? { exists: name } : { exists: name, known: false };
   }
   const name = bareName(String(c.var));
-  const op = OPS.find((k) => k in c)!;
+  const op = IF_MATCHERS.find((k) => k in c)!;
   const expected = compileExpected(c, op, at, ctx);
   const condition = { var: name, [op]: expected } as IfCondition;
   const found = ctx.sub.probe(name, [...at, 'var'], ctx.site);

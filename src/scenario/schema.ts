@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import schemaJson from './scenario.schema.json' with { type: 'json' };
 import generated from './generated/scenario-accepts.cjs';
+import { IF_MATCHERS } from './conditions.js';
 import { bareNumber } from './duration.js';
 import { formatPath, pointerToPath } from './path.js';
 import type { DataPath } from './path.js';
@@ -26,8 +27,6 @@ export interface Problem {
 
 const TARGET_KEYS = 'selector, text, role, label, placeholder, test_id';
 
-/** What an `if` on a value compares with (conditions.ts lists the same). */
-const IF_MATCHERS = 'equals, one_of, contains, matches, at_least, greater_than, greater_than_or_equal, less_than, less_than_or_equal, length, truthy, falsy';
 const COMPUTER_ACTIONS = 'click_mouse, move_mouse, type_text, press_key, scroll, drag_mouse, set_cursor, sleep';
 
 /** What a union expects, for values that fit none of its branches. Keyed by the union's JSON pointer. */
@@ -101,8 +100,8 @@ const KEY_CHOICE: Record<string, { none?: string; many?: string; at?: string }> 
     many: 'a JSON check has exactly one of equals, contains, matches',
   },
   '/$defs/var_condition': {
-    none: `a var condition needs one of ${IF_MATCHERS}`,
-    many: `a var condition has exactly one of ${IF_MATCHERS}`,
+    none: `a var condition needs one of ${IF_MATCHERS.join(', ')}`,
+    many: `a var condition has exactly one of ${IF_MATCHERS.join(', ')}`,
   },
 };
 
