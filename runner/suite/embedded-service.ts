@@ -74,20 +74,21 @@ function startOnThread(entry: string, options: ServiceOptions): Promise<Embedded
   // The thread compiles the service's modules from the same cache the CLI's own loads use (runner/bcs.js).
   const worker = earlyThread() ?? new Worker(entry, { workerData: { compileCache: module.getCompileCacheDir?.() } });
   worker.postMessage(options);
+  // What the thread said when the service closed (an error's message), or that it went away.
+  let closed!: (error?: string) => void;
+  const closing = new Promise<string | undefined>((done) => (closed = done));
+  let close: Promise<void> | undefined;
   return new Promise((resolve, reject) => {
-    let closing: ((error?: string) => void) | undefined;
     let started = false;
     worker.on('message', (message: ThreadMessage) => {
       if (message.kind === 'ready') {
         started = true;
-        const closed = new Promise<string | undefined>((done) => (closing = done));
-        let closed$: Promise<void> | undefined;
         resolve({
           ...message.info,
           close: () =>
-            (closed$ ??= (async () => {
+            (close ??= (async () => {
               worker.postMessage('close');
-              const error = await closed;
+              const error = await closing;
               await worker.terminate();
               if (error) throw new Error(error);
             })()),
@@ -95,19 +96,17 @@ function startOnThread(entry: string, options: ServiceOptions): Promise<Embedded
       } else if (message.kind === 'failed') {
         void worker.terminate();
         reject(new Error(message.message));
-      } else {
-        closing?.(message.error);
-      }
+      } else closed(message.error);
     });
     worker.on('error', (err) => {
       if (!started) reject(err);
       // A service that stopped under a run: its calls fail from here on and say so; this says why.
       else process.stderr.write(`bcs: the embedded service stopped: ${err.message}\n`);
-      closing?.();
+      closed();
     });
     worker.on('exit', (code) => {
       if (!started) reject(new Error(`the embedded service's thread exited (${code}) before it started`));
-      closing?.();
+      closed();
     });
   });
 }
