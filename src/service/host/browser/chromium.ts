@@ -69,6 +69,17 @@ export interface LaunchedChromium {
 
 const STDERR_TAIL_BYTES = 16 * 1024;
 
+function disabledFeatures(exe: ChromiumExecutable): string[] {
+  // Branded Chrome 137+ ignores --load-extension unless DisableLoadExtensionCommandLineSwitch is off.
+  const features = ['Translate', 'MediaRouter', 'OptimizationHints', 'DialMediaRouteProvider', 'DisableLoadExtensionCommandLineSwitch'];
+  // With --site-per-process (below) the shell keeps a spare renderer warm for the last context's next site;
+  // a client that opens a context per test closes it with the spare unused: a process started and killed
+  // for nothing each time (~8 ms and a renderer's start-up CPU per context, bench/BENCHMARKS.md). Without
+  // it the shell starts renderers when a page needs one, as it does by default.
+  if (exe.headlessShell) features.push('SpareRendererForSitePerProcess');
+  return features;
+}
+
 export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): string[] {
   const args = [
     `--remote-debugging-port=${opts.debuggingPort ?? 0}`,
@@ -86,8 +97,7 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
     '--disable-default-apps',
     '--disable-domain-reliability',
     '--disable-breakpad',
-    // Branded Chrome 137+ ignores --load-extension unless DisableLoadExtensionCommandLineSwitch is off.
-    '--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,DisableLoadExtensionCommandLineSwitch',
+    `--disable-features=${disabledFeatures(exe).join(',')}`,
     '--metrics-recording-only',
     '--mute-audio',
     '--disable-gpu',
