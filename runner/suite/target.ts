@@ -60,6 +60,8 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       maxConcurrentSessions: null,
       display: opts.display,
       networkPolicy: 'local',
+      // A context per scenario: a spare renderer would be made for each context and killed with it unused.
+      spareRenderers: false,
     });
     // Your machine, your scenarios: the embedded service may run unsandboxed, but says so, once a run.
     if (!service.sandboxed) {

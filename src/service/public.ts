@@ -107,6 +107,12 @@ export interface ServiceOptions {
   requireSandbox?: boolean;
   /** Headful sessions show on this existing X display instead of a virtual screen each (`bcs run --headed`). */
   display?: { display: string; xauthority?: string };
+  /**
+   * Whether a session's Chromium keeps a spare renderer warm (default true, Chromium's own with site
+   * isolation): a new page or site in the context it was made for starts sooner. `bcs run` turns it off: it
+   * opens a context per scenario, and the spare, made for the context before, is started and killed unused.
+   */
+  spareRenderers?: boolean;
   /** How often event streams (deployments, invocations, login flows) send `sse_heartbeat` (default 10 s). */
   heartbeatMs?: number;
   /** How long a deployment's loaded spare worker waits for an invocation before it is stopped (default 10 min). */

@@ -170,6 +170,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     now,
     log,
     display: opts.display,
+    spareRenderers: opts.spareRenderers,
     egress,
     capacity,
     cluster: hostId === undefined ? undefined : { hostId, insert: (row) => clusterAdmission.insert(row) },

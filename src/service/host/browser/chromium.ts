@@ -24,6 +24,12 @@ export interface LaunchOptions {
   /** Hides the automation flag (`navigator.webdriver`) that bot checks look for. */
   stealth?: boolean;
   /**
+   * false: no spare renderer kept warm for the next page or site (Chromium keeps one with site isolation,
+   * for the context it was made for). For a client that opens a context per test it is a process started
+   * and killed unused each time: ~8 ms and a renderer's start-up CPU per context (bench/BENCHMARKS.md).
+   */
+  spareRenderer?: boolean;
+  /**
    * The session's egress proxy (proxy/forwarder.ts), `http://127.0.0.1:PORT`. Loopback goes through it too:
    * in a network namespace the browser's own loopback is empty, and the policy decides about the host's.
    */
@@ -69,14 +75,10 @@ export interface LaunchedChromium {
 
 const STDERR_TAIL_BYTES = 16 * 1024;
 
-function disabledFeatures(exe: ChromiumExecutable): string[] {
+function disabledFeatures(opts: LaunchOptions): string[] {
   // Branded Chrome 137+ ignores --load-extension unless DisableLoadExtensionCommandLineSwitch is off.
   const features = ['Translate', 'MediaRouter', 'OptimizationHints', 'DialMediaRouteProvider', 'DisableLoadExtensionCommandLineSwitch'];
-  // With --site-per-process (below) the shell keeps a spare renderer warm for the last context's next site;
-  // a client that opens a context per test closes it with the spare unused: a process started and killed
-  // for nothing each time (~8 ms and a renderer's start-up CPU per context, bench/BENCHMARKS.md). Without
-  // it the shell starts renderers when a page needs one, as it does by default.
-  if (exe.headlessShell) features.push('SpareRendererForSitePerProcess');
+  if (opts.spareRenderer === false) features.push('SpareRendererForSitePerProcess');
   return features;
 }
 
@@ -97,7 +99,7 @@ export function chromiumArgs(exe: ChromiumExecutable, opts: LaunchOptions): stri
     '--disable-default-apps',
     '--disable-domain-reliability',
     '--disable-breakpad',
-    `--disable-features=${disabledFeatures(exe).join(',')}`,
+    `--disable-features=${disabledFeatures(opts).join(',')}`,
     '--metrics-recording-only',
     '--mute-audio',
     '--disable-gpu',

@@ -55,6 +55,8 @@ export interface LaunchEnv {
   preparers: LaunchPreparer[];
   /** Headful browsers go here rather than onto an Xvfb of their own. */
   display?: ExistingDisplay;
+  /** Whether Chromium keeps a spare renderer warm (ServiceOptions.spareRenderers). */
+  spareRenderers: boolean;
   /** The egress rules, the service's own ports, and who hears of a refused destination. */
   egress: { policy: EgressPolicy; servicePorts: ServicePorts; refused(sessionId: string, refusal: EgressRefusal): void };
 }
@@ -196,6 +198,7 @@ async function startChromium(
     startUrl: spec.startUrl ?? undefined,
     kioskMode: spec.kioskMode,
     stealth: spec.stealth,
+    spareRenderer: env.spareRenderers,
     proxyServer: network?.proxyServer ?? forwarder.proxyServer,
     debuggingPort: network ? DEVTOOLS_PORT : 0,
     extraArgs,

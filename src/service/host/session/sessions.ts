@@ -60,6 +60,7 @@ export class SessionManager {
       preparers: [],
       display: deps.display,
       egress: deps.egress,
+      spareRenderers: deps.spareRenderers ?? true,
     };
     this.restartDeps = {
       env: this.env,

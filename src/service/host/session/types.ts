@@ -92,6 +92,8 @@ export interface SessionManagerDeps {
   log: Logger;
   /** Headful sessions show on this display instead of a virtual screen each (`bcs run --headed`). */
   display?: ExistingDisplay;
+  /** ServiceOptions.spareRenderers. */
+  spareRenderers?: boolean;
   /** The egress rules every session's traffic is held to (see LaunchEnv.egress). */
   egress: LaunchEnv['egress'];
   /** How many sessions this host runs at once; unbounded when left out. */
