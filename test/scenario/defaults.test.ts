@@ -3,7 +3,7 @@
 import { Ajv } from 'ajv';
 import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ScenarioError, loadPlan, loadScenarios } from '../../src/scenario/index.js';
@@ -82,7 +82,7 @@ steps:
     const goto = main(plan)[0]!;
     expect(goto.timeout_ms).toBe(3000);
     expect(JSON.stringify(goto.operations)).toContain('/?Hello=Grace');
-    const fields = Object.fromEntries((plan.scenario.defaults ?? []).map((d) => [d.field, `${d.file.slice(d.file.indexOf('m/'))}:${d.line}`]));
+    const fields = Object.fromEntries((plan.scenario.defaults ?? []).map((d) => [d.field, `${relative(dir, resolve(d.file))}:${d.line}`]));
     expect(fields).toEqual({
       'tags: suite': 'm/bcs.defaults.yaml:1',
       'tags: inner': 'm/inner/bcs.defaults.yaml:1',
