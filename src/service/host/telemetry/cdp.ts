@@ -52,6 +52,9 @@ interface Tab {
 }
 
 const NETWORK_IDLE_MS = 500;
+/** The longest a settings change waits for the events already sent to arrive (CdpCollector.flush). */
+const FLUSH_MAX_MS = 1_000;
+
 /** Requests that never finish (long polls, streams) must not pile up. */
 const MAX_TRACKED_REQUESTS = 2000;
 
@@ -90,6 +93,19 @@ export class CdpCollector {
   /** Enables domains for categories turned on since (PATCH); categories turned off are filtered by the hub. */
   async refresh(): Promise<void> {
     await Promise.all([...this.tabs.values()].map((tab) => this.enable(tab)));
+  }
+
+  /**
+   * Resolves once every event each tab sent before now has reached the sink: a round trip on each tab's
+   * own session, which Chromium answers after the events it sent on that session earlier. At most
+   * FLUSH_MAX_MS: a page stuck in a loop does not answer, and holds nothing up for longer.
+   */
+  async flush(): Promise<void> {
+    if (this.closed || this.tabs.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((done) => (timer = setTimeout(done, FLUSH_MAX_MS)));
+    const trips = Promise.all([...this.tabs.values()].map((tab) => this.cdp.send('Runtime.evaluate', { expression: '0' }, tab.sessionId).catch(() => undefined)));
+    await Promise.race([trips, limit]).finally(() => clearTimeout(timer));
   }
 
   close(): void {

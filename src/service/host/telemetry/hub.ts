@@ -63,6 +63,8 @@ export class TelemetryHub {
     if (!state?.session) return;
     const { categories, exportDestination } = state.created;
     if (state.categories === categories && state.exportDestination === exportDestination) return;
+    // Events the lease's page sent are judged by the lease's settings, however late they arrive.
+    await state.collector?.flush();
     state.categories = categories;
     state.exportDestination = exportDestination;
     await this.save(state);
@@ -77,6 +79,7 @@ export class TelemetryHub {
     const settings = createSettings(this.deps.exporter, req, field);
     const state = this.states.get(id);
     if (!state?.session) return;
+    await state.collector?.flush();
     state.categories = settings.categories;
     state.exportDestination = settings.exportDestination;
     await this.save(state);
@@ -116,6 +119,7 @@ export class TelemetryHub {
     const next = resolveUpdate(state?.categories ?? null, req, field);
     if (next === 'unchanged' || !state?.session) return undefined;
     return async () => {
+      await state.collector?.flush();
       state.categories = next;
       await this.save(state);
       this.deps.sessionLog(id, next ? `telemetry capturing: ${[...next].join(', ')}` : 'telemetry capture stopped');
