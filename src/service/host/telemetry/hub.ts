@@ -63,12 +63,7 @@ export class TelemetryHub {
     if (!state?.session) return;
     const { categories, exportDestination } = state.created;
     if (state.categories === categories && state.exportDestination === exportDestination) return;
-    // Events the lease's page sent are judged by the lease's settings, however late they arrive.
-    await state.collector?.flush();
-    state.categories = categories;
-    state.exportDestination = exportDestination;
-    await this.save(state);
-    await this.syncCollector(state);
+    await this.switchTo(state, { categories, exportDestination });
   }
 
   /**
@@ -79,6 +74,14 @@ export class TelemetryHub {
     const settings = createSettings(this.deps.exporter, req, field);
     const state = this.states.get(id);
     if (!state?.session) return;
+    await this.switchTo(state, settings);
+  }
+
+  /**
+   * A running session's settings replaced (a lease begins or ends). Events its pages sent before are judged
+   * by the settings they were sent under, however late they arrive: they are let in first.
+   */
+  private async switchTo(state: State, settings: Pick<State, 'categories' | 'exportDestination'>): Promise<void> {
     await state.collector?.flush();
     state.categories = settings.categories;
     state.exportDestination = settings.exportDestination;
