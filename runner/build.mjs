@@ -1,4 +1,5 @@
-// Builds dist/ with esbuild: one bundle per entry point, npm packages left external.
+// Builds dist/ with esbuild: one bundle per entry point, with the npm packages it uses inside, but for those
+// that must be loaded from node_modules (KEEP_EXTERNAL).
 // Kept as plain JS so `npm ci` (prepare) and the test setup can run it before anything is compiled.
 import { build } from 'esbuild';
 import { cp, mkdir } from 'node:fs/promises';
@@ -9,6 +10,19 @@ import { writeScenarioTypes } from './scenario-types.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 export const entryPoints = ['runner/cli/cli.ts', 'runner/suite/service-thread.ts', 'src/index.ts', 'src/service/index.ts', 'fixtures/index.ts', 'bench/create-latency.ts', 'bench/runner-overhead.ts', 'bench/computer-latency.ts', 'bench/host-latency.ts', 'bench/pool-latency.ts', 'bench/replay-cpu.ts', 'bench/cdp-proxy.ts', 'bench/vs-playwright.ts', 'bench/idle-sessions.ts', 'bench/invoke-latency.ts', 'bench/session-network.ts', 'bench/live-view.ts', 'bench/headless-shell.ts', 'bench/store-latency.ts', 'bench/cluster-latency.ts', 'bench/cluster-capacity.ts', 'bench/pool-reset-cost.ts', 'bench/merge-reports.ts', 'bench/report-to-cost.ts', 'bench/monitor-tick.ts'];
+
+/**
+ * Packages left to Node to load: native or binary ones, ones that read their own files at run time, the
+ * Playwright the scenarios and the user's own tests share, and the big ones loaded only for rare work. All are
+ * direct dependencies, so node_modules resolves them from dist/ as it would from src/. The rest is bundled:
+ * Node resolving, reading and wrapping each file of fastify, ajv and their dependencies, and lexing each
+ * CommonJS one for an ESM import, took ~100 ms of every embedded service's start (bench/BENCHMARKS.md).
+ */
+export const KEEP_EXTERNAL = [
+  'playwright-core', 'playwright', '@playwright/test', 'chromium-bidi', '@axe-core/playwright', 'axe-core',
+  'better-sqlite3', 'node-pty', 'esbuild', '@sparticuz/chromium', '@ffmpeg-installer/linux-x64', '@1password/sdk',
+  'pg', 'nodemailer', '@fastify/swagger', '@onkernel/sdk', 'vitest',
+].flatMap((name) => [name, `${name}/*`]);
 
 export async function buildDist() {
   await writeScenarioAccepts();
@@ -23,7 +37,7 @@ export async function buildDist() {
     format: 'esm',
     platform: 'node',
     target: 'node22',
-    packages: 'external',
+    external: KEEP_EXTERNAL,
     sourcemap: true,
     // Bundled CommonJS (the generated scenario validator) requires npm packages: give it Node's require,
     // which an ESM bundle does not have.

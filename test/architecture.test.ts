@@ -205,7 +205,8 @@ describe('dependency rules', () => {
     // A second store (PostgreSQL) must be a change inside the store; callers catch the store's UniqueViolation.
     const named: string[] = [];
     for (const file of [...(await sources('src')), ...(await sources('runner'))]) {
-      if (inside(file, 'src/service/store')) continue;
+      // The build lists the driver among the packages Node loads rather than the bundle: it uses nothing of it.
+      if (inside(file, 'src/service/store') || file === 'runner/build.mjs') continue;
       const code = (await readFile(join(ROOT, file), 'utf8')).replace(/^\s*(\/\/|\*|\/\*\*).*$/gm, '');
       for (const m of code.matchAll(/SQLITE_\w*|['"]better-sqlite3['"]|from ['"]pg['"]|['"]23505['"]/g)) named.push(`${file}: ${m[0]}`);
     }
