@@ -46,7 +46,6 @@ import { installApiCallEvents, registerTelemetryRoutes } from './routes/telemetr
 import { compiledOnFirstUse } from './host/validator.js';
 import { parseQuery } from './query-string.js';
 
-
 export interface AppDeps extends ServiceContext {
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** Serve the hosted wire only: what the schemas mark as ours is hidden (strict-wire.ts). */

@@ -1,8 +1,8 @@
 // The service's query string parser: qs, for the deepObject queries the hosted SDK sends (`tags[team]=a`),
 // and a few lines for the plain ones every other request has. qs pulls in a dozen small packages whose load
-// took ~30 ms of the first request that had a query, which in an embedded run is the first CDP connection
-// (its token travels in the query), on the path to the first scenario's browser. The plain parse gives what
-// qs gives for the same text (test/service/query-string-units.test.ts compares them over random queries).
+// took ~30 ms of the service's first request (the router parses every request's query, empty or not), which
+// in an embedded run is the create of the first scenario's browser. The plain parse gives what qs gives for
+// the same text (test/service/query-string-units.test.ts compares them over random queries).
 import { createRequire } from 'node:module';
 import type * as Qs from 'qs';
 
